@@ -1,0 +1,163 @@
+// Package azurite starts and stops the Azurite table emulator installed by
+// `npm ci` in the repository's node_modules. Tests, examples and benchmarks
+// use it so that every run talks to a real Table endpoint on 127.0.0.1.
+package azurite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// The development account that Azurite documents and accepts by default. It
+// is public knowledge, not a secret.
+const (
+	Account = "devstoreaccount1"
+	Key     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+)
+
+// ErrNotInstalled reports that node_modules/.bin/azurite-table was not found
+// above the working directory: run `npm ci` at the repository root.
+var ErrNotInstalled = errors.New("azurite: emulator not installed (run `npm ci` at the repository root)")
+
+// Server is a running Azurite table service.
+type Server struct {
+	Port int
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// Endpoint is the table service URL, path-style, without a trailing slash.
+func (s *Server) Endpoint() string {
+	return fmt.Sprintf("http://127.0.0.1:%d/%s", s.Port, Account)
+}
+
+// ConnectionString is a connection string for the development account on
+// this server.
+func (s *Server) ConnectionString() string {
+	return ConnectionString(s.Endpoint())
+}
+
+// ConnectionString builds the development-account connection string for a
+// table endpoint such as http://127.0.0.1:10002/devstoreaccount1.
+func ConnectionString(endpoint string) string {
+	return "DefaultEndpointsProtocol=http;AccountName=" + Account + ";AccountKey=" + Key + ";TableEndpoint=" + endpoint + ";"
+}
+
+// FindBinary looks for node_modules/.bin/azurite-table in the working
+// directory and its parents, so that tests run from any package directory.
+func FindBinary() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "node_modules", ".bin", "azurite-table")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", ErrNotInstalled
+		}
+		dir = parent
+	}
+}
+
+// Start launches Azurite in memory on a free loopback port and waits until it
+// answers. The process is placed in its own process group so that Stop ends
+// node and anything it spawned.
+func Start(ctx context.Context) (*Server, error) {
+	bin, err := FindBinary()
+	if err != nil {
+		return nil, err
+	}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		s, err := start(ctx, bin, port)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+	}
+	return nil, lastErr
+}
+
+func start(ctx context.Context, bin string, port int) (*Server, error) {
+	cmd := exec.Command(bin,
+		"--tableHost", "127.0.0.1",
+		"--tablePort", strconv.Itoa(port),
+		"--inMemoryPersistence",
+		"--skipApiVersionCheck",
+		"--disableTelemetry",
+		"--silent",
+	)
+	cmd.Dir = os.TempDir()
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("azurite: start: %w", err)
+	}
+	s := &Server{Port: port, cmd: cmd, done: make(chan struct{})}
+	go func() { _ = cmd.Wait(); close(s.done) }()
+
+	deadline := time.Now().Add(60 * time.Second)
+	url := fmt.Sprintf("http://127.0.0.1:%d/%s/Tables", port, Account)
+	client := &http.Client{Timeout: 2 * time.Second}
+	for {
+		select {
+		case <-s.done:
+			return nil, fmt.Errorf("azurite: exited during start-up on port %d", port)
+		case <-ctx.Done():
+			s.Stop()
+			return nil, ctx.Err()
+		default:
+		}
+		// Any HTTP answer (403 without a signature) means the server is up.
+		if resp, err := client.Get(url); err == nil {
+			resp.Body.Close()
+			return s, nil
+		}
+		if time.Now().After(deadline) {
+			s.Stop()
+			return nil, fmt.Errorf("azurite: no answer on port %d after 60s", port)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Stop ends the emulator's process group and waits for it to exit.
+func (s *Server) Stop() {
+	if s == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.done
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
