@@ -1,0 +1,63 @@
+package sas
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+)
+
+// Credential is a storage account name and its shared key, the secret that
+// signs every SAS. Keep it on the server that issues tokens: a SAS exists so
+// that the key never reaches a browser or a device.
+//
+// A Credential never shows its key: String, GoString and every fmt verb
+// print the account name and "REDACTED", so it is safe in logs and errors.
+// The zero value has no key and cannot sign.
+type Credential struct {
+	account string
+	key     []byte // decoded; never printed
+}
+
+// NewCredential decodes the base64 account key (as shown in the portal or a
+// connection string). The error names what is wrong without quoting the key.
+func NewCredential(account, key string) (*Credential, error) {
+	if account == "" {
+		return nil, invalid("account", "must not be empty")
+	}
+	if key == "" {
+		return nil, invalid("key", "must not be empty")
+	}
+	k, err := base64.StdEncoding.DecodeString(key)
+	if err != nil {
+		// base64 errors carry only an offset, never the input.
+		return nil, &ValidationError{Field: "key", Rule: "must be base64", Err: err}
+	}
+	return &Credential{account: account, key: k}, nil
+}
+
+// AccountName returns the storage account name, which is part of what is
+// signed.
+func (c *Credential) AccountName() string { return c.account }
+
+// String returns the account name with the key redacted.
+func (c Credential) String() string {
+	return "sas.Credential{Account: " + c.account + ", Key: REDACTED}"
+}
+
+// GoString is like String, so %#v does not reveal the key either.
+func (c Credential) GoString() string { return c.String() }
+
+// Format prints the redacted form for every verb (%v, %+v, %#v, %s, %x, ...),
+// so that no formatting path reaches the key bytes.
+func (c Credential) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String())) }
+
+// sign returns the base64 HMAC-SHA256 of stringToSign under the key.
+func (c *Credential) sign(stringToSign string) (string, error) {
+	if c == nil || len(c.key) == 0 {
+		return "", invalid("credential", "has no key (use NewCredential)")
+	}
+	h := hmac.New(sha256.New, c.key)
+	h.Write([]byte(stringToSign))
+	return base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+}

@@ -1,0 +1,153 @@
+package sas
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+)
+
+// Policy is a stored access policy: a named set of permissions and times kept
+// on the table. A TableSignature whose Identifier is the policy's ID takes
+// those fields from the policy, and stops working when the policy is revoked
+// or changed, which is the only way to withdraw a SAS before it expires
+// short of rotating the account key.
+//
+// Fields left zero are not stored; the SAS must then carry them. A field
+// must not be set in both the policy and the SAS.
+type Policy struct {
+	// ID is the identifier the SAS names in si: 1 to 64 characters.
+	ID string
+	// Permissions granted to every SAS that uses the policy; zero for none
+	// stored.
+	Permissions Permissions
+	// Start and Expiry bound every SAS that uses the policy; zero for
+	// unset. Stored in UTC, to the second.
+	Start, Expiry time.Time
+}
+
+func (p Policy) validate() error {
+	if err := checkIdentifier("Policy.ID", p.ID); err != nil {
+		return err
+	}
+	if unknownBits(uint16(p.Permissions), len(tableLetters)) {
+		return invalid("Policy.Permissions", "unknown permission bits")
+	}
+	_, _, err := window(p.Start, p.Expiry, 0, false, nil)
+	return err
+}
+
+func (p Policy) toACL() *aztables.SignedIdentifier {
+	id := p.ID
+	ap := &aztables.AccessPolicy{}
+	if perm := p.Permissions.String(); perm != "" {
+		ap.Permission = &perm
+	}
+	if !p.Start.IsZero() {
+		t := p.Start.UTC().Truncate(time.Second)
+		ap.Start = &t
+	}
+	if !p.Expiry.IsZero() {
+		t := p.Expiry.UTC().Truncate(time.Second)
+		ap.Expiry = &t
+	}
+	return &aztables.SignedIdentifier{ID: &id, AccessPolicy: ap}
+}
+
+// GetPolicies returns the stored access policies of the client's table, in
+// the service's order. Service errors are returned wrapped, with the
+// *azcore.ResponseError reachable through errors.As.
+func GetPolicies(ctx context.Context, client *aztables.Client) ([]Policy, error) {
+	resp, err := client.GetAccessPolicy(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("sas: get stored access policies: %w", err)
+	}
+	out := make([]Policy, 0, len(resp.SignedIdentifiers))
+	for _, si := range resp.SignedIdentifiers {
+		if si == nil || si.ID == nil {
+			continue
+		}
+		p := Policy{ID: *si.ID}
+		if ap := si.AccessPolicy; ap != nil {
+			if ap.Permission != nil {
+				if p.Permissions, err = ParsePermissions(*ap.Permission); err != nil {
+					return nil, fmt.Errorf("sas: stored access policy %q: %w", p.ID, err)
+				}
+			}
+			if ap.Start != nil {
+				p.Start = ap.Start.UTC()
+			}
+			if ap.Expiry != nil {
+				p.Expiry = ap.Expiry.UTC()
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// SetPolicy adds p to the table's stored access policies, or replaces the
+// policy with the same ID, keeping the others. A table holds at most
+// MaxPolicies; exceeding that is an ErrInvalid error before any write.
+//
+// The service replaces the whole list on each write and offers no
+// concurrency check, so SetPolicy (a read, then a write) must not run
+// concurrently with other changes to the same table's policies. The service
+// may take up to 30 seconds to apply a change.
+func SetPolicy(ctx context.Context, client *aztables.Client, p Policy) error {
+	if err := p.validate(); err != nil {
+		return err
+	}
+	current, err := GetPolicies(ctx, client)
+	if err != nil {
+		return err
+	}
+	next := make([]Policy, 0, len(current)+1)
+	replaced := false
+	for _, c := range current {
+		if c.ID == p.ID {
+			c, replaced = p, true
+		}
+		next = append(next, c)
+	}
+	if !replaced {
+		next = append(next, p)
+	}
+	return setPolicies(ctx, client, next)
+}
+
+// RevokePolicy removes the stored access policy id from the table and keeps
+// the others, so every SAS that names it stops working (on the service,
+// within 30 seconds). An id the table does not have is ErrPolicyNotFound:
+// a mistyped revocation must not pass silently.
+func RevokePolicy(ctx context.Context, client *aztables.Client, id string) error {
+	current, err := GetPolicies(ctx, client)
+	if err != nil {
+		return err
+	}
+	next := make([]Policy, 0, len(current))
+	for _, c := range current {
+		if c.ID != id {
+			next = append(next, c)
+		}
+	}
+	if len(next) == len(current) {
+		return fmt.Errorf("%w: %q", ErrPolicyNotFound, id)
+	}
+	return setPolicies(ctx, client, next)
+}
+
+func setPolicies(ctx context.Context, client *aztables.Client, ps []Policy) error {
+	if len(ps) > MaxPolicies {
+		return invalid("policies", fmt.Sprintf("a table holds at most %d stored access policies", MaxPolicies))
+	}
+	acl := make([]*aztables.SignedIdentifier, len(ps))
+	for i, p := range ps {
+		acl[i] = p.toACL()
+	}
+	if _, err := client.SetAccessPolicy(ctx, &aztables.SetAccessPolicyOptions{TableACL: acl}); err != nil {
+		return fmt.Errorf("sas: set stored access policies: %w", err)
+	}
+	return nil
+}

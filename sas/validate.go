@@ -1,0 +1,138 @@
+package sas
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// DefaultVersion is the signed version (sv) used when none is given: the
+// newest version of the Table service REST API, which the service and Azurite
+// accept. Its string-to-sign is the one documented for 2015-04-05 and later.
+const DefaultVersion = "2019-02-02"
+
+// DefaultClockSkew is how far Start is backdated when it is not set, so that
+// a token is already valid on a service whose clock is a little behind the
+// issuer's.
+const DefaultClockSkew = 15 * time.Minute
+
+// MaxPolicies is the number of stored access policies a table can hold.
+const MaxPolicies = 5
+
+const (
+	timeLayout      = "2006-01-02T15:04:05Z" // what is signed and sent
+	minVersion      = "2015-04-05"           // first version with the current layouts
+	scopeVersion    = "2020-12-06"           // account SAS signs an encryption scope line from here
+	maxKeyBytes     = 1024
+	maxIdentifierLn = 64
+)
+
+// formatTime converts to UTC and drops sub-second precision, which the
+// format cannot carry; the result is exactly what is signed and sent.
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+// parseTime accepts the ISO 8601 UTC forms the service accepts for st and se.
+func parseTime(field, s string) (time.Time, error) {
+	var err error
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04Z", "2006-01-02"} {
+		var t time.Time
+		if t, err = time.Parse(layout, s); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, &ValidationError{Field: field, Rule: "not an ISO 8601 UTC time", Err: err}
+}
+
+func checkVersion(field, v string) error {
+	if _, err := time.Parse("2006-01-02", v); err != nil {
+		return &ValidationError{Field: field, Rule: "must be a service version such as " + DefaultVersion, Err: err}
+	}
+	if v < minVersion {
+		return invalid(field, "versions before "+minVersion+" are not supported")
+	}
+	return nil
+}
+
+// checkTableName applies the service's rule: 3 to 63 letters and digits,
+// starting with a letter, and not the reserved name "tables".
+func checkTableName(field, name string) error {
+	if len(name) < 3 || len(name) > 63 {
+		return invalid(field, "table name must be 3 to 63 characters")
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if i == 0 && !letter {
+			return invalid(field, "table name must start with a letter")
+		}
+		if !letter && !(c >= '0' && c <= '9') {
+			return invalid(field, "table name must contain only letters and digits")
+		}
+	}
+	if strings.EqualFold(name, "tables") {
+		return invalid(field, `"tables" is a reserved table name`)
+	}
+	return nil
+}
+
+// checkKey applies the service's rules for PartitionKey and RowKey values:
+// at most 1 KiB, valid UTF-8, and none of / \ # ? or control characters.
+func checkKey(field, k string) error {
+	if len(k) > maxKeyBytes {
+		return invalid(field, "key longer than 1 KiB")
+	}
+	if !utf8.ValidString(k) {
+		return invalid(field, "key is not valid UTF-8")
+	}
+	for _, r := range k {
+		if r == '/' || r == '\\' || r == '#' || r == '?' || r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+			return invalid(field, `key contains / \ # ? or a control character`)
+		}
+	}
+	return nil
+}
+
+func checkIdentifier(field, id string) error {
+	if id == "" {
+		return invalid(field, "must not be empty")
+	}
+	if utf8.RuneCountInString(id) > maxIdentifierLn {
+		return invalid(field, "longer than 64 characters")
+	}
+	if !utf8.ValidString(id) {
+		return invalid(field, "not valid UTF-8")
+	}
+	return nil
+}
+
+// window resolves start and expiry: both UTC and truncated to the second,
+// start backdated by skew when unset and backdate is true (a negative skew
+// leaves it unset). An empty result means the field is not sent.
+func window(start, expiry time.Time, skew time.Duration, backdate bool, now func() time.Time) (st, se string, err error) {
+	if start.IsZero() && backdate && skew >= 0 {
+		if skew == 0 {
+			skew = DefaultClockSkew
+		}
+		start = now().Add(-skew)
+	}
+	start = start.UTC().Truncate(time.Second)
+	expiry = expiry.UTC().Truncate(time.Second)
+	for _, f := range []struct {
+		name string
+		t    time.Time
+	}{{"Start", start}, {"Expiry", expiry}} {
+		if !f.t.IsZero() && (f.t.Year() < 1 || f.t.Year() > 9999) {
+			return "", "", invalid(f.name, "year outside 0001-9999")
+		}
+	}
+	if !start.IsZero() && !expiry.IsZero() && !expiry.After(start) {
+		return "", "", invalid("Expiry", "must be after Start (compared in whole UTC seconds)")
+	}
+	if !start.IsZero() {
+		st = formatTime(start)
+	}
+	if !expiry.IsZero() {
+		se = formatTime(expiry)
+	}
+	return st, se, nil
+}
