@@ -1,0 +1,26 @@
+// Package faults is a fault- and latency-injecting HTTP reverse proxy for
+// tests and benchmarks. It listens on 127.0.0.1 only, forwards every request
+// to a target such as Azurite with the path unchanged, and, by rule or by
+// probability, answers with an Azure error instead, resets the connection
+// before forwarding, forwards and then resets the connection (the service
+// committed, the client never hears of it), or adds latency.
+//
+//	px, err := faults.Start("http://127.0.0.1:10002")
+//	defer px.Close()
+//	px.SetRules(faults.Rule{
+//		Match: faults.Method(http.MethodPut, http.MethodPatch),
+//		Times: 2,
+//		Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil),
+//	})
+//	client, err := aztables.NewClientWithSharedKey(px.Endpoint("devstoreaccount1")+"/mytable", cred, opts)
+//
+// The proxy counts requests per method and path ([Proxy.Count]), faults
+// injected ([Proxy.Injected]) and TCP connections accepted from clients
+// ([Proxy.Conns]), so tests can assert attempt counts and connection reuse.
+// Random choices come from a seeded generator ([Proxy.SetSeed]): a run with
+// the same seed and the same sequence of requests injects the same faults.
+//
+// The proxy serves many concurrent requests (its upstream transport keeps up
+// to 256 idle connections per host) and is bounded: after [Proxy.Close]
+// returns, none of its goroutines is still running a request.
+package faults
