@@ -1,0 +1,229 @@
+package codec
+
+import (
+	"encoding"
+	"encoding/base64"
+	"encoding/json"
+	"math"
+	"reflect"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// Service limits, checked before any request.
+const (
+	MaxProperties  = 252      // user properties, PartitionKey/RowKey/Timestamp excluded
+	MaxKeyUTF16    = 1024     // 1 KiB per key, counted in UTF-16 code units
+	MaxStringUTF16 = 32 << 10 // 32 Ki UTF-16 code units = 64 KiB
+	MaxBinary      = 64 << 10
+	MaxEntity      = 1 << 20 // by the service's size formula
+	RuleNaN        = "NaN and infinities have no Edm.Double JSON form the service accepts"
+)
+
+// dateTimeLayout keeps the service's 100 ns resolution (7 digits).
+const dateTimeLayout = "2006-01-02T15:04:05.0000000Z"
+
+var (
+	minDateTime = time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxDateTime = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// ValidateKey checks a PartitionKey or RowKey value against the service's
+// rules: at most 1 KiB and none of / \ # ? or control characters.
+func ValidateKey(name, v string) error {
+	if !utf8.ValidString(v) {
+		return &ValidationError{Property: name, Rule: RuleInvalidUTF8}
+	}
+	if n := utf16Len(v); n > MaxKeyUTF16 {
+		return &ValidationError{Property: name, Rule: RuleKeyTooLong, Detail: strconv.Itoa(n) + " UTF-16 code units"}
+	}
+	for i, r := range v {
+		if r == '/' || r == '\\' || r == '#' || r == '?' || r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+			return &ValidationError{Property: name, Rule: RuleKeyCharacter, Detail: "at byte " + strconv.Itoa(i)}
+		}
+	}
+	return nil
+}
+
+// Keys returns the PartitionKey and RowKey of v, a value of the plan's type.
+func (p *Plan) Keys(v reflect.Value) (pk, rk string) {
+	return v.FieldByIndex(p.keys[0].index).String(), v.FieldByIndex(p.keys[1].index).String()
+}
+
+// Encode appends the entity's JSON (with @odata.type annotations where the
+// JSON type is ambiguous) to dst, validating every service rule first. v is a
+// value of the plan's type. The ETag and Timestamp fields are never sent.
+func (p *Plan) Encode(dst []byte, v reflect.Value) ([]byte, error) {
+	pk, rk := p.Keys(v)
+	if err := ValidateKey("PartitionKey", pk); err != nil {
+		return dst, err
+	}
+	if err := ValidateKey("RowKey", rk); err != nil {
+		return dst, err
+	}
+	// The service's documented size formula: 4 bytes, the keys in UTF-16,
+	// and per property 8 bytes + the name in UTF-16 + the value's size.
+	size := 4 + 2*(utf16Len(pk)+utf16Len(rk))
+	start := len(dst)
+	dst = append(dst, `{"PartitionKey":`...)
+	dst = appendString(dst, pk)
+	dst = append(dst, `,"RowKey":`...)
+	dst = appendString(dst, rk)
+	count := 0
+	for i := range p.fields {
+		f := &p.fields[i]
+		fv := v.FieldByIndex(f.index)
+		if f.ptr {
+			if fv.IsNil() {
+				continue
+			}
+			fv = fv.Elem()
+		} else if (f.omitEmpty && fv.IsZero()) || (f.kind == kBinary && fv.IsNil()) {
+			continue
+		}
+		mark := len(dst)
+		dst = append(dst, ',')
+		dst = append(dst, f.annoJSON...)
+		dst = append(dst, f.nameJSON...)
+		n, skip, err := appendValue(&dst, f, fv)
+		if err != nil {
+			return dst[:start], err
+		}
+		if skip {
+			dst = dst[:mark]
+			continue
+		}
+		count++
+		size += 8 + 2*utf16Len(f.name) + n
+	}
+	if count > MaxProperties {
+		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(count) + " properties"}
+	}
+	if size > MaxEntity {
+		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleEntityTooLarge, Detail: strconv.Itoa(size) + " bytes by the service's formula"}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendValue writes one value and returns its size by the service's formula.
+// skip reports a value that is not stored at all (the zero time.Time).
+func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, err error) {
+	b := *dst
+	defer func() { *dst = b }()
+	switch f.kind {
+	case kString:
+		s := fv.String()
+		if err := checkString(f.name, s); err != nil {
+			return 0, false, err
+		}
+		b = appendString(b, s)
+		return 4 + 2*utf16Len(s), false, nil
+	case kBool:
+		b = strconv.AppendBool(b, fv.Bool())
+		return 1, false, nil
+	case kInt32:
+		var n int64
+		if fv.CanInt() {
+			n = fv.Int()
+		} else {
+			n = int64(fv.Uint())
+		}
+		if n < math.MinInt32 || n > math.MaxInt32 {
+			return 0, false, &ValidationError{Property: f.name, Rule: RuleInt32Range, Detail: "use int64 for Edm.Int64"}
+		}
+		b = strconv.AppendInt(b, n, 10)
+		return 4, false, nil
+	case kInt64:
+		b = append(b, '"')
+		if fv.CanInt() {
+			b = strconv.AppendInt(b, fv.Int(), 10)
+		} else {
+			u := fv.Uint()
+			if u > math.MaxInt64 {
+				return 0, false, &ValidationError{Property: f.name, Rule: RuleInt64Range}
+			}
+			b = strconv.AppendUint(b, u, 10)
+		}
+		b = append(b, '"')
+		return 8, false, nil
+	case kDouble:
+		x := fv.Float()
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, false, &ValidationError{Property: f.name, Rule: RuleNaN}
+		}
+		bits := 64
+		if fv.Kind() == reflect.Float32 {
+			bits = 32
+		}
+		b = strconv.AppendFloat(b, x, 'g', -1, bits)
+		return 8, false, nil
+	case kTime:
+		t := fv.Interface().(time.Time)
+		if t.IsZero() {
+			return 0, true, nil
+		}
+		t = t.UTC()
+		if t.Before(minDateTime) || !t.Before(maxDateTime) {
+			return 0, false, &ValidationError{Property: f.name, Rule: RuleDateTimeRange}
+		}
+		b = append(b, '"')
+		b = t.AppendFormat(b, dateTimeLayout)
+		b = append(b, '"')
+		return 8, false, nil
+	case kGUID:
+		g := fv.Interface().(GUID)
+		b = append(b, '"')
+		b = g.appendText(b)
+		b = append(b, '"')
+		return 16, false, nil
+	case kBinary:
+		raw := fv.Bytes()
+		if len(raw) > MaxBinary {
+			return 0, false, &ValidationError{Property: f.name, Rule: RuleBinaryTooLarge, Detail: strconv.Itoa(len(raw)) + " bytes"}
+		}
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, raw)
+		b = append(b, '"')
+		return 4 + len(raw), false, nil
+	case kText:
+		tm, ok := fv.Interface().(encoding.TextMarshaler)
+		if !ok {
+			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: "not a TextMarshaler"}
+		}
+		text, err := tm.MarshalText()
+		if err != nil {
+			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
+		}
+		s := string(text)
+		if err := checkString(f.name, s); err != nil {
+			return 0, false, err
+		}
+		b = appendString(b, s)
+		return 4 + 2*utf16Len(s), false, nil
+	case kJSON:
+		raw, err := json.Marshal(fv.Interface())
+		if err != nil {
+			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
+		}
+		s := string(raw)
+		if err := checkString(f.name, s); err != nil {
+			return 0, false, err
+		}
+		b = appendString(b, s)
+		return 4 + 2*utf16Len(s), false, nil
+	}
+	return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: "unsupported kind"}
+}
+
+func checkString(name, s string) error {
+	if !utf8.ValidString(s) {
+		return &ValidationError{Property: name, Rule: RuleInvalidUTF8}
+	}
+	if len(s) > MaxStringUTF16 { // cheap pre-check: UTF-16 units <= bytes
+		if n := utf16Len(s); n > MaxStringUTF16 {
+			return &ValidationError{Property: name, Rule: RuleStringTooLong, Detail: strconv.Itoa(n) + " UTF-16 code units"}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package codec
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinels re-exported by package table; they carry its prefix because that
+// is where users meet them.
+var (
+	// ErrInvalidType reports a Go type that cannot be mapped to an entity.
+	ErrInvalidType = errors.New("table: invalid entity type")
+	// ErrInvalidEntity reports a value that the service would reject; it is
+	// returned before any request is sent.
+	ErrInvalidEntity = errors.New("table: invalid entity")
+	// ErrDecode reports a stored entity that does not fit the Go type.
+	ErrDecode = errors.New("table: cannot decode entity")
+)
+
+// TypeError explains why a Go type cannot be used as an entity.
+type TypeError struct {
+	Type   string // the Go type, e.g. "main.Order"
+	Field  string // the Go field, empty when the type itself is wrong
+	Reason string
+}
+
+func (e *TypeError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("table: type %s: %s", e.Type, e.Reason)
+	}
+	return fmt.Sprintf("table: type %s: field %s: %s", e.Type, e.Field, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrInvalidType) true.
+func (e *TypeError) Is(target error) bool { return target == ErrInvalidType }
+
+// Validation rules, as named in ValidationError.Rule.
+const (
+	RuleKeyTooLong        = "key longer than 1 KiB"
+	RuleKeyCharacter      = "key contains / \\ # ? or a control character"
+	RuleTooManyProperties = "more than 252 properties"
+	RulePropertyName      = "invalid property name"
+	RuleStringTooLong     = "string longer than 32 Ki UTF-16 code units (64 KiB)"
+	RuleBinaryTooLarge    = "binary value larger than 64 KiB"
+	RuleEntityTooLarge    = "entity larger than 1 MiB"
+	RuleInt32Range        = "integer out of Edm.Int32 range"
+	RuleInt64Range        = "integer out of Edm.Int64 range"
+	RuleDateTimeRange     = "time outside the Edm.DateTime range 1601-01-01 to 9999-12-31"
+	RuleInvalidUTF8       = "string is not valid UTF-8"
+	RuleMarshal           = "value cannot be marshalled"
+)
+
+// ValidationError names the property and the service rule that a value
+// breaks. The value itself is not included: it may be large or sensitive.
+type ValidationError struct {
+	Property string // the property (or key) name on the service
+	Rule     string // one of the Rule constants
+	Detail   string // sizes or the underlying error, never the value
+	Err      error  // an underlying error, e.g. from MarshalText
+}
+
+func (e *ValidationError) Error() string {
+	s := "table: invalid entity: property " + e.Property + ": " + e.Rule
+	if e.Detail != "" {
+		s += " (" + e.Detail + ")"
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrInvalidEntity) true.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalidEntity }
+
+// Unwrap returns the underlying error, if any.
+func (e *ValidationError) Unwrap() error { return e.Err }
+
+// DecodeError names the stored property that does not fit the Go field.
+type DecodeError struct {
+	Property string
+	Reason   string
+	Err      error
+}
+
+func (e *DecodeError) Error() string {
+	if e.Property == "" {
+		return "table: cannot decode entity: " + e.Reason
+	}
+	return "table: cannot decode entity: property " + e.Property + ": " + e.Reason
+}
+
+// Is makes errors.Is(err, ErrDecode) true.
+func (e *DecodeError) Is(target error) bool { return target == ErrDecode }
+
+// Unwrap returns the underlying error, if any.
+func (e *DecodeError) Unwrap() error { return e.Err }

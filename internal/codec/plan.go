@@ -1,0 +1,368 @@
+package codec
+
+import (
+	"encoding"
+	"reflect"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+)
+
+// kind is how one Go field maps to an EDM type.
+type kind uint8
+
+const (
+	kString kind = iota + 1 // Edm.String
+	kBool                   // Edm.Boolean
+	kInt32                  // Edm.Int32 from any Go integer that fits
+	kInt64                  // Edm.Int64 (JSON string + annotation)
+	kDouble                 // Edm.Double (always annotated)
+	kTime                   // Edm.DateTime
+	kGUID                   // Edm.Guid
+	kBinary                 // Edm.Binary
+	kText                   // encoding.TextMarshaler -> Edm.String
+	kJSON                   // any value, as a JSON string (tag option "json")
+)
+
+// role marks fields with a meaning beyond a property.
+type role uint8
+
+const (
+	roleProp role = iota
+	rolePK
+	roleRK
+	roleETag
+	roleTimestamp
+)
+
+// field is one property of a plan.
+type field struct {
+	name      string // property name on the service
+	goName    string
+	index     []int // reflect path, through embedded structs
+	kind      kind
+	ptr       bool         // a pointer: nil means the property is absent
+	typ       reflect.Type // the field's type (the element type for pointers)
+	omitEmpty bool
+	role      role
+	// Pre-encoded JSON fragments: `"Name":` and `"Name@odata.type":"Edm.X",`.
+	nameJSON []byte
+	annoJSON []byte
+}
+
+// Plan is the cached mapping between a struct type and an entity.
+type Plan struct {
+	Type   reflect.Type
+	fields []field // properties in declaration order, keys excluded
+	byName map[string]int
+	pk, rk int // indexes into keys
+	keys   [2]field
+	etag   *field
+	ts     *field
+}
+
+var (
+	plans          sync.Map // reflect.Type -> *Plan or error
+	timeType       = reflect.TypeFor[time.Time]()
+	guidType       = reflect.TypeFor[GUID]()
+	etagType       = reflect.TypeFor[azcore.ETag]()
+	bytesType      = reflect.TypeFor[[]byte]()
+	textMarshaler  = reflect.TypeFor[encoding.TextMarshaler]()
+	textUnmarshal  = reflect.TypeFor[encoding.TextUnmarshaler]()
+	reservedNames  = map[string]bool{"PartitionKey": true, "RowKey": true, "Timestamp": true, "ETag": false}
+	maxPropNameLen = 255
+)
+
+// For returns the plan of a struct type, computing it once.
+func For(t reflect.Type) (*Plan, error) {
+	if v, ok := plans.Load(t); ok {
+		if p, ok := v.(*Plan); ok {
+			return p, nil
+		}
+		return nil, v.(error)
+	}
+	p, err := build(t)
+	if err != nil {
+		plans.Store(t, err)
+		return nil, err
+	}
+	v, _ := plans.LoadOrStore(t, p)
+	if p, ok := v.(*Plan); ok {
+		return p, nil
+	}
+	return nil, v.(error)
+}
+
+func build(t reflect.Type) (*Plan, error) {
+	typeName := t.String()
+	if t.Kind() != reflect.Struct {
+		return nil, &TypeError{Type: typeName, Reason: "an entity must be a struct, not " + t.Kind().String()}
+	}
+	p := &Plan{Type: t, byName: map[string]int{}, pk: -1, rk: -1}
+	var fields []field
+	if err := collect(t, nil, typeName, &fields, map[reflect.Type]bool{}); err != nil {
+		return nil, err
+	}
+	seen := map[string]string{}
+	for _, f := range fields {
+		if prev, dup := seen[f.name]; dup {
+			return nil, &TypeError{Type: typeName, Field: f.goName, Reason: "property name " + f.name + " is also used by field " + prev}
+		}
+		seen[f.name] = f.goName
+		switch f.role {
+		case rolePK, roleRK:
+			if f.kind != kString || f.ptr {
+				return nil, &TypeError{Type: typeName, Field: f.goName, Reason: f.name + " must be a string"}
+			}
+			if f.role == rolePK {
+				p.keys[0] = f
+				p.pk = 0
+			} else {
+				p.keys[1] = f
+				p.rk = 1
+			}
+		case roleETag:
+			ff := f
+			p.etag = &ff
+		case roleTimestamp:
+			ff := f
+			p.ts = &ff
+		default:
+			p.byName[f.name] = len(p.fields)
+			p.fields = append(p.fields, f)
+		}
+	}
+	if p.pk < 0 || p.rk < 0 {
+		return nil, &TypeError{Type: typeName, Reason: "needs string fields for PartitionKey and RowKey (named so, or tagged `table:\"PartitionKey\"` / `table:\"RowKey\"`)"}
+	}
+	if len(p.fields) > MaxProperties {
+		return nil, &TypeError{Type: typeName, Reason: "maps more than 252 properties; split it (wide entities pattern)"}
+	}
+	return p, nil
+}
+
+// collect walks the struct's fields, flattening untagged embedded structs as
+// encoding/json does.
+func collect(t reflect.Type, index []int, typeName string, out *[]field, visiting map[reflect.Type]bool) error {
+	if visiting[t] {
+		return &TypeError{Type: typeName, Reason: "embeds itself"}
+	}
+	visiting[t] = true
+	defer delete(visiting, t)
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		tag, hasTag := sf.Tag.Lookup("table")
+		if tag == "-" {
+			continue
+		}
+		idx := append(append([]int(nil), index...), i)
+		if sf.Anonymous && !hasTag {
+			ft := sf.Type
+			if ft.Kind() == reflect.Struct && ft != timeType {
+				if err := collect(ft, idx, typeName, out, visiting); err != nil {
+					return err
+				}
+				continue
+			}
+			if ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
+				return &TypeError{Type: typeName, Field: sf.Name, Reason: "embedded struct pointers are not supported; embed the struct by value"}
+			}
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		f, err := fieldOf(sf, idx, tag, typeName)
+		if err != nil {
+			return err
+		}
+		*out = append(*out, f)
+	}
+	return nil
+}
+
+func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, error) {
+	f := field{goName: sf.Name, index: idx, name: sf.Name}
+	name, opts, _ := strings.Cut(tag, ",")
+	if name != "" {
+		f.name = name
+	}
+	asJSON := false
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		switch o {
+		case "omitempty":
+			f.omitEmpty = true
+		case "json":
+			asJSON = true
+		case "etag":
+			f.role = roleETag
+		case "timestamp":
+			f.role = roleTimestamp
+		case "":
+		default:
+			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "unknown tag option " + quote(o) + " (known: omitempty, json, etag, timestamp)"}
+		}
+	}
+	switch {
+	case f.role != roleProp:
+	case f.name == "PartitionKey":
+		f.role = rolePK
+	case f.name == "RowKey":
+		f.role = roleRK
+	case f.name == "Timestamp" && sf.Type == timeType:
+		f.role = roleTimestamp
+	case f.name == "ETag" && (sf.Type == etagType || sf.Type.Kind() == reflect.String):
+		f.role = roleETag
+	}
+	t := sf.Type
+	switch f.role {
+	case roleETag:
+		if t.Kind() != reflect.String {
+			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "an etag field must be azcore.ETag or string"}
+		}
+		f.typ = t
+		return f, nil
+	case roleTimestamp:
+		if t != timeType {
+			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "a timestamp field must be time.Time"}
+		}
+		f.typ, f.kind = t, kTime
+		return f, nil
+	}
+	if err := checkPropertyName(f.name, f.role); err != nil {
+		return f, &TypeError{Type: typeName, Field: sf.Name, Reason: err.Error()}
+	}
+	if t.Kind() == reflect.Pointer && !asJSON {
+		f.ptr = true
+		t = t.Elem()
+	}
+	f.typ = t
+	k, reason := kindOf(t, asJSON)
+	if k == 0 {
+		return f, &TypeError{Type: typeName, Field: sf.Name, Reason: reason}
+	}
+	f.kind = k
+	f.nameJSON = appendString(nil, f.name)
+	f.nameJSON = append(f.nameJSON, ':')
+	if a := annotation(k); a != "" {
+		f.annoJSON = appendString(nil, f.name+"@odata.type")
+		f.annoJSON = append(f.annoJSON, ':')
+		f.annoJSON = appendString(f.annoJSON, a)
+		f.annoJSON = append(f.annoJSON, ',')
+	}
+	return f, nil
+}
+
+func kindOf(t reflect.Type, asJSON bool) (kind, string) {
+	if asJSON {
+		return kJSON, ""
+	}
+	switch t {
+	case timeType:
+		return kTime, ""
+	case guidType:
+		return kGUID, ""
+	case bytesType:
+		return kBinary, ""
+	}
+	if t.Implements(textMarshaler) && reflect.PointerTo(t).Implements(textUnmarshal) {
+		return kText, ""
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return kString, ""
+	case reflect.Bool:
+		return kBool, ""
+	case reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int, reflect.Uint8, reflect.Uint16:
+		return kInt32, ""
+	case reflect.Int64, reflect.Uint32, reflect.Uint, reflect.Uint64:
+		return kInt64, ""
+	case reflect.Float32, reflect.Float64:
+		return kDouble, ""
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			return kBinary, ""
+		}
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map, reflect.Slice, reflect.Array:
+		return 0, "type " + t.String() + " has no EDM type; tag it `table:\",json\"` to store it as a JSON string"
+	}
+	return 0, "type " + t.String() + " has no EDM type"
+}
+
+func annotation(k kind) string {
+	switch k {
+	case kInt64:
+		return "Edm.Int64"
+	case kDouble:
+		return "Edm.Double"
+	case kTime:
+		return "Edm.DateTime"
+	case kGUID:
+		return "Edm.Guid"
+	case kBinary:
+		return "Edm.Binary"
+	}
+	return ""
+}
+
+// checkPropertyName applies the service's rules: a C#-identifier-like name
+// of at most 255 characters that is not a system property.
+func checkPropertyName(name string, r role) error {
+	if r == rolePK || r == roleRK {
+		return nil
+	}
+	if name == "" || len(name) > maxPropNameLen {
+		return errorString("property name must have 1 to 255 characters")
+	}
+	if reservedNames[name] {
+		return errorString("property name " + quote(name) + " is reserved by the service")
+	}
+	if !utf8.ValidString(name) {
+		return errorString("property name is not valid UTF-8")
+	}
+	for i, r := range name {
+		ok := r == '_' || unicode.IsLetter(r) || (i > 0 && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Pc, r)))
+		if !ok {
+			return errorString("property name " + quote(name) + " is not a valid identifier (letters, digits and _; not starting with a digit)")
+		}
+	}
+	return nil
+}
+
+type errorString string
+
+func (e errorString) Error() string { return string(e) }
+
+func quote(s string) string { return string(appendString(nil, s)) }
+
+// Names returns the property names of the plan, keys excluded, in order.
+func (p *Plan) Names() []string {
+	out := make([]string, len(p.fields))
+	for i, f := range p.fields {
+		out[i] = f.name
+	}
+	return out
+}
+
+// HasProperty reports whether name is a property (or key) of the plan.
+func (p *Plan) HasProperty(name string) bool {
+	if name == "PartitionKey" || name == "RowKey" || name == "Timestamp" {
+		return true
+	}
+	_, ok := p.byName[name]
+	return ok
+}
+
+// SetETag stores etag in the plan's ETag field, if it has one.
+func (p *Plan) SetETag(v reflect.Value, etag string) {
+	if p.etag != nil {
+		v.FieldByIndex(p.etag.index).SetString(etag)
+	}
+}
