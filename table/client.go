@@ -1,0 +1,271 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+)
+
+// Azurite's documented development account, used by UseDevelopmentStorage=true.
+const (
+	devAccount  = "devstoreaccount1"
+	devKey      = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+	devEndpoint = "http://127.0.0.1:10002/devstoreaccount1"
+)
+
+// ErrInvalidConnectionString reports a connection string that cannot be used.
+// The message never repeats the string (it holds the account key).
+var ErrInvalidConnectionString = errors.New("table: invalid connection string")
+
+// Service is a connection to one storage account's table service (or one
+// Cosmos DB Table API account). It is cheap to share and safe for concurrent
+// use; make one per account and open tables from it.
+type Service struct {
+	raw      *aztables.ServiceClient
+	endpoint string
+}
+
+// NewService connects with a connection string: the form the portal shows
+// (AccountName, AccountKey, and EndpointSuffix or TableEndpoint), a
+// SharedAccessSignature form, Cosmos DB's TableEndpoint form, or
+// "UseDevelopmentStorage=true" for a local Azurite on 127.0.0.1:10002.
+// o may be nil.
+func NewService(connectionString string, o *Options) (*Service, error) {
+	cs, err := parseConnectionString(connectionString)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkScheme(cs.endpoint, o); err != nil {
+		return nil, err
+	}
+	if cs.sas != "" {
+		raw, err := aztables.NewServiceClientWithNoCredential(cs.endpoint+"?"+cs.sas, ClientOptions(o))
+		if err != nil {
+			return nil, fmt.Errorf("table: service client: %w", err)
+		}
+		return &Service{raw: raw, endpoint: cs.endpoint}, nil
+	}
+	return NewServiceWithSharedKey(cs.endpoint, cs.account, cs.key, o)
+}
+
+// NewServiceWithSharedKey connects with an account name and key to a
+// service URL such as https://account.table.core.windows.net.
+func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Service, error) {
+	serviceURL = strings.TrimSuffix(serviceURL, "/")
+	if err := checkScheme(serviceURL, o); err != nil {
+		return nil, err
+	}
+	cred, err := aztables.NewSharedKeyCredential(account, key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the account key is not valid base64", ErrInvalidConnectionString)
+	}
+	raw, err := aztables.NewServiceClientWithSharedKey(serviceURL, cred, ClientOptions(o))
+	if err != nil {
+		return nil, fmt.Errorf("table: service client: %w", err)
+	}
+	return &Service{raw: raw, endpoint: serviceURL}, nil
+}
+
+// NewServiceWithToken connects with a Microsoft Entra ID credential (for
+// example from azidentity). Tokens require https.
+func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Options) (*Service, error) {
+	serviceURL = strings.TrimSuffix(serviceURL, "/")
+	if !strings.HasPrefix(serviceURL, "https://") {
+		return nil, fmt.Errorf("%w: token credentials need an https:// endpoint", ErrInvalidConnectionString)
+	}
+	raw, err := aztables.NewServiceClient(serviceURL, cred, ClientOptions(o))
+	if err != nil {
+		return nil, fmt.Errorf("table: service client: %w", err)
+	}
+	return &Service{raw: raw, endpoint: serviceURL}, nil
+}
+
+// NewServiceWithSAS connects with an account SAS URL, e.g.
+// https://account.table.core.windows.net/?sv=...&sig=...
+func NewServiceWithSAS(sasURL string, o *Options) (*Service, error) {
+	u, err := url.Parse(sasURL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("%w: not a URL", ErrInvalidConnectionString)
+	}
+	endpoint := u.Scheme + "://" + u.Host + strings.TrimSuffix(u.Path, "/")
+	if err := checkScheme(endpoint, o); err != nil {
+		return nil, err
+	}
+	raw, err := aztables.NewServiceClientWithNoCredential(endpoint+"/?"+u.RawQuery, ClientOptions(o))
+	if err != nil {
+		return nil, fmt.Errorf("table: service client: %w", err)
+	}
+	return &Service{raw: raw, endpoint: endpoint}, nil
+}
+
+// NewClientFromSASURL returns an aztables client for the table in a table
+// SAS URL (https://account.table.core.windows.net/<table>?sv=...&sig=...),
+// with tablekit's options. The table's name is returned with it.
+func NewClientFromSASURL(tableSASURL string, o *Options) (*aztables.Client, string, error) {
+	u, err := url.Parse(tableSASURL)
+	if err != nil || u.Host == "" {
+		return nil, "", fmt.Errorf("%w: not a URL", ErrInvalidConnectionString)
+	}
+	path := strings.TrimSuffix(u.Path, "/")
+	i := strings.LastIndexByte(path, '/')
+	if i < 0 {
+		return nil, "", fmt.Errorf("%w: the SAS URL names no table", ErrInvalidTableName)
+	}
+	name := path[i+1:]
+	if err := ValidateTableName(name); err != nil {
+		return nil, "", err
+	}
+	if err := checkScheme(u.Scheme+"://"+u.Host, o); err != nil {
+		return nil, "", err
+	}
+	c, err := aztables.NewClientWithNoCredential(u.Scheme+"://"+u.Host+path+"?"+u.RawQuery, ClientOptions(o))
+	if err != nil {
+		return nil, "", fmt.Errorf("table: client: %w", err)
+	}
+	return c, name, nil
+}
+
+// Endpoint is the table service URL, without a trailing slash.
+func (s *Service) Endpoint() string { return s.endpoint }
+
+// Raw is the underlying aztables service client, for what tablekit does not
+// wrap (listing tables, service properties).
+func (s *Service) Raw() *aztables.ServiceClient { return s.raw }
+
+// Client returns an aztables client for the named table that shares this
+// service's connection pool, retry policy and credentials.
+func (s *Service) Client(name string) *aztables.Client { return s.raw.NewClient(name) }
+
+// CreateTable creates the table if it does not exist. It returns nil when the
+// table exists already, and ErrTableBeingDeleted (after the retry policy gave
+// up) while a table of that name is still being deleted.
+func (s *Service) CreateTable(ctx context.Context, name string) error {
+	if err := ValidateTableName(name); err != nil {
+		return err
+	}
+	_, err := s.raw.CreateTable(ctx, name, nil)
+	if err = MapError("create table", err); errors.Is(err, ErrTableExists) {
+		return nil
+	}
+	return err
+}
+
+// DeleteTable deletes the table and everything in it. It returns nil when the
+// table does not exist. Deleting a table is the cheap way to delete many
+// entities at once (the high-volume delete pattern); the service needs 40 s
+// or more before the name can be used again.
+func (s *Service) DeleteTable(ctx context.Context, name string) error {
+	if err := ValidateTableName(name); err != nil {
+		return err
+	}
+	_, err := s.raw.DeleteTable(ctx, name, nil)
+	if err = MapError("delete table", err); errors.Is(err, ErrTableNotFound) || errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// ValidateTableName applies the service's rules: 3 to 63 characters, letters
+// and digits only, starting with a letter, and not "tables".
+func ValidateTableName(name string) error {
+	if len(name) < 3 || len(name) > 63 {
+		return fmt.Errorf("%w: %q must have 3 to 63 characters", ErrInvalidTableName, name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		letter := (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return fmt.Errorf("%w: %q must be letters and digits, starting with a letter", ErrInvalidTableName, name)
+		}
+	}
+	if strings.EqualFold(name, "tables") {
+		return fmt.Errorf("%w: %q is reserved", ErrInvalidTableName, name)
+	}
+	return nil
+}
+
+type connString struct {
+	endpoint, account, key, sas string
+}
+
+// parseConnectionString never puts the string or the key in an error.
+func parseConnectionString(s string) (connString, error) {
+	kv := map[string]string{}
+	for _, part := range strings.Split(s, ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			return connString{}, fmt.Errorf("%w: a part has no '='", ErrInvalidConnectionString)
+		}
+		kv[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+	}
+	if strings.EqualFold(kv["usedevelopmentstorage"], "true") {
+		ep := devEndpoint
+		if proxy := kv["developmentstorageproxyuri"]; proxy != "" {
+			u, err := url.Parse(proxy)
+			if err != nil || u.Host == "" {
+				return connString{}, fmt.Errorf("%w: DevelopmentStorageProxyUri is not a URL", ErrInvalidConnectionString)
+			}
+			ep = u.Scheme + "://" + u.Hostname() + ":10002/" + devAccount
+		}
+		return connString{endpoint: ep, account: devAccount, key: devKey}, nil
+	}
+	cs := connString{account: kv["accountname"], key: kv["accountkey"], sas: strings.TrimPrefix(kv["sharedaccesssignature"], "?")}
+	cs.endpoint = strings.TrimSuffix(kv["tableendpoint"], "/")
+	if cs.endpoint == "" {
+		if cs.account == "" {
+			return connString{}, fmt.Errorf("%w: needs TableEndpoint or AccountName", ErrInvalidConnectionString)
+		}
+		proto := kv["defaultendpointsprotocol"]
+		if proto == "" {
+			proto = "https"
+		}
+		suffix := kv["endpointsuffix"]
+		if suffix == "" {
+			suffix = "core.windows.net"
+		}
+		cs.endpoint = proto + "://" + cs.account + ".table." + suffix
+	}
+	if u, err := url.Parse(cs.endpoint); err != nil || u.Host == "" {
+		return connString{}, fmt.Errorf("%w: TableEndpoint is not a URL", ErrInvalidConnectionString)
+	}
+	if cs.sas == "" && (cs.account == "" || cs.key == "") {
+		return connString{}, fmt.Errorf("%w: needs AccountName and AccountKey, or SharedAccessSignature", ErrInvalidConnectionString)
+	}
+	return cs, nil
+}
+
+// checkScheme enforces https unless the host is loopback or the caller
+// explicitly allowed plain http.
+func checkScheme(endpoint string, o *Options) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("%w: endpoint is not a URL", ErrInvalidConnectionString)
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if o != nil && o.AllowInsecureHTTP {
+			return nil
+		}
+		host := u.Hostname()
+		if host == "localhost" {
+			return nil
+		}
+		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+			return nil
+		}
+		return fmt.Errorf("%w: http:// to %s would send data in clear; use https or set Options.AllowInsecureHTTP", ErrInvalidConnectionString, host)
+	}
+	return fmt.Errorf("%w: scheme %q (want https)", ErrInvalidConnectionString, u.Scheme)
+}

@@ -1,0 +1,84 @@
+// Package table reads and writes your own Go structs in Azure Table Storage
+// (and the Cosmos DB Table API) with exact EDM types, validation before any
+// request, typed errors, and a connection tuned for parallel work.
+//
+// # Connecting
+//
+// A [Service] is one account. Make it once and share it:
+//
+//	svc, err := table.NewService(os.Getenv("TABLEKIT_CONNECTION_STRING"), nil)
+//
+// Connection strings from the portal, SAS connection strings, Cosmos DB's
+// TableEndpoint form and "UseDevelopmentStorage=true" (Azurite) all work;
+// [NewServiceWithSharedKey], [NewServiceWithToken], [NewServiceWithSAS] and
+// [NewFromSASURL] cover the other credentials. https is required except for
+// loopback (the emulator) unless [Options].AllowInsecureHTTP is set.
+//
+// Every client made here uses [ClientOptions]: TCP_NODELAY, an idle pool
+// sized to [Options].Parallelism (default 64; Go keeps 2), the retry policy
+// of package retry as the only retry layer, and inserts that do not make the
+// service echo the entity. Code that already uses aztables gets the same by
+// passing table.ClientOptions(nil) to its aztables constructor.
+//
+// # Entities
+//
+// An entity is a struct with string fields PartitionKey and RowKey (by name,
+// or tagged `table:"PartitionKey"` / `table:"RowKey"`). Other exported fields
+// are properties, named as in Go unless a tag renames them:
+//
+//	type Order struct {
+//		PartitionKey string    // customer id
+//		RowKey       string    // order id
+//		Total        float64   // Edm.Double, also for 1.0
+//		Items        int32     // Edm.Int32
+//		Placed       time.Time // Edm.DateTime, UTC, 100 ns
+//		Ref          table.GUID
+//		Note         *string   `table:",omitempty"` // nil: not stored
+//		Lines        []Line    `table:",json"`      // a JSON string
+//		table.Meta             // ETag and Timestamp of what was read
+//	}
+//
+// Go types map to EDM types as follows: string to Edm.String; bool to
+// Edm.Boolean; int8, int16, int32, int, uint8, uint16 to Edm.Int32 (a value
+// out of range is a validation error, never truncated); int64, uint32, uint,
+// uint64 to Edm.Int64 (sent as a string with its annotation, so no precision
+// is lost); float32, float64 to Edm.Double (annotated, so 1.0 stays a double);
+// time.Time to Edm.DateTime (converted to UTC, 100 ns resolution; the zero
+// time is not stored and reads back as zero); [GUID] to Edm.Guid; []byte to
+// Edm.Binary; an encoding.TextMarshaler to Edm.String. Pointers are
+// nullable: nil means the property is absent. Structs, maps and slices need
+// the "json" tag option; otherwise [New] reports a [TypeError]. NaN and
+// infinities are rejected: the service has no JSON form for them.
+//
+// Tag options: omitempty (zero values are not sent), json, etag and
+// timestamp (receive the ETag / Timestamp of what was read), and "-" to skip
+// a field. Embedded structs are flattened, as in encoding/json.
+//
+// # Writing
+//
+// [Table.Add] inserts, [Table.Upsert] inserts or merges/replaces without a
+// read, [Table.Update] changes an entity only if its ETag still matches, and
+// [Table.Delete] removes one. Unconditional updates and deletes need
+// [AnyETag] on purpose: an empty ETag is [ErrETagRequired].
+//
+// Before any request every service rule is checked: keys of at most 1 KiB
+// without / \ # ? or control characters, at most 252 properties, valid
+// property names, strings of at most 32 Ki UTF-16 code units, binary values
+// of at most 64 KiB, and 1 MiB per entity by the service's size formula. A
+// failure is a [*ValidationError] naming the property and the rule; it
+// matches [ErrInvalidEntity].
+//
+// # Errors
+//
+// Service failures are [*ServiceError] values that match one sentinel
+// ([ErrNotFound], [ErrAlreadyExists], [ErrPreconditionFailed],
+// [ErrTableNotFound], [ErrForbidden], ...) with errors.Is, and keep the
+// *azcore.ResponseError reachable with errors.As. Messages never contain a
+// URL query (where a SAS signature lives) or a key.
+//
+// # Keys
+//
+// [ReverseTicks] makes row keys that sort newest first (the log tail
+// pattern), [PadUint] makes numbers sort as numbers, and [Shard] with
+// [ShardPrefixes] spreads an append-only key over several partitions.
+package table

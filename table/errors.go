@@ -1,0 +1,214 @@
+package table
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/retry"
+)
+
+// Outcome sentinels. Every error from this package matches at most one of
+// the service outcomes with errors.Is; the *azcore.ResponseError behind a
+// service error stays reachable with errors.As.
+var (
+	// ErrNotFound: the entity does not exist (404 ResourceNotFound).
+	ErrNotFound = errors.New("table: entity not found")
+	// ErrTableNotFound: the table does not exist (404 TableNotFound).
+	ErrTableNotFound = errors.New("table: table not found")
+	// ErrAlreadyExists: Add found an entity with the same keys (409 EntityAlreadyExists).
+	ErrAlreadyExists = errors.New("table: entity already exists")
+	// ErrTableExists: the table exists (409 TableAlreadyExists).
+	ErrTableExists = errors.New("table: table already exists")
+	// ErrTableBeingDeleted: a table of this name is still being deleted; the
+	// service takes 40 s or more (409 TableBeingDeleted). Retryable on create.
+	ErrTableBeingDeleted = errors.New("table: table is being deleted")
+	// ErrPreconditionFailed: the ETag did not match, someone else changed or
+	// deleted the entity since it was read (412). Read again and retry.
+	ErrPreconditionFailed = errors.New("table: precondition failed (ETag mismatch)")
+	// ErrForbidden: authentication or authorisation failed (403), e.g. a SAS
+	// without the needed permission, expired, or wrongly signed.
+	ErrForbidden = errors.New("table: forbidden")
+	// ErrTooLarge: the service rejected the request or entity as too large (413).
+	ErrTooLarge = errors.New("table: request too large")
+	// ErrThrottled: the service is busy (503 ServerBusy, 500 OperationTimedOut,
+	// 429) and the retry policy gave up.
+	ErrThrottled = errors.New("table: service busy")
+	// ErrBadRequest: the service rejected the request as invalid (other 400s).
+	ErrBadRequest = errors.New("table: bad request")
+	// ErrService: any other failure reported by the service.
+	ErrService = errors.New("table: service error")
+	// ErrMaybeCommitted: an insert was retried after a transport failure and
+	// the retry found the entity already there; the first attempt probably
+	// committed it. Table.Verify (or AddOptions.Verify) tells for sure.
+	ErrMaybeCommitted = retry.ErrAmbiguousInsert
+	// ErrETagRequired: Update or Delete got an empty ETag. Pass the ETag you
+	// read, or AnyETag to overwrite unconditionally.
+	ErrETagRequired = errors.New("table: ETag required (pass the entity's ETag, or table.AnyETag for an unconditional write)")
+	// ErrInvalidTableName: the name breaks the service's rules (3-63
+	// letters and digits, starting with a letter).
+	ErrInvalidTableName = errors.New("table: invalid table name")
+	// ErrInvalidKey: a key passed to Get or Delete breaks the service's rules.
+	ErrInvalidKey = errors.New("table: invalid key")
+	// ErrInvalidOptions: an option value is out of range.
+	ErrInvalidOptions = errors.New("table: invalid options")
+
+	// ErrInvalidEntity: a value breaks a service limit; the error is a
+	// *ValidationError naming the property and rule. Nothing was sent.
+	ErrInvalidEntity = codec.ErrInvalidEntity
+	// ErrInvalidType: a Go type cannot be mapped (*TypeError), reported by New.
+	ErrInvalidType = codec.ErrInvalidType
+	// ErrDecode: a stored entity does not fit the Go type (*DecodeError).
+	ErrDecode = codec.ErrDecode
+)
+
+type (
+	// ValidationError names the property and the service rule a value breaks.
+	ValidationError = codec.ValidationError
+	// TypeError explains why a Go type cannot be an entity.
+	TypeError = codec.TypeError
+	// DecodeError names the stored property that does not fit the Go field.
+	DecodeError = codec.DecodeError
+)
+
+// ServiceError is a failed request: the operation, the HTTP status and the
+// service's error code, matched to an outcome sentinel. Unwrap gives both the
+// sentinel and the original error (usually *azcore.ResponseError), so
+// errors.Is and errors.As both work. The message never contains a URL query
+// (where a SAS signature lives) or a key.
+type ServiceError struct {
+	Op         string // the operation, e.g. "get", "add", "query"
+	StatusCode int    // HTTP status, 0 for transport failures
+	Code       string // service error code, e.g. "EntityAlreadyExists"
+	Message    string // first line of the service's message, if any
+	Err        error  // the original error
+	outcome    error
+}
+
+func (e *ServiceError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.outcome.Error())
+	b.WriteString(" (")
+	b.WriteString(e.Op)
+	if e.StatusCode != 0 {
+		b.WriteString(": ")
+		b.WriteString(strconv.Itoa(e.StatusCode))
+	}
+	if e.Code != "" {
+		b.WriteString(" ")
+		b.WriteString(e.Code)
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// Unwrap returns the outcome sentinel and the original error.
+func (e *ServiceError) Unwrap() []error { return []error{e.outcome, e.Err} }
+
+// MapError turns an error from aztables or azcore into a *ServiceError that
+// matches an outcome sentinel. Errors that are not service responses (context
+// cancellation, transport failures, tablekit's own errors) are returned as
+// they are. op names the operation in the message. Packages query and batch
+// use it; it is exported for code that mixes plain aztables calls with tablekit.
+func MapError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *ServiceError
+	if errors.As(err, &se) {
+		return err
+	}
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) {
+		return err
+	}
+	e := &ServiceError{Op: op, StatusCode: re.StatusCode, Code: re.ErrorCode, Err: err}
+	if e.Code == "" || e.StatusCode != http.StatusForbidden {
+		code, msg := serviceMessage(re)
+		if e.Code == "" {
+			e.Code = code
+		}
+		if e.StatusCode != http.StatusForbidden {
+			e.Message = msg
+		}
+	}
+	e.outcome = outcomeOf(e.StatusCode, e.Code)
+	if errors.Is(err, retry.ErrAmbiguousInsert) {
+		e.outcome = ErrMaybeCommitted
+	}
+	return e
+}
+
+func outcomeOf(status int, code string) error {
+	switch code {
+	case "TableNotFound":
+		return ErrTableNotFound
+	case "TableAlreadyExists":
+		return ErrTableExists
+	case "TableBeingDeleted":
+		return ErrTableBeingDeleted
+	case "EntityAlreadyExists":
+		return ErrAlreadyExists
+	case "UpdateConditionNotSatisfied", "ConditionNotMet":
+		return ErrPreconditionFailed
+	case "EntityTooLarge", "RequestBodyTooLarge", "PropertyValueTooLarge":
+		return ErrTooLarge
+	case "ServerBusy", "OperationTimedOut":
+		return ErrThrottled
+	}
+	switch {
+	case status == http.StatusNotFound:
+		return ErrNotFound
+	case status == http.StatusPreconditionFailed:
+		return ErrPreconditionFailed
+	case status == http.StatusForbidden || status == http.StatusUnauthorized:
+		return ErrForbidden
+	case status == http.StatusRequestEntityTooLarge:
+		return ErrTooLarge
+	case status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable:
+		return ErrThrottled
+	case status == http.StatusConflict && code == "":
+		return ErrAlreadyExists
+	case status >= 400 && status < 500:
+		return ErrBadRequest
+	}
+	return ErrService
+}
+
+// serviceMessage reads the OData error body: its code and the first line of
+// its message (the rest is request id and time), cut to 200 bytes.
+func serviceMessage(re *azcore.ResponseError) (code, msg string) {
+	if re.RawResponse == nil {
+		return "", ""
+	}
+	body, err := runtime.Payload(re.RawResponse)
+	if err != nil || len(body) == 0 {
+		return "", ""
+	}
+	var v struct {
+		Err struct {
+			Code    string `json:"code"`
+			Message struct {
+				Value string `json:"value"`
+			} `json:"message"`
+		} `json:"odata.error"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return "", ""
+	}
+	msg, _, _ = strings.Cut(v.Err.Message.Value, "\n")
+	if len(msg) > 200 {
+		msg = msg[:200] + "..."
+	}
+	return v.Err.Code, strings.TrimSpace(msg)
+}

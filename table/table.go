@@ -1,0 +1,424 @@
+package table
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/internal/codec"
+)
+
+// GUID is a 128-bit identifier stored as Edm.Guid.
+type GUID = codec.GUID
+
+// ParseGUID parses the 8-4-4-4-12 hex form, optionally in braces.
+func ParseGUID(s string) (GUID, error) { return codec.ParseGUID(s) }
+
+// AnyETag makes Update and Delete unconditional ("*"): the write wins over
+// any concurrent change. Use it on purpose, never as a default.
+const AnyETag = azcore.ETagAny
+
+// Mode chooses how Upsert and Update treat an existing entity.
+type Mode int
+
+const (
+	// Merge keeps stored properties that the new value does not carry
+	// (fields that are nil pointers, omitempty zeros, or not in the struct).
+	Merge Mode = iota + 1
+	// Replace makes the stored entity exactly the new value.
+	Replace
+)
+
+func (m Mode) aztables() (aztables.UpdateMode, error) {
+	switch m {
+	case Merge:
+		return aztables.UpdateModeMerge, nil
+	case Replace:
+		return aztables.UpdateModeReplace, nil
+	}
+	return "", fmt.Errorf("%w: mode must be table.Merge or table.Replace", ErrInvalidOptions)
+}
+
+// Meta can be embedded in an entity struct to receive the ETag and Timestamp
+// of every entity read, with no tags needed.
+type Meta struct {
+	ETag      azcore.ETag `table:",etag"`
+	Timestamp time.Time   `table:",timestamp"`
+}
+
+// Result describes a successful write.
+type Result struct {
+	// ETag identifies the stored version; pass it to Update or Delete for
+	// optimistic concurrency.
+	ETag azcore.ETag
+	// Timestamp is the service's last-modified time, read from the ETag.
+	Timestamp time.Time
+}
+
+// Table is a typed handle on one table. T is a struct whose fields map to
+// properties (see the package documentation for tags and types). A Table is
+// safe for concurrent use and cheap: New does no I/O.
+type Table[T any] struct {
+	client *aztables.Client
+	name   string
+	plan   *codec.Plan
+}
+
+// New returns a typed handle on the named table of the service. It checks T's
+// mapping once (an error matching ErrInvalidType names the field and why) and
+// the table name; it does not create the table (see CreateTable).
+func New[T any](s *Service, name string) (*Table[T], error) {
+	if err := ValidateTableName(name); err != nil {
+		return nil, err
+	}
+	return Wrap[T](s.Client(name), name)
+}
+
+// Wrap returns a typed handle over an aztables client you already have. name
+// must be the client's table name (aztables does not expose it). For
+// tablekit's transport and retry, build the client with ClientOptions.
+func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
+	if c == nil {
+		return nil, fmt.Errorf("%w: nil client", ErrInvalidOptions)
+	}
+	if err := ValidateTableName(name); err != nil {
+		return nil, err
+	}
+	plan, err := codec.For(reflect.TypeFor[T]())
+	if err != nil {
+		return nil, err
+	}
+	return &Table[T]{client: c, name: name, plan: plan}, nil
+}
+
+// NewFromSASURL opens the table named in a table SAS URL, with the SAS as
+// its only credential. What it can do is what the SAS permits.
+func NewFromSASURL[T any](tableSASURL string, o *Options) (*Table[T], error) {
+	c, name, err := NewClientFromSASURL(tableSASURL, o)
+	if err != nil {
+		return nil, err
+	}
+	return Wrap[T](c, name)
+}
+
+// Name is the table's name.
+func (t *Table[T]) Name() string { return t.name }
+
+// Client is the underlying aztables client.
+func (t *Table[T]) Client() *aztables.Client { return t.client }
+
+// CreateTable creates the table if it does not exist yet.
+func (t *Table[T]) CreateTable(ctx context.Context) error {
+	_, err := t.client.CreateTable(ctx, nil)
+	if err = MapError("create table", err); errors.Is(err, ErrTableExists) {
+		return nil
+	}
+	return err
+}
+
+// DeleteTable deletes the table and all its entities; nil if it does not exist.
+func (t *Table[T]) DeleteTable(ctx context.Context) error {
+	_, err := t.client.Delete(ctx, nil)
+	if err = MapError("delete table", err); errors.Is(err, ErrTableNotFound) || errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	return err
+}
+
+// Marshal encodes e as the service's JSON, with exact EDM type annotations,
+// after checking every service limit (a *ValidationError otherwise). It is
+// what every write sends; packages batch and query use it too.
+func (t *Table[T]) Marshal(e T) ([]byte, error) {
+	return t.plan.Encode(make([]byte, 0, 256), reflect.ValueOf(&e).Elem())
+}
+
+// AppendMarshal is Marshal appending to dst, to reuse buffers.
+func (t *Table[T]) AppendMarshal(dst []byte, e *T) ([]byte, error) {
+	return t.plan.Encode(dst, reflect.ValueOf(e).Elem())
+}
+
+// Unmarshal decodes one entity as the service returns it.
+func (t *Table[T]) Unmarshal(data []byte) (T, error) {
+	var e T
+	err := t.plan.Decode(data, reflect.ValueOf(&e).Elem())
+	return e, err
+}
+
+// UnmarshalInto decodes one entity into *e, leaving fields with no property
+// as they are.
+func (t *Table[T]) UnmarshalInto(data []byte, e *T) error {
+	return t.plan.Decode(data, reflect.ValueOf(e).Elem())
+}
+
+// Keys returns e's PartitionKey and RowKey.
+func (t *Table[T]) Keys(e *T) (partitionKey, rowKey string) {
+	return t.plan.Keys(reflect.ValueOf(e).Elem())
+}
+
+// SetETag stores etag in e's ETag field, if T has one.
+func (t *Table[T]) SetETag(e *T, etag azcore.ETag) { t.plan.SetETag(reflect.ValueOf(e).Elem(), string(etag)) }
+
+// Properties lists T's property names (keys excluded), in field order.
+func (t *Table[T]) Properties() []string { return t.plan.Names() }
+
+// HasProperty reports whether T maps the property (keys and Timestamp count).
+func (t *Table[T]) HasProperty(name string) bool { return t.plan.HasProperty(name) }
+
+// GetOptions are the options of Get; nil means defaults.
+type GetOptions struct {
+	// Select fetches only these properties (plus the keys, Timestamp and
+	// ETag): projection on the server saves bandwidth and decoding. Names
+	// must be properties of T.
+	Select []string
+}
+
+// Get reads one entity by its keys: a point query, the cheapest read there
+// is. It returns an error matching ErrNotFound when there is none, and
+// ErrTableNotFound when the table is missing.
+func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetOptions) (T, error) {
+	var zero T
+	if err := checkKeys(partitionKey, rowKey); err != nil {
+		return zero, err
+	}
+	if o != nil && len(o.Select) > 0 {
+		return t.getSelect(ctx, partitionKey, rowKey, o.Select)
+	}
+	resp, err := t.client.GetEntity(ctx, partitionKey, rowKey, nil)
+	if err != nil {
+		return zero, MapError("get", err)
+	}
+	e, err := t.Unmarshal(resp.Value)
+	if err != nil {
+		return zero, err
+	}
+	if resp.ETag != "" {
+		t.SetETag(&e, resp.ETag)
+	}
+	return e, nil
+}
+
+// getSelect runs the point read as a query, the only form of it that takes
+// $select. The service still serves it as a point query.
+func (t *Table[T]) getSelect(ctx context.Context, pk, rk string, sel []string) (T, error) {
+	var zero T
+	selectList, err := t.SelectList(sel)
+	if err != nil {
+		return zero, err
+	}
+	filter := "PartitionKey eq " + QuoteString(pk) + " and RowKey eq " + QuoteString(rk)
+	top := int32(1)
+	pager := t.client.NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: &filter, Select: &selectList, Top: &top})
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return zero, MapError("get", err)
+		}
+		if len(page.Entities) > 0 {
+			return t.Unmarshal(page.Entities[0])
+		}
+	}
+	return zero, &ServiceError{Op: "get", StatusCode: http.StatusNotFound, Code: "ResourceNotFound", Err: errNoEntity, outcome: ErrNotFound}
+}
+
+var errNoEntity = errors.New("no entity with these keys")
+
+// SelectList checks property names against T and returns the $select value,
+// with PartitionKey and RowKey always included (the decoder needs them).
+func (t *Table[T]) SelectList(names []string) (string, error) {
+	var b strings.Builder
+	b.WriteString("PartitionKey,RowKey")
+	for _, n := range names {
+		if n == "PartitionKey" || n == "RowKey" {
+			continue
+		}
+		if !t.plan.HasProperty(n) {
+			return "", fmt.Errorf("%w: select: %q is not a property of %s", ErrInvalidOptions, n, t.plan.Type)
+		}
+		b.WriteByte(',')
+		b.WriteString(n)
+	}
+	return b.String(), nil
+}
+
+// QuoteString returns s as an OData string literal: in single quotes, with
+// each single quote doubled. Package query builds every filter with it.
+func QuoteString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// AddOptions are the options of Add; nil means defaults.
+type AddOptions struct {
+	// Verify resolves an ambiguous insert: when a retried insert finds the
+	// entity already there (ErrMaybeCommitted), Add reads it back and returns
+	// success if it equals e, which means the earlier attempt committed it.
+	Verify bool
+}
+
+// Add inserts e. It fails with an error matching ErrAlreadyExists when an
+// entity with the same keys exists, and ErrMaybeCommitted when a retry after
+// a lost response found it (see AddOptions.Verify). The service is asked not
+// to echo the entity back: Result carries the ETag and Timestamp, the only
+// things the echo would add.
+func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) {
+	body, err := t.Marshal(e)
+	if err != nil {
+		return Result{}, err
+	}
+	ctx = policy.WithHTTPHeader(ctx, http.Header{"Prefer": {"return-no-content"}})
+	resp, err := t.client.AddEntity(ctx, body, nil)
+	if err != nil {
+		err = MapError("add", err)
+		if o != nil && o.Verify && errors.Is(err, ErrMaybeCommitted) {
+			pk, rk := t.Keys(&e)
+			same, stored, verr := t.compare(ctx, pk, rk, body)
+			if verr == nil && same {
+				return stored, nil
+			}
+		}
+		return Result{}, err
+	}
+	return resultOf(resp.ETag), nil
+}
+
+// Verify reports whether the stored entity with e's keys equals e in every
+// property T maps. Use it to resolve ErrMaybeCommitted after Add.
+func (t *Table[T]) Verify(ctx context.Context, e T) (bool, error) {
+	body, err := t.Marshal(e)
+	if err != nil {
+		return false, err
+	}
+	pk, rk := t.Keys(&e)
+	same, _, err := t.compare(ctx, pk, rk, body)
+	return same, err
+}
+
+func (t *Table[T]) compare(ctx context.Context, pk, rk string, want []byte) (bool, Result, error) {
+	resp, err := t.client.GetEntity(ctx, pk, rk, nil)
+	if err != nil {
+		return false, Result{}, MapError("verify", err)
+	}
+	stored, err := t.Unmarshal(resp.Value)
+	if err != nil {
+		return false, Result{}, err
+	}
+	got, err := t.Marshal(stored)
+	if err != nil {
+		return false, Result{}, err
+	}
+	return bytes.Equal(got, want), resultOf(resp.ETag), nil
+}
+
+// Upsert inserts e or, if an entity with its keys exists, merges into it or
+// replaces it. It needs no ETag and no read first: the checklist's way to
+// write when the last writer may win. Retrying an upsert is always safe.
+func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Result, error) {
+	m, err := mode.aztables()
+	if err != nil {
+		return Result{}, err
+	}
+	body, err := t.Marshal(e)
+	if err != nil {
+		return Result{}, err
+	}
+	resp, err := t.client.UpsertEntity(ctx, body, &aztables.UpsertEntityOptions{UpdateMode: m})
+	if err != nil {
+		return Result{}, MapError("upsert", err)
+	}
+	return resultOf(resp.ETag), nil
+}
+
+// Update changes an existing entity if its ETag still matches: optimistic
+// concurrency. It fails with ErrPreconditionFailed when someone changed it
+// since it was read, ErrNotFound when it is gone, and ErrETagRequired when
+// etag is empty. Pass AnyETag to overwrite unconditionally.
+func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag) (Result, error) {
+	m, err := mode.aztables()
+	if err != nil {
+		return Result{}, err
+	}
+	if etag == "" {
+		return Result{}, ErrETagRequired
+	}
+	body, err := t.Marshal(e)
+	if err != nil {
+		return Result{}, err
+	}
+	resp, err := t.client.UpdateEntity(ctx, body, &aztables.UpdateEntityOptions{UpdateMode: m, IfMatch: &etag})
+	if err != nil {
+		return Result{}, MapError("update", err)
+	}
+	return resultOf(resp.ETag), nil
+}
+
+// Delete removes an entity if its ETag still matches (ErrPreconditionFailed
+// otherwise). etag must be the entity's ETag or AnyETag; an empty etag is
+// ErrETagRequired. Deleting an entity that does not exist is ErrNotFound.
+func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag azcore.ETag) error {
+	if etag == "" {
+		return ErrETagRequired
+	}
+	if err := checkKeys(partitionKey, rowKey); err != nil {
+		return err
+	}
+	_, err := t.client.DeleteEntity(ctx, partitionKey, rowKey, &aztables.DeleteEntityOptions{IfMatch: &etag})
+	return MapError("delete", err)
+}
+
+func checkKeys(pk, rk string) error {
+	if err := codec.ValidateKey("PartitionKey", pk); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidKey, err)
+	}
+	if err := codec.ValidateKey("RowKey", rk); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidKey, err)
+	}
+	return nil
+}
+
+// ValidateKey checks a PartitionKey or RowKey value: at most 1 KiB (1,024
+// UTF-16 code units) and none of / \ # ? or control characters.
+func ValidateKey(key string) error {
+	if err := codec.ValidateKey("key", key); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidKey, err)
+	}
+	return nil
+}
+
+// resultOf reads the Timestamp out of the ETag, which the service forms as
+// W/"datetime'2024-01-02T03%3A04%3A05.1234567Z'".
+func resultOf(etag azcore.ETag) Result {
+	return Result{ETag: etag, Timestamp: TimestampFromETag(etag)}
+}
+
+// TimestampFromETag returns the last-modified time encoded in a Table
+// service ETag, or the zero time if the ETag has another form.
+func TimestampFromETag(etag azcore.ETag) time.Time {
+	s := string(etag)
+	i := strings.Index(s, "datetime'")
+	if i < 0 {
+		return time.Time{}
+	}
+	s = s[i+len("datetime'"):]
+	j := strings.IndexByte(s, '\'')
+	if j < 0 {
+		return time.Time{}
+	}
+	raw, err := url.QueryUnescape(s[:j])
+	if err != nil {
+		return time.Time{}
+	}
+	ts, err := time.Parse(time.RFC3339Nano, raw)
+	if err != nil {
+		return time.Time{}
+	}
+	return ts.UTC()
+}
