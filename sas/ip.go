@@ -1,6 +1,7 @@
 package sas
 
 import (
+	"errors"
 	"net/netip"
 	"strings"
 )
@@ -57,7 +58,9 @@ func parseIPRange(s string) (IPRange, error) {
 		}
 	}
 	if err := r.validate(); err != nil {
-		return IPRange{}, err
+		var ve *ValidationError
+		errors.As(err, &ve)
+		return IPRange{}, &ValidationError{Field: "sip", Rule: ve.Rule}
 	}
 	return r, nil
 }
