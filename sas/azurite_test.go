@@ -511,3 +511,19 @@ func TestAccountSAS(t *testing.T) {
 		t.Errorf("delete table: %v", err)
 	}
 }
+
+// The signed versions that share the documented string-to-sign are accepted.
+func TestTableSASVersions(t *testing.T) {
+	env := testenv.Azurite(t)
+	name, admin := env.NewTable(t, nil)
+	mustAdd(t, admin, "p", "seed")
+	for _, v := range []string{"", "2015-04-05", "2018-11-09", "2019-02-02", "2020-12-06"} {
+		t.Run("v"+v, func(t *testing.T) {
+			c := sasClient(t, env, name, sign(t, env, sas.TableSignature{Table: name, Permissions: sas.Read,
+				Expiry: time.Now().Add(time.Hour), Protocol: sas.HTTPSAndHTTP, Version: v}))
+			if _, err := c.GetEntity(ctxT(t), "p", "seed", nil); err != nil {
+				t.Errorf("got %v, want success", err)
+			}
+		})
+	}
+}
