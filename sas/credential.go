@@ -16,8 +16,13 @@ import (
 // The zero value has no key and cannot sign.
 type Credential struct {
 	account string
-	key     []byte // decoded; never printed
+	// The decoded key sits behind a pointer: even when fmt prints a
+	// Credential by reflection (as an unexported field of a caller's
+	// struct, where Format cannot be called), it shows only an address.
+	key *secret
 }
+
+type secret struct{ b []byte }
 
 // NewCredential decodes the base64 account key (as shown in the portal or a
 // connection string). The error names what is wrong without quoting the key.
@@ -33,7 +38,7 @@ func NewCredential(account, key string) (*Credential, error) {
 		// base64 errors carry only an offset, never the input.
 		return nil, &ValidationError{Field: "key", Rule: "must be base64", Err: err}
 	}
-	return &Credential{account: account, key: k}, nil
+	return &Credential{account: account, key: &secret{k}}, nil
 }
 
 // AccountName returns the storage account name, which is part of what is
@@ -54,10 +59,10 @@ func (c Credential) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String
 
 // sign returns the base64 HMAC-SHA256 of stringToSign under the key.
 func (c *Credential) sign(stringToSign string) (string, error) {
-	if c == nil || len(c.key) == 0 {
+	if c == nil || c.key == nil || len(c.key.b) == 0 {
 		return "", invalid("credential", "has no key (use NewCredential)")
 	}
-	h := hmac.New(sha256.New, c.key)
+	h := hmac.New(sha256.New, c.key.b)
 	h.Write([]byte(stringToSign))
 	return base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
 }

@@ -10,7 +10,8 @@ import (
 
 func TestCredentialNeverShowsKey(t *testing.T) {
 	c := devCred(t)
-	keyHex := fmt.Sprintf("%x", c.key)
+	keyHex := fmt.Sprintf("%x", c.key.b)
+	keyDec := fmt.Sprint(c.key.b)
 	outputs := map[string]string{
 		"String":   c.String(),
 		"GoString": c.GoString(),
@@ -24,13 +25,17 @@ func TestCredentialNeverShowsKey(t *testing.T) {
 			C Credential
 			P *Credential
 		}{*c, c}),
+		// fmt cannot call Format on an unexported field and prints it by
+		// reflection.
+		"%+v unexported field": fmt.Sprintf("%+v", struct{ c Credential }{*c}),
+		"%#v unexported field": fmt.Sprintf("%#v", struct{ c Credential }{*c}),
 	}
 	var sb strings.Builder
 	slog.New(slog.NewTextHandler(&sb, nil)).Info("x", "cred", c)
 	slog.New(slog.NewJSONHandler(&sb, nil)).Info("x", "cred", c)
 	outputs["slog"] = sb.String()
 	for name, got := range outputs {
-		if strings.Contains(got, devKey) || strings.Contains(got, devKey[:20]) || strings.Contains(got, keyHex[:16]) {
+		if strings.Contains(got, devKey) || strings.Contains(got, devKey[:20]) || strings.Contains(got, keyHex[:16]) || strings.Contains(got, keyDec[:12]) {
 			t.Errorf("%s shows the key: %q", name, got)
 		}
 	}
