@@ -1,0 +1,216 @@
+package retry
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"syscall"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+)
+
+// Service error codes that the classifier and the ambiguity check look at.
+const (
+	codeTableBeingDeleted   = "TableBeingDeleted"
+	codeEntityAlreadyExists = "EntityAlreadyExists"
+)
+
+// IsRetryable reports whether another attempt of the failed request can
+// succeed. It is the classifier a [Policy] uses when Classify is nil, and
+// users can call it to make the same decision elsewhere.
+//
+// Retryable:
+//   - an *azcore.ResponseError with status 408, 429, 500, 502, 503 or 504;
+//   - 409 TableBeingDeleted answering a table create (POST .../Tables): the
+//     name becomes free once the deletion finishes;
+//   - transport errors: connection reset, refused or aborted, broken pipe,
+//     EOF or unexpected EOF, a connection the server closed while idle,
+//     network timeouts (such as a response-header timeout), DNS failures.
+//
+// Not retryable, because another attempt fails the same way:
+//   - every other status, in particular the other 4xx (400, 401, 403, 404,
+//     409, 412, 413, 415, ...) and 501, 505;
+//   - context.Canceled and context.DeadlineExceeded: the caller gave up;
+//   - errors that azcore marks as non-retriable (for instance a failed
+//     download of a POST response, which was already processed);
+//   - nil and every error not listed above, for example a validation error
+//     raised before any request was sent.
+func IsRetryable(err error) bool {
+	if err == nil || isContextError(err) || isNonRetriable(err) {
+		return false
+	}
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return statusRetryable(re)
+	}
+	return isTransportError(err)
+}
+
+// statusRetryable classifies an HTTP response that failed.
+func statusRetryable(re *azcore.ResponseError) bool {
+	switch re.StatusCode {
+	case http.StatusRequestTimeout, http.StatusTooManyRequests,
+		http.StatusInternalServerError, http.StatusBadGateway,
+		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	case http.StatusConflict:
+		return re.ErrorCode == codeTableBeingDeleted && isTableCreate(requestOf(re))
+	}
+	return false
+}
+
+// isContextError reports an error that is, or wraps, the context package's
+// own Canceled or DeadlineExceeded values. It compares identities rather than
+// using errors.Is, because net/http's response-header timeout reports
+// itself as DeadlineExceeded through an Is method although no context
+// expired: that one is a network timeout and worth a retry.
+func isContextError(err error) bool {
+	found := false
+	walk(err, func(e error) bool {
+		if e == context.Canceled || e == context.DeadlineExceeded {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// isNonRetriable reports errors that azcore marks with a NonRetriable method.
+func isNonRetriable(err error) bool {
+	var nr interface{ NonRetriable() }
+	return errors.As(err, &nr)
+}
+
+// isTransportError reports a failure to exchange bytes with the server.
+func isTransportError(err error) bool {
+	if isConnError(err) {
+		return true
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return true
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return true
+	}
+	for _, errno := range []syscall.Errno{syscall.ETIMEDOUT, syscall.EHOSTUNREACH, syscall.ENETUNREACH, syscall.ENETDOWN} {
+		if errors.Is(err, errno) {
+			return true
+		}
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		switch op.Op {
+		case "dial", "read", "write":
+			return true
+		}
+	}
+	return false
+}
+
+// isConnError reports a connection that broke or could not be opened: the
+// kind of failure the checklist retries once without waiting.
+func isConnError(err error) bool {
+	for _, target := range []error{
+		syscall.ECONNRESET, syscall.ECONNREFUSED, syscall.ECONNABORTED, syscall.EPIPE,
+		io.EOF, io.ErrUnexpectedEOF, net.ErrClosed,
+	} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	// net/http reports these without an exported value to compare with.
+	msg := err.Error()
+	return strings.Contains(msg, "server closed idle connection") ||
+		strings.Contains(msg, "transport connection broken")
+}
+
+// mayHaveReachedServer reports a transport error after which the server may
+// have received, and committed, the request: everything except failures to
+// resolve or connect.
+func mayHaveReachedServer(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return false
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return false
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return false
+	}
+	return true
+}
+
+// isTableCreate reports a Create Table request: POST to .../Tables.
+func isTableCreate(req *http.Request) bool {
+	return req != nil && req.Method == http.MethodPost && strings.EqualFold(lastSegment(req.URL), "Tables")
+}
+
+// isEntityInsert reports an Insert Entity request: POST to a table's path,
+// that is neither Create Table (.../Tables) nor a batch (.../$batch).
+func isEntityInsert(req *http.Request) bool {
+	if req == nil || req.Method != http.MethodPost {
+		return false
+	}
+	seg := lastSegment(req.URL)
+	return seg != "" && !strings.EqualFold(seg, "Tables") && seg != "$batch"
+}
+
+func lastSegment(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	p := strings.TrimSuffix(u.Path, "/")
+	if p == "" {
+		return ""
+	}
+	return path.Base(p)
+}
+
+// requestOf returns the request that produced a response error, if known.
+func requestOf(re *azcore.ResponseError) *http.Request {
+	if re.RawResponse == nil {
+		return nil
+	}
+	return re.RawResponse.Request
+}
+
+// isInsertConflict reports 409 EntityAlreadyExists answering an entity insert.
+func isInsertConflict(err error) (*azcore.ResponseError, bool) {
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) {
+		return nil, false
+	}
+	ok := re.StatusCode == http.StatusConflict && re.ErrorCode == codeEntityAlreadyExists && isEntityInsert(requestOf(re))
+	return re, ok
+}
+
+// walk visits err and everything it wraps, depth first, while visit
+// returns true.
+func walk(err error, visit func(error) bool) bool {
+	if err == nil {
+		return true
+	}
+	if !visit(err) {
+		return false
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return walk(u.Unwrap(), visit)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if !walk(e, visit) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,84 @@
+package retry
+
+import (
+	"context"
+	"errors"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+)
+
+// inDoKey marks the context that Do hands to its operation. The pipeline
+// policy sees it and makes a single attempt per call, so that a client with
+// the policy installed, used inside Do, does not multiply attempts.
+type inDoKey struct{}
+
+// Do calls op until it succeeds, fails with an error the policy does not
+// retry, or the policy gives up; p == nil means [Default]. Use it for
+// operation-level retries: several calls that must be repeated together, or
+// clients without the pipeline policy. Requests made inside op by a client
+// that has [NewPipelinePolicy] installed are attempted once each, because
+// Do is then the retry layer: attempts never multiply.
+//
+// Do returns:
+//   - nil when an attempt succeeded;
+//   - op's error unchanged when the policy's classifier rejects it;
+//   - an [*AmbiguousError] (errors.Is [ErrAmbiguousInsert]) when an insert
+//     got 409 EntityAlreadyExists after an attempt that failed in transport;
+//   - an error matching [ErrExhausted] and wrapping op's last error when
+//     attempts or MaxElapsed ran out;
+//   - ctx's error (context.Canceled or DeadlineExceeded), wrapping the last
+//     failure if there was one, as soon as ctx ends: during a wait Do stops
+//     at once, and op is not called again.
+//
+// Each wait follows the policy: exponential backoff with jitter, no wait for
+// the first broken connection, at least a server's Retry-After when the
+// error is an *azcore.ResponseError that carries one.
+func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) error {
+	pol := resolve(p)
+	s := newSchedule(pol)
+	opCtx := context.WithValue(ctx, inDoKey{}, true)
+	var last error
+	mayHaveCommitted := false
+	for attempt := 1; ; attempt++ {
+		if ctx.Err() != nil {
+			return stopped(ctx, last)
+		}
+		err := op(opCtx)
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			if !isContextError(err) {
+				last = err
+			}
+			return stopped(ctx, last)
+		}
+		if _, conflict := isInsertConflict(err); conflict && mayHaveCommitted {
+			return &AmbiguousError{Attempts: attempt, Err: err}
+		}
+		responded := hasResponse(err)
+		if !responded && isTransportError(err) && mayHaveReachedServer(err) {
+			mayHaveCommitted = true
+		}
+		if !pol.Classify(err) {
+			return err
+		}
+		last = err
+		d, ok := s.next(attempt, err, !responded && isConnError(err))
+		if !ok {
+			return exhausted(attempt, err)
+		}
+		if pol.OnRetry != nil {
+			pol.OnRetry(newEvent(attempt, d, err))
+		}
+		if !sleep(ctx, d) {
+			return stopped(ctx, last)
+		}
+	}
+}
+
+// hasResponse reports an error that carries an HTTP response.
+func hasResponse(err error) bool {
+	var re *azcore.ResponseError
+	return errors.As(err, &re)
+}

@@ -1,0 +1,81 @@
+// Package retry is tablekit's one retry layer for Azure Table Storage: it
+// decides which failures are worth another attempt, waits between attempts
+// with exponential backoff (github.com/cenkalti/backoff/v4), honours the
+// service's Retry-After, and gives up on time. It works for every request
+// of an aztables client, as an azcore pipeline policy, and around any
+// operation, as [Do].
+//
+// # What is retried
+//
+// [IsRetryable] is the default classifier:
+//
+//	retried                                   not retried
+//	408 Request Timeout                       400, 401, 403, 404, 405, 409, 411,
+//	429 Too Many Requests                     412, 413, 415, ... (every other 4xx)
+//	500 (e.g. OperationTimedOut)              501 Not Implemented
+//	502, 503 (ServerBusy), 504                505 HTTP Version Not Supported
+//	409 TableBeingDeleted on Create Table     409 on anything else
+//	connection reset/refused/aborted, EOF,    context.Canceled, DeadlineExceeded
+//	broken pipe, network timeouts, DNS        errors azcore marks non-retriable
+//
+// A 4xx fails the same way however often it is sent, and a canceled context
+// means the caller stopped waiting. Set [Policy.Classify] to decide
+// differently.
+//
+// # The schedule
+//
+// A [Policy] holds the numbers; its zero value means [Default]: 5 attempts,
+// waiting about 0.5s, 1s, 2s and 4s (±20% jitter), each wait at most 30s,
+// everything within 2 minutes. [Checklist] follows the Table Storage
+// performance checklist: about 2s, 5s, 12.5s and 30s, then give up.
+//
+// The first broken connection (reset, refused, EOF before any response) is
+// retried at once, as the checklist advises: it is usually a stale
+// keep-alive connection. Later failures back off. A response carrying
+// Retry-After (seconds or an HTTP date), retry-after-ms or
+// x-ms-retry-after-ms is never retried sooner than it asks, up to
+// MaxInterval. Every wait ends early when the context does.
+//
+// # Installing the policy into aztables clients
+//
+// [NewPipelinePolicy] returns an azcore policy. Install it per call and turn
+// azcore's own retry off, so that attempts are not multiplied:
+//
+//	opts := &aztables.ClientOptions{ClientOptions: azcore.ClientOptions{
+//		Retry:           policy.RetryOptions{MaxRetries: -1},
+//		PerCallPolicies: []policy.Policy{retry.NewPipelinePolicy(nil)},
+//	}}
+//	client, err := aztables.NewClientWithSharedKey(tableURL, cred, opts)
+//
+// Existing aztables code keeps working unchanged: every method retries by
+// the policy, rewinds request bodies, signs each attempt anew, and reports
+// failures as the usual *azcore.ResponseError.
+//
+// # Operation-level retries
+//
+// [Do] repeats a function, for work that must be repeated as a whole or
+// clients built without the policy:
+//
+//	err := retry.Do(ctx, nil, func(ctx context.Context) error {
+//		_, err := client.UpsertEntity(ctx, entity, nil)
+//		return err
+//	})
+//
+// Inside Do, the pipeline policy of a client steps aside (one attempt per
+// call), so the two never multiply.
+//
+// # Ambiguous inserts
+//
+// An insert whose connection broke may still have been committed; its retry
+// then fails with 409 EntityAlreadyExists although nobody else wrote the
+// entity. Both layers report that case as an [*AmbiguousError]
+// (errors.Is(err, [ErrAmbiguousInsert])) rather than a plain conflict; read
+// the entity to decide. Upserts are idempotent and never ambiguous.
+//
+// # Observing retries
+//
+// [Policy.OnRetry] is called before each retry with an [Event] (attempt,
+// delay, status, code, error, method, path). [SlogHook] adapts it to
+// log/slog. Neither events nor errors of this package contain query
+// strings, so SAS signatures stay out of logs.
+package retry

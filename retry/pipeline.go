@@ -1,0 +1,118 @@
+package retry
+
+import (
+	"net/http"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+)
+
+// NewPipelinePolicy returns an azcore pipeline policy that retries every
+// request of a client according to p (nil means [Default]; p is copied, so
+// later changes to *p have no effect). Install it as a per-call policy and
+// switch azcore's retry off, so that there is exactly one retry layer:
+//
+//	opts := &aztables.ClientOptions{ClientOptions: azcore.ClientOptions{
+//		Retry:           policy.RetryOptions{MaxRetries: -1},
+//		PerCallPolicies: []policy.Policy{retry.NewPipelinePolicy(nil)},
+//	}}
+//
+// Each attempt is a fresh copy of the request with its body rewound, sent
+// through the rest of the pipeline, so aztables' authentication policy signs
+// it again (new x-ms-date). The policy also turns azcore's retry off for its
+// own attempts through the request context ([policy.WithRetryOptions]), so
+// even a client built without MaxRetries -1 does not multiply attempts; the
+// option still states the intent and avoids a dead policy in the pipeline.
+//
+// Outcomes, as aztables' methods then report them:
+//   - success, or a status the classifier does not retry: the response as
+//     is, and aztables builds its usual *azcore.ResponseError for a failure;
+//   - a retryable status on the last attempt: that response, likewise;
+//   - a transport error on the last attempt: an error matching
+//     [ErrExhausted] that wraps it;
+//   - an insert (POST of an entity) answered 409 EntityAlreadyExists after an
+//     attempt that failed in transport: an [*AmbiguousError];
+//   - the context ending: its error, at once, wrapping the last failure.
+//
+// Transport errors are returned without the URL's query string, so a SAS
+// signature never appears in an error. Inside [Do] the policy makes a
+// single attempt and leaves retrying to Do.
+func NewPipelinePolicy(p *Policy) policy.Policy {
+	return &pipelinePolicy{p: resolve(p)}
+}
+
+type pipelinePolicy struct {
+	p Policy // resolved, never modified
+}
+
+// Do implements policy.Policy.
+func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
+	ctx := req.Raw().Context()
+	// Switch azcore's own retry policy off for every attempt sent from here.
+	attemptCtx := policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
+	if ctx.Value(inDoKey{}) != nil {
+		if err := req.RewindBody(); err != nil {
+			return nil, err
+		}
+		resp, err := req.Clone(attemptCtx).Next()
+		return resp, redactURLError(err)
+	}
+
+	s := newSchedule(pp.p)
+	var last error
+	mayHaveCommitted := false
+	for attempt := 1; ; attempt++ {
+		if err := req.RewindBody(); err != nil {
+			return nil, err
+		}
+		resp, err := req.Clone(attemptCtx).Next()
+		if err == nil && resp.StatusCode < http.StatusBadRequest {
+			return resp, nil
+		}
+		err = redactURLError(err)
+		failure := err
+		if err == nil {
+			// The body download policy (later in the pipeline) has buffered
+			// the body, so reading it here leaves it intact for aztables.
+			failure = runtime.NewResponseError(resp)
+		}
+		if ctx.Err() != nil {
+			runtime.Drain(resp)
+			if !isContextError(failure) {
+				last = failure
+			}
+			return nil, stopped(ctx, last)
+		}
+
+		if mayHaveCommitted && isEntityInsert(req.Raw()) {
+			if re, conflict := isInsertConflict(failure); conflict {
+				return nil, &AmbiguousError{Attempts: attempt, Err: re}
+			}
+		}
+		connBroken := err != nil && resp == nil && isConnError(err)
+		if err != nil && resp == nil && isTransportError(err) && mayHaveReachedServer(err) {
+			mayHaveCommitted = true
+		}
+		if !pp.p.Classify(failure) {
+			return resp, err
+		}
+		last = failure
+		d, ok := s.next(attempt, failure, connBroken)
+		if !ok {
+			if err != nil {
+				runtime.Drain(resp)
+				return nil, exhausted(attempt, err)
+			}
+			return resp, nil
+		}
+		if pp.p.OnRetry != nil {
+			ev := newEvent(attempt, d, failure)
+			ev.Method, ev.Path = req.Raw().Method, req.Raw().URL.Path
+			pp.p.OnRetry(ev)
+		}
+		runtime.Drain(resp)
+		if !sleep(ctx, d) {
+			return nil, stopped(ctx, last)
+		}
+	}
+}

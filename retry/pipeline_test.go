@@ -1,0 +1,340 @@
+package retry_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+
+	"github.com/tablekit/tablekit/retry"
+)
+
+// fast is a policy for tests: short, exact delays.
+func fast(ev *events) retry.Policy {
+	p := retry.Policy{InitialInterval: time.Millisecond, MaxInterval: 10 * time.Millisecond, Jitter: -1, MaxAttempts: 4}
+	if ev != nil {
+		p.OnRetry = ev.hook
+	}
+	return p
+}
+
+func resetErr(req *http.Request) error {
+	return &url.Error{Op: req.Method[:1] + strings.ToLower(req.Method[1:]), URL: req.URL.String(),
+		Err: &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}}
+}
+
+func TestPipelineRewindsBodyAndSignsEachAttempt(t *testing.T) {
+	ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) {
+		if n < 3 {
+			return reply(req, 503, "ServerBusy", nil), nil
+		}
+		return reply(req, 204, "", nil), nil
+	}}
+	var ev events
+	p := fast(&ev)
+	c := fakeClient(t, ft, &p, policy.RetryOptions{MaxRetries: -1})
+	body := entityJSON(t, "p", "r", "v")
+	if _, err := c.UpsertEntity(context.Background(), body, nil); err != nil {
+		t.Fatalf("UpsertEntity: %v", err)
+	}
+	if got, want := ft.Calls(), 3; got != want {
+		t.Fatalf("attempts: got %d, want %d", got, want)
+	}
+	for i := range 3 {
+		if got := ft.bodies[i]; got != ft.bodies[0] || !strings.Contains(got, `"RowKey":"r"`) {
+			t.Errorf("attempt %d body: got %q, want the entity each time", i+1, got)
+		}
+		if got := ft.auth[i]; !strings.HasPrefix(got, "SharedKey") {
+			t.Errorf("attempt %d Authorization: got %q, want a shared key signature", i+1, got)
+		}
+	}
+	evs := ev.all()
+	if got, want := len(evs), 2; got != want {
+		t.Fatalf("events: got %d, want %d", got, want)
+	}
+	for i, e := range evs {
+		if e.Attempt != i+1 || e.Status != 503 || e.Code != "ServerBusy" || e.Method != http.MethodPatch ||
+			e.Path != "/devstoreaccount1/t1(PartitionKey='p',RowKey='r')" || e.Delay != time.Millisecond<<i {
+			t.Errorf("event %d: got %+v", i, e)
+		}
+		var re *azcore.ResponseError
+		if !errors.As(e.Err, &re) {
+			t.Errorf("event %d: Err %v, want *azcore.ResponseError", i, e.Err)
+		}
+	}
+}
+
+// TestPipelineLeavesResponseForAztables checks that building a
+// ResponseError inside the policy leaves the body for aztables' own error.
+func TestPipelineLeavesResponseForAztables(t *testing.T) {
+	for _, tc := range []struct {
+		status       int
+		code         string
+		wantAttempts int
+	}{
+		{404, "ResourceNotFound", 1},
+		{412, "UpdateConditionNotSatisfied", 1},
+		{503, "ServerBusy", 4}, // exhausted: the last response is returned
+	} {
+		ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) {
+			return reply(req, tc.status, tc.code, nil), nil
+		}}
+		p := fast(nil)
+		c := fakeClient(t, ft, &p, policy.RetryOptions{MaxRetries: -1})
+		_, err := c.GetEntity(context.Background(), "p", "r", nil)
+		var re *azcore.ResponseError
+		if !errors.As(err, &re) {
+			t.Fatalf("%d: got %v, want *azcore.ResponseError", tc.status, err)
+		}
+		if re.StatusCode != tc.status || re.ErrorCode != tc.code {
+			t.Errorf("%d: got %d %q, want %d %q", tc.status, re.StatusCode, re.ErrorCode, tc.status, tc.code)
+		}
+		if !strings.Contains(re.Error(), "fake "+tc.code) {
+			t.Errorf("%d: error text lost the body: %s", tc.status, re.Error())
+		}
+		if errors.Is(err, retry.ErrExhausted) {
+			t.Errorf("%d: status failure wrapped in ErrExhausted, want aztables' error as is", tc.status)
+		}
+		if got := ft.Calls(); got != tc.wantAttempts {
+			t.Errorf("%d: attempts got %d, want %d", tc.status, got, tc.wantAttempts)
+		}
+	}
+}
+
+func TestPipelineTransportErrors(t *testing.T) {
+	t.Run("first reset retried at once, then success", func(t *testing.T) {
+		ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) {
+			if n < 3 {
+				return nil, resetErr(req)
+			}
+			return reply(req, 204, "", nil), nil
+		}}
+		var ev events
+		p := fast(&ev)
+		p.InitialInterval, p.MaxInterval = 20*time.Millisecond, time.Second
+		c := fakeClient(t, ft, &p, policy.RetryOptions{MaxRetries: -1})
+		if _, err := c.UpsertEntity(context.Background(), entityJSON(t, "p", "r", 1), nil); err != nil {
+			t.Fatalf("UpsertEntity: %v", err)
+		}
+		evs := ev.all()
+		if len(evs) != 2 || evs[0].Delay != 0 || evs[1].Delay != 20*time.Millisecond {
+			t.Fatalf("events: got %+v, want delays 0 then 20ms", evs)
+		}
+		if evs[0].Status != 0 || evs[0].Code != "" || !errors.Is(evs[0].Err, syscall.ECONNRESET) {
+			t.Errorf("transport event: got %+v", evs[0])
+		}
+	})
+	t.Run("exhausted", func(t *testing.T) {
+		ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) { return nil, resetErr(req) }}
+		p := fast(nil)
+		c := fakeClient(t, ft, &p, policy.RetryOptions{MaxRetries: -1})
+		_, err := c.UpsertEntity(context.Background(), entityJSON(t, "p", "r", 1), nil)
+		if !errors.Is(err, retry.ErrExhausted) || !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("got %v, want ErrExhausted wrapping ECONNRESET", err)
+		}
+		var ue *url.Error
+		if !errors.As(err, &ue) {
+			t.Errorf("errors.As *url.Error: got false, want true")
+		}
+		if got, want := ft.Calls(), 4; got != want {
+			t.Errorf("attempts: got %d, want %d", got, want)
+		}
+	})
+}
+
+func TestPipelineAmbiguousInsert(t *testing.T) {
+	refused := func(req *http.Request) error {
+		return &url.Error{Op: "Post", URL: req.URL.String(), Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
+	}
+	tests := []struct {
+		name          string
+		first         func(*http.Request) error
+		upsert        bool
+		wantAmbiguous bool
+	}{
+		{"insert after reset", resetErr, false, true},
+		{"insert after refused", refused, false, false}, // never reached the server
+		{"upsert after reset", resetErr, true, false},   // not an insert
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) {
+				if n == 1 {
+					return nil, tc.first(req)
+				}
+				return reply(req, 409, "EntityAlreadyExists", nil), nil
+			}}
+			p := fast(nil)
+			c := fakeClient(t, ft, &p, policy.RetryOptions{MaxRetries: -1})
+			var err error
+			if tc.upsert {
+				_, err = c.UpsertEntity(context.Background(), entityJSON(t, "p", "r", 1), nil)
+			} else {
+				_, err = c.AddEntity(context.Background(), entityJSON(t, "p", "r", 1), nil)
+			}
+			var re *azcore.ResponseError
+			if !errors.As(err, &re) || re.StatusCode != 409 || re.ErrorCode != "EntityAlreadyExists" {
+				t.Fatalf("got %v, want a reachable 409 EntityAlreadyExists", err)
+			}
+			if got := errors.Is(err, retry.ErrAmbiguousInsert); got != tc.wantAmbiguous {
+				t.Fatalf("errors.Is(ErrAmbiguousInsert): got %v, want %v (err %v)", got, tc.wantAmbiguous, err)
+			}
+			if tc.wantAmbiguous {
+				var ae *retry.AmbiguousError
+				if !errors.As(err, &ae) || ae.Attempts != 2 {
+					t.Errorf("AmbiguousError: got %+v, want Attempts 2", ae)
+				}
+			}
+			if got, want := ft.Calls(), 2; got != want {
+				t.Errorf("attempts: got %d, want %d", got, want)
+			}
+		})
+	}
+}
+
+// TestPipelineTurnsAzcoreRetryOff: azcore's own retry would make 4 attempts
+// of every one of ours; the policy disables it per request.
+func TestPipelineTurnsAzcoreRetryOff(t *testing.T) {
+	busy := func(n int, req *http.Request) (*http.Response, error) { return reply(req, 503, "ServerBusy", nil), nil }
+	azcoreRetry := policy.RetryOptions{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond} // MaxRetries 0 = azcore's default 3
+	p := fast(nil)
+	tests := []struct {
+		name  string
+		p     *retry.Policy
+		opts  policy.RetryOptions
+		calls int
+	}{
+		{"azcore alone retries (control)", nil, azcoreRetry, 4},
+		{"ours with MaxRetries -1", &p, policy.RetryOptions{MaxRetries: -1}, 4},
+		{"ours with azcore left on", &p, azcoreRetry, 4},
+		{"ours with azcore MaxRetries 5", &p, policy.RetryOptions{MaxRetries: 5, RetryDelay: time.Millisecond}, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ft := &fakeTransport{script: busy}
+			c := fakeClient(t, ft, tc.p, tc.opts)
+			if _, err := c.GetEntity(context.Background(), "p", "r", nil); err == nil {
+				t.Fatal("got nil error, want 503")
+			}
+			if got := ft.Calls(); got != tc.calls {
+				t.Errorf("attempts: got %d, want %d", got, tc.calls)
+			}
+		})
+	}
+}
+
+func TestPipelineCancelStopsAtOnce(t *testing.T) {
+	ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) {
+		return reply(req, 503, "ServerBusy", nil), nil
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := retry.Policy{InitialInterval: time.Hour, MaxInterval: time.Hour, MaxElapsed: 2 * time.Hour,
+		OnRetry: func(retry.Event) { cancel() }}
+	c := fakeClient(t, ft, &p, policy.RetryOptions{MaxRetries: -1})
+	start := time.Now()
+	_, err := c.GetEntity(ctx, "p", "r", nil)
+	if got := time.Since(start); got > 5*time.Second {
+		t.Errorf("returned after %v, want at once", got)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want context.Canceled", err)
+	}
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != 503 {
+		t.Errorf("last failure: got %v, want the 503 reachable", err)
+	}
+	if got, want := ft.Calls(), 1; got != want {
+		t.Errorf("attempts: got %d, want %d", got, want)
+	}
+}
+
+func TestPipelineTableBeingDeleted(t *testing.T) {
+	beingDeleted := func(n int, req *http.Request) (*http.Response, error) {
+		if n == 1 {
+			return reply(req, 409, "TableBeingDeleted", nil), nil
+		}
+		return reply(req, 204, "", nil), nil
+	}
+	p := fast(nil)
+	ft := &fakeTransport{script: beingDeleted}
+	c := fakeClient(t, ft, &p, policy.RetryOptions{MaxRetries: -1})
+	if _, err := c.CreateTable(context.Background(), nil); err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	if got, want := ft.Calls(), 2; got != want {
+		t.Errorf("create attempts: got %d, want %d", got, want)
+	}
+	ft = &fakeTransport{script: beingDeleted}
+	c = fakeClient(t, ft, &p, policy.RetryOptions{MaxRetries: -1})
+	if _, err := c.UpsertEntity(context.Background(), entityJSON(t, "p", "r", 1), nil); err == nil {
+		t.Fatal("UpsertEntity: got nil error, want 409 TableBeingDeleted")
+	}
+	if got, want := ft.Calls(), 1; got != want {
+		t.Errorf("upsert attempts: got %d, want %d", got, want)
+	}
+}
+
+// TestPipelineNeverLeaksSAS: a SAS client whose transport fails; neither the
+// error nor the hook's log may contain the signature.
+func TestPipelineNeverLeaksSAS(t *testing.T) {
+	ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) { return nil, resetErr(req) }}
+	var logBuf bytes.Buffer
+	p := fast(nil)
+	p.OnRetry = retry.SlogHook(slog.New(slog.NewTextHandler(&logBuf, nil)))
+	c := sasClient(t, ft, &p, "http://127.0.0.1:1/devstoreaccount1/t1?sv=2019-02-02&tn=t1&sp=raud&se=2099-01-01&sig=TOPSECRETsig%3D")
+	_, err := c.UpsertEntity(context.Background(), entityJSON(t, "p", "r", 1), nil)
+	if err == nil {
+		t.Fatal("got nil error, want a transport error")
+	}
+	if !strings.Contains(ft.urls[0], "TOPSECRET") {
+		t.Fatalf("test setup: the request URL %q has no signature", ft.urls[0])
+	}
+	for what, s := range map[string]string{"error": err.Error(), "log": logBuf.String()} {
+		if strings.Contains(s, "TOPSECRET") || strings.Contains(s, "sig=") {
+			t.Errorf("%s leaks the SAS signature: %s", what, s)
+		}
+	}
+	if got := strings.Count(logBuf.String(), "level=WARN"); got != 3 {
+		t.Errorf("log lines: got %d, want 3:\n%s", got, logBuf.String())
+	}
+	if !strings.Contains(logBuf.String(), "path=\"/devstoreaccount1/t1(PartitionKey='p',RowKey='r')\"") {
+		t.Errorf("log lacks the path:\n%s", logBuf.String())
+	}
+}
+
+// TestPipelineInsideDoMakesOneAttempt: Do is the retry layer; the pipeline
+// policy of the client it calls must not multiply its attempts.
+func TestPipelineInsideDoMakesOneAttempt(t *testing.T) {
+	ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) {
+		return reply(req, 503, "ServerBusy", nil), nil
+	}}
+	inner := fast(nil) // 4 attempts
+	c := fakeClient(t, ft, &inner, policy.RetryOptions{MaxRetries: -1})
+	outer := retry.Policy{InitialInterval: time.Millisecond, Jitter: -1, MaxAttempts: 3}
+	err := retry.Do(context.Background(), &outer, func(ctx context.Context) error {
+		_, err := c.GetEntity(ctx, "p", "r", nil)
+		return err
+	})
+	if !errors.Is(err, retry.ErrExhausted) {
+		t.Errorf("got %v, want ErrExhausted", err)
+	}
+	var re *azcore.ResponseError
+	if !errors.As(err, &re) || re.StatusCode != 503 {
+		t.Errorf("got %v, want the 503 reachable", err)
+	}
+	if got, want := ft.Calls(), 3; got != want {
+		t.Errorf("attempts: got %d, want %d (outer policy only)", got, want)
+	}
+}

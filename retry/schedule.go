@@ -1,0 +1,72 @@
+package retry
+
+import (
+	"context"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+)
+
+// schedule decides, attempt after attempt, whether and how long to wait. One
+// schedule serves one call of Do or one request through the pipeline
+// policy; it is not safe for concurrent use.
+type schedule struct {
+	p           Policy // resolved
+	b           *backoff.ExponentialBackOff
+	start       time.Time
+	connRetried bool // the one immediate retry of a broken connection is used
+}
+
+// newSchedule starts the clock for one call; p must come from resolve.
+func newSchedule(p Policy) *schedule {
+	b := backoff.NewExponentialBackOff(
+		backoff.WithInitialInterval(p.InitialInterval),
+		backoff.WithMultiplier(p.Multiplier),
+		backoff.WithMaxInterval(p.MaxInterval),
+		backoff.WithRandomizationFactor(p.Jitter),
+		// The elapsed budget is checked in next, on the final delay
+		// (after Retry-After), so the backoff itself never stops.
+		backoff.WithMaxElapsedTime(0),
+	)
+	return &schedule{p: p, b: b, start: time.Now()}
+}
+
+// next returns the delay before the attempt after attempt (which failed
+// with err, a retryable error), or false when the policy gives up: no
+// attempts left, or the wait would end after MaxElapsed. connBroken says the
+// failure was a broken or refused connection before any response, whose
+// first occurrence is retried at once.
+func (s *schedule) next(attempt int, err error, connBroken bool) (time.Duration, bool) {
+	if attempt >= s.p.MaxAttempts {
+		return 0, false
+	}
+	var d time.Duration
+	if connBroken && !s.connRetried {
+		s.connRetried = true
+	} else {
+		d = min(s.b.NextBackOff(), s.p.MaxInterval)
+		if ra := retryAfter(headerOf(err), time.Now()); ra > d {
+			d = min(ra, s.p.MaxInterval)
+		}
+	}
+	if time.Since(s.start)+d > s.p.MaxElapsed {
+		return 0, false
+	}
+	return d, true
+}
+
+// sleep waits for d or until ctx ends, whichever is first, and reports
+// whether the whole delay passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
