@@ -48,8 +48,16 @@ var (
 	counter atomic.Int64
 )
 
-// Run runs the tests and stops an emulator that this binary started.
+// Run runs the tests and stops an emulator that this binary started. It
+// also sets TABLEKIT_CONNECTION_STRING when it is unset, so that runnable
+// Example functions, which read it as users' programs do, find the emulator.
 func Run(m *testing.M) int {
+	if os.Getenv("TABLEKIT_CONNECTION_STRING") == "" {
+		once.Do(func() { env, envErr = setup() })
+		if envErr == nil {
+			os.Setenv("TABLEKIT_CONNECTION_STRING", env.ConnectionString)
+		}
+	}
 	code := m.Run()
 	if started != nil {
 		started.Stop()

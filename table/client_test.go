@@ -1,0 +1,151 @@
+package table
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+)
+
+func TestParseConnectionString(t *testing.T) {
+	key := "a2V5a2V5a2V5" // base64 of "keykeykey"
+	tests := []struct {
+		name, cs string
+		want     connString
+	}{
+		{"dev storage", "UseDevelopmentStorage=true", connString{endpoint: devEndpoint, account: devAccount, key: devKey}},
+		{"dev storage proxy", "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://10.0.0.5", connString{endpoint: "http://10.0.0.5:10002/devstoreaccount1", account: devAccount, key: devKey}},
+		{"portal form", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + key + ";EndpointSuffix=core.windows.net", connString{endpoint: "https://acct.table.core.windows.net", account: "acct", key: key}},
+		{"no protocol, no suffix", "AccountName=acct;AccountKey=" + key, connString{endpoint: "https://acct.table.core.windows.net", account: "acct", key: key}},
+		{"azurite explicit", "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + key + ";TableEndpoint=http://127.0.0.1:10002/devstoreaccount1/;", connString{endpoint: "http://127.0.0.1:10002/devstoreaccount1", account: "devstoreaccount1", key: key}},
+		{"cosmos", "DefaultEndpointsProtocol=https;AccountName=c;AccountKey=" + key + ";TableEndpoint=https://c.table.cosmos.azure.com:443/;", connString{endpoint: "https://c.table.cosmos.azure.com:443", account: "c", key: key}},
+		{"sas", "TableEndpoint=https://acct.table.core.windows.net;SharedAccessSignature=?sv=2019-02-02&sig=abc", connString{endpoint: "https://acct.table.core.windows.net", sas: "sv=2019-02-02&sig=abc"}},
+		{"case and spaces", " accountname = acct ; ACCOUNTKEY=" + key + " ;", connString{endpoint: "https://acct.table.core.windows.net", account: "acct", key: key}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := parseConnectionString(tc.cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	secret := "c2VjcmV0c2VjcmV0" // must never appear in an error
+	for _, bad := range []string{"", "AccountName=acct", "AccountKey=" + secret, "garbage;AccountKey=" + secret, "TableEndpoint=::nope;AccountName=a;AccountKey=" + secret} {
+		_, err := parseConnectionString(bad)
+		if !errors.Is(err, ErrInvalidConnectionString) {
+			t.Errorf("parse(%q): err = %v, want ErrInvalidConnectionString", bad, err)
+		}
+		if err != nil && strings.Contains(err.Error(), secret) {
+			t.Errorf("error leaks the key: %v", err)
+		}
+	}
+}
+
+func TestHTTPSRequired(t *testing.T) {
+	tests := []struct {
+		endpoint string
+		allow    bool
+		ok       bool
+	}{
+		{"https://acct.table.core.windows.net", false, true},
+		{"http://127.0.0.1:10002/devstoreaccount1", false, true},
+		{"http://localhost:10002/devstoreaccount1", false, true},
+		{"http://[::1]:10002/devstoreaccount1", false, true},
+		{"http://acct.table.core.windows.net", false, false},
+		{"http://acct.table.core.windows.net", true, true},
+		{"ftp://acct", false, false},
+	}
+	for _, tc := range tests {
+		err := checkScheme(tc.endpoint, &Options{AllowInsecureHTTP: tc.allow})
+		if (err == nil) != tc.ok {
+			t.Errorf("checkScheme(%q, allow=%v) = %v, want ok=%v", tc.endpoint, tc.allow, err, tc.ok)
+		}
+	}
+	if _, err := NewServiceWithSharedKey("http://example.com", "a", "a2V5", nil); !errors.Is(err, ErrInvalidConnectionString) {
+		t.Errorf("plain http to a remote host: err = %v", err)
+	}
+}
+
+// The tuned transport sets TCP_NODELAY itself, sizes the idle pool to the
+// parallelism and never waits for 100-continue.
+func TestTunedTransport(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	tr := NewHTTPClient(&Options{Parallelism: 100}).Transport.(*http.Transport)
+	if tr.MaxIdleConnsPerHost != 100 || tr.ExpectContinueTimeout != 0 || tr.IdleConnTimeout != 30*time.Second {
+		t.Errorf("transport: idle per host %d, expect-continue %v, idle timeout %v", tr.MaxIdleConnsPerHost, tr.ExpectContinueTimeout, tr.IdleConnTimeout)
+	}
+	if def := NewHTTPClient(nil).Transport.(*http.Transport); def.MaxIdleConnsPerHost != DefaultParallelism {
+		t.Errorf("default idle per host = %d, want %d", def.MaxIdleConnsPerHost, DefaultParallelism)
+	}
+	c, err := tr.DialContext(context.Background(), "tcp", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	raw, err := c.(*net.TCPConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nodelay int
+	var serr error
+	if err := raw.Control(func(fd uintptr) { nodelay, serr = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_NODELAY) }); err != nil || serr != nil {
+		t.Fatal(err, serr)
+	}
+	if nodelay == 0 {
+		t.Errorf("TCP_NODELAY = 0, want set")
+	}
+}
+
+func TestClientOptionsInstallOneRetryLayer(t *testing.T) {
+	o := ClientOptions(nil)
+	if o.Retry.MaxRetries != -1 {
+		t.Errorf("azcore MaxRetries = %d, want -1 (azcore's retry off)", o.Retry.MaxRetries)
+	}
+	if got := len(o.PerCallPolicies); got != 2 {
+		t.Errorf("per-call policies = %d, want 2 (no-echo, retry)", got)
+	}
+	if got := len(ClientOptions(&Options{NoRetry: true, EchoInserts: true}).PerCallPolicies); got != 0 {
+		t.Errorf("NoRetry+EchoInserts: per-call policies = %d, want 0", got)
+	}
+	// The caller's options are not modified.
+	base := &Options{}
+	base.Azcore.PerCallPolicies = []policy.Policy{noEchoPolicy{}}
+	_ = ClientOptions(base)
+	if len(base.Azcore.PerCallPolicies) != 1 {
+		t.Errorf("ClientOptions modified its input")
+	}
+}
+
+func TestIsEntityInsert(t *testing.T) {
+	for path, want := range map[string]bool{
+		"/devstoreaccount1/orders": true, "/orders": true, "/Tables": false, "/devstoreaccount1/Tables": false,
+		"/devstoreaccount1/$batch": false, "/": false,
+	} {
+		if got := isEntityInsert(path); got != want {
+			t.Errorf("isEntityInsert(%q) = %v, want %v", path, got, want)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package table_test
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/internal/faults"
+	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/retry"
+	"github.com/tablekit/tablekit/table"
+)
+
+type Row struct {
+	PartitionKey, RowKey string
+	V                    int32
+}
+
+// proxied opens a created table of Row behind the fault proxy.
+func proxied(t *testing.T, o table.Options) (*table.Table[Row], *faults.Proxy) {
+	t.Helper()
+	env := testenv.Azurite(t)
+	px, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { px.Close() })
+	svc, err := table.NewServiceWithSharedKey(px.Endpoint(env.Account), env.Account, env.Key, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.New[Row](svc, testenv.TableName(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.CreateTable(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { px.SetRules(); _ = tbl.DeleteTable(ctxT(t)) })
+	return tbl, px
+}
+
+var fast = retry.Policy{InitialInterval: 5 * time.Millisecond, MaxInterval: 20 * time.Millisecond, MaxAttempts: 4}
+
+// ClientOptions installs exactly one retry layer: a request that always gets
+// 503 reaches the server MaxAttempts times, not MaxAttempts x (azcore's 3+1).
+func TestOneRetryLayer(t *testing.T) {
+	tbl, px := proxied(t, table.Options{Retry: &fast})
+	px.SetRules(faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.Status(503, "ServerBusy", nil)})
+	px.Reset()
+	_, err := tbl.Get(ctxT(t), "p", "r", nil)
+	if !errors.Is(err, table.ErrThrottled) {
+		t.Fatalf("err = %v, want ErrThrottled", err)
+	}
+	if got := px.Count(http.MethodGet); got != fast.MaxAttempts {
+		t.Errorf("GET attempts = %d, want %d", got, fast.MaxAttempts)
+	}
+}
+
+// An insert whose response was lost is retried; the retry finds the entity
+// and the caller hears that it may have been committed, not a plain conflict.
+// AddOptions.Verify then proves it was.
+func TestAmbiguousInsert(t *testing.T) {
+	tbl, px := proxied(t, table.Options{Retry: &fast})
+	ctx := ctxT(t)
+	drop := faults.Rule{Match: faults.Method(http.MethodPost), Times: 1, Fault: faults.DropAfterForward()}
+
+	px.SetRules(drop)
+	_, err := tbl.Add(ctx, Row{"p", "a", 1}, nil)
+	if !errors.Is(err, table.ErrMaybeCommitted) {
+		t.Fatalf("err = %v, want ErrMaybeCommitted", err)
+	}
+	if errors.Is(err, table.ErrAlreadyExists) {
+		t.Errorf("ambiguous insert also matches ErrAlreadyExists; it must be distinct")
+	}
+	if same, err := tbl.Verify(ctx, Row{"p", "a", 1}); err != nil || !same {
+		t.Errorf("Verify = %v, %v; want true", same, err)
+	}
+	if same, err := tbl.Verify(ctx, Row{"p", "a", 2}); err != nil || same {
+		t.Errorf("Verify of a different value = %v, %v; want false", same, err)
+	}
+
+	px.SetRules(drop)
+	res, err := tbl.Add(ctx, Row{"p", "b", 2}, &table.AddOptions{Verify: true})
+	if err != nil || res.ETag == "" {
+		t.Fatalf("Add with Verify = %+v, %v; want success with the stored ETag", res, err)
+	}
+	got, err := tbl.Get(ctx, "p", "b", nil)
+	if err != nil || got.V != 2 {
+		t.Errorf("stored = %+v, %v", got, err)
+	}
+	// A real conflict stays a conflict, with Verify too.
+	if _, err := tbl.Add(ctx, Row{"p", "b", 3}, &table.AddOptions{Verify: true}); !errors.Is(err, table.ErrAlreadyExists) {
+		t.Errorf("real conflict: err = %v, want ErrAlreadyExists", err)
+	}
+}

@@ -1,0 +1,349 @@
+package table_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/table"
+)
+
+type level int
+
+func (l level) MarshalText() ([]byte, error) { return []byte([]string{"none", "low", "high"}[l]), nil }
+func (l *level) UnmarshalText(b []byte) error {
+	for i, s := range []string{"none", "low", "high"} {
+		if s == string(b) {
+			*l = level(i)
+			return nil
+		}
+	}
+	return errors.New("bad level")
+}
+
+type Address struct {
+	City string `json:"city"`
+	Zip  string `json:"zip"`
+}
+
+type Everything struct {
+	PartitionKey string
+	RowKey       string
+	Name         string
+	Flag         bool
+	Small        int32
+	Int          int
+	Big          int64
+	Unsigned     uint64
+	Ratio        float64
+	Whole        float64
+	When         time.Time
+	ID           table.GUID
+	Blob         []byte
+	Nick         *string
+	Maybe        *int64
+	Level        level
+	Home         Address  `table:",json"`
+	Tags         []string `table:",json"`
+	Empty        string
+	table.Meta
+}
+
+func sample() Everything {
+	nick := "Bobby 'Tables'"
+	maybe := int64(-1)
+	id, _ := table.ParseGUID("0f8fad5b-d9cb-469f-a165-70867728950e")
+	return Everything{
+		PartitionKey: "O'Brien", RowKey: "ünï-😀 \"q\"",
+		Name: "line\nbreak, quote ' and \" and emoji 😀", Flag: true,
+		Small: math.MinInt32, Int: math.MaxInt32, Big: math.MaxInt64, Unsigned: math.MaxInt64,
+		Ratio: 0.1, Whole: 1.0,
+		When: time.Date(2024, 2, 29, 13, 14, 15, 123456700, time.FixedZone("CET", 3600)),
+		ID:   id, Blob: []byte{0, 1, 2, 0xff}, Nick: &nick, Maybe: &maybe, Level: 2,
+		Home: Address{City: "Zürich", Zip: "8001"}, Tags: []string{"a", "b"},
+	}
+}
+
+func TestRoundTripEveryType(t *testing.T) {
+	tbl, _ := newTable[Everything](t, nil)
+	ctx := ctxT(t)
+	in := sample()
+	res, err := tbl.Add(ctx, in, nil)
+	if err != nil {
+		t.Fatalf("Add: %v", err)
+	}
+	if res.ETag == "" || res.Timestamp.IsZero() {
+		t.Errorf("Add result = %+v, want ETag and Timestamp", res)
+	}
+	got, err := tbl.Get(ctx, in.PartitionKey, in.RowKey, nil)
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	if got.ETag != res.ETag {
+		t.Errorf("ETag = %q, want %q", got.ETag, res.ETag)
+	}
+	if !got.Timestamp.Equal(res.Timestamp) {
+		t.Errorf("Timestamp = %v, want %v", got.Timestamp, res.Timestamp)
+	}
+	want := in
+	want.When = in.When.UTC()
+	want.Meta = got.Meta
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
+	}
+
+	// The same entity through plain aztables, with full metadata so that the
+	// service states every property's EDM type: the wire types are exact.
+	// The raw body is read too: aztables re-encodes it through a map, which
+	// turns the double 1.0 into 1.
+	full := aztables.MetadataFormatFull
+	var httpResp *http.Response
+	raw, err := tbl.Client().GetEntity(runtime.WithCaptureResponse(ctx, &httpResp), in.PartitionKey, in.RowKey, &aztables.GetEntityOptions{Format: &full})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := runtime.Payload(httpResp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	// A JSON number with a decimal point is an Edm.Double; without, Int32.
+	for prop, want := range map[string]string{"Whole": "1.0", "Ratio": "0.1", "Small": "-2147483648", "Int": "2147483647"} {
+		if got := m[prop]; got != json.Number(want) {
+			t.Errorf("%s on the wire = %v, want %s", prop, got, want)
+		}
+	}
+	if m["PartitionKey"] != "O'Brien" {
+		t.Errorf("PartitionKey on the service = %q, want a single quote kept single", m["PartitionKey"])
+	}
+	for prop, typ := range map[string]string{"Big": "Edm.Int64", "Unsigned": "Edm.Int64", "When": "Edm.DateTime", "ID": "Edm.Guid", "Blob": "Edm.Binary", "Maybe": "Edm.Int64"} {
+		if got := m[prop+"@odata.type"]; got != typ {
+			t.Errorf("%s@odata.type = %v, want %s", prop, got, typ)
+		}
+	}
+	for _, prop := range []string{"Name", "Flag", "Small", "Int", "Level", "Home", "Tags"} {
+		if got, ok := m[prop+"@odata.type"]; ok {
+			t.Errorf("%s@odata.type = %v, want no annotation (String/Boolean/Int32)", prop, got)
+		}
+	}
+	if m["When"] != "2024-02-29T12:14:15.1234567Z" {
+		t.Errorf("When on the service = %v", m["When"])
+	}
+	if m["Big"] != "9223372036854775807" {
+		t.Errorf("Big on the service = %v", m["Big"])
+	}
+	if m["Home"] != `{"city":"Zürich","zip":"8001"}` || m["Level"] != "high" {
+		t.Errorf("Home, Level on the service = %v, %v", m["Home"], m["Level"])
+	}
+	// aztables' own EDM decoding agrees on every type.
+	var edm aztables.EDMEntity
+	if err := json.Unmarshal(raw.Value, &edm); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := edm.Properties["Big"].(aztables.EDMInt64); !ok || int64(v) != math.MaxInt64 {
+		t.Errorf("EDMEntity Big = %#v", edm.Properties["Big"])
+	}
+	if _, ok := edm.Properties["ID"].(aztables.EDMGUID); !ok {
+		t.Errorf("EDMEntity ID = %#v, want EDMGUID", edm.Properties["ID"])
+	}
+	if _, ok := edm.Properties["When"].(aztables.EDMDateTime); !ok {
+		t.Errorf("EDMEntity When = %#v, want EDMDateTime", edm.Properties["When"])
+	}
+	if _, ok := edm.Properties["Blob"].(aztables.EDMBinary); !ok {
+		t.Errorf("EDMEntity Blob = %#v, want EDMBinary", edm.Properties["Blob"])
+	}
+}
+
+func TestCRUDAndConcurrency(t *testing.T) {
+	type Item struct {
+		PartitionKey, RowKey string
+		Count                int32
+		Note                 *string
+		table.Meta
+	}
+	tbl, _ := newTable[Item](t, nil)
+	ctx := ctxT(t)
+	note := "first"
+	first, err := tbl.Add(ctx, Item{PartitionKey: "p", RowKey: "r", Count: 1, Note: &note}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = tbl.Add(ctx, Item{PartitionKey: "p", RowKey: "r"}, nil)
+	var re *azcore.ResponseError
+	if !errors.Is(err, table.ErrAlreadyExists) || !errors.As(err, &re) || re.StatusCode != 409 {
+		t.Fatalf("second Add: err = %v, want ErrAlreadyExists with a 409 ResponseError", err)
+	}
+
+	// Merge keeps Note; the ETag moves on.
+	merged, err := tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "r", Count: 2}, table.Merge, first.ETag)
+	if err != nil {
+		t.Fatalf("Update merge: %v", err)
+	}
+	got, err := tbl.Get(ctx, "p", "r", nil)
+	if err != nil || got.Count != 2 || got.Note == nil || *got.Note != "first" {
+		t.Fatalf("after merge: %+v, %v", got, err)
+	}
+
+	// The stale ETag loses.
+	_, err = tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "r", Count: 3}, table.Replace, first.ETag)
+	if !errors.Is(err, table.ErrPreconditionFailed) {
+		t.Fatalf("stale Update: err = %v, want ErrPreconditionFailed", err)
+	}
+	if err := tbl.Delete(ctx, "p", "r", first.ETag); !errors.Is(err, table.ErrPreconditionFailed) {
+		t.Fatalf("stale Delete: err = %v, want ErrPreconditionFailed", err)
+	}
+
+	// Replace drops Note.
+	if _, err := tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "r", Count: 4}, table.Replace, merged.ETag); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = tbl.Get(ctx, "p", "r", nil)
+	if got.Count != 4 || got.Note != nil {
+		t.Fatalf("after replace: %+v", got)
+	}
+
+	// Upsert creates and merges without an ETag.
+	if _, err := tbl.Upsert(ctx, Item{PartitionKey: "p", RowKey: "u", Count: 1, Note: &note}, table.Replace); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Upsert(ctx, Item{PartitionKey: "p", RowKey: "u", Count: 5}, table.Merge); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = tbl.Get(ctx, "p", "u", nil)
+	if got.Count != 5 || got.Note == nil {
+		t.Fatalf("after upsert merge: %+v", got)
+	}
+
+	// Unconditional writes are explicit.
+	if _, err := tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "u", Count: 6}, table.Merge, table.AnyETag); err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Delete(ctx, "p", "u", table.AnyETag); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Get(ctx, "p", "u", nil); !errors.Is(err, table.ErrNotFound) || !errors.As(err, &re) || re.StatusCode != 404 {
+		t.Fatalf("Get deleted: err = %v, want ErrNotFound", err)
+	}
+	if err := tbl.Delete(ctx, "p", "u", table.AnyETag); !errors.Is(err, table.ErrNotFound) {
+		t.Fatalf("Delete missing: err = %v, want ErrNotFound", err)
+	}
+	if _, err := tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "u"}, table.Merge, table.AnyETag); !errors.Is(err, table.ErrNotFound) {
+		t.Fatalf("Update missing: err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestProjection(t *testing.T) {
+	tbl, _ := newTable[Everything](t, nil)
+	ctx := ctxT(t)
+	in := sample()
+	if _, err := tbl.Add(ctx, in, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := tbl.Get(ctx, in.PartitionKey, in.RowKey, &table.GetOptions{Select: []string{"Name", "Big"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Everything{PartitionKey: in.PartitionKey, RowKey: in.RowKey, Name: in.Name, Big: in.Big, Meta: got.Meta}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("projection:\n got %+v\nwant %+v", got, want)
+	}
+	if got.ETag == "" {
+		t.Errorf("projection lost the ETag")
+	}
+	if _, err := tbl.Get(ctx, in.PartitionKey, "missing", &table.GetOptions{Select: []string{"Name"}}); !errors.Is(err, table.ErrNotFound) {
+		t.Errorf("projected Get of a missing entity: err = %v, want ErrNotFound", err)
+	}
+	if _, err := tbl.Get(ctx, "p", "r", &table.GetOptions{Select: []string{"Nope"}}); !errors.Is(err, table.ErrInvalidOptions) {
+		t.Errorf("select of an unknown property: err = %v, want ErrInvalidOptions", err)
+	}
+}
+
+func TestTableLifecycle(t *testing.T) {
+	type E struct{ PartitionKey, RowKey string }
+	env := testenv.Azurite(t)
+	svc, err := table.NewService(env.ConnectionString, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	name := testenv.TableName(t)
+	tbl, err := table.New[E](svc, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tbl.Get(ctx, "p", "r", nil); !errors.Is(err, table.ErrTableNotFound) && !errors.Is(err, table.ErrNotFound) {
+		t.Fatalf("Get on a missing table: %v", err)
+	}
+	if _, err := tbl.Add(ctx, E{"p", "r"}, nil); !errors.Is(err, table.ErrTableNotFound) {
+		t.Fatalf("Add on a missing table: err = %v, want ErrTableNotFound", err)
+	}
+	for i := 0; i < 2; i++ { // create is idempotent
+		if err := svc.CreateTable(ctx, name); err != nil {
+			t.Fatalf("CreateTable #%d: %v", i+1, err)
+		}
+	}
+	if _, err := tbl.Add(ctx, E{"p", "r"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ { // delete is idempotent
+		if err := tbl.DeleteTable(ctx); err != nil {
+			t.Fatalf("DeleteTable #%d: %v", i+1, err)
+		}
+	}
+}
+
+func TestNoEcho(t *testing.T) {
+	type Big struct {
+		PartitionKey, RowKey string
+		Payload              string
+	}
+	tbl, rec := newTable[Big](t, nil)
+	ctx := ctxT(t)
+	payload := strings.Repeat("x", 20000)
+	before := rec.bytes
+	if _, err := tbl.Add(ctx, Big{"p", "a", payload}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.last().Header.Get("Prefer"); got != "return-no-content" {
+		t.Errorf("Prefer = %q, want return-no-content", got)
+	}
+	if got := rec.bytes - before; got > 100 {
+		t.Errorf("Add downloaded %d body bytes, want ~0 (no echo)", got)
+	}
+	// Plain aztables code gets the same through ClientOptions...
+	body, _ := tbl.Marshal(Big{"p", "b", payload})
+	before = rec.bytes
+	if _, err := tbl.Client().AddEntity(ctx, body, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.bytes - before; got > 100 {
+		t.Errorf("aztables AddEntity with ClientOptions downloaded %d bytes, want ~0", got)
+	}
+	// ...and the echo back when asked for.
+	echo, _ := newTable[Big](t, &table.Options{EchoInserts: true})
+	body, _ = echo.Marshal(Big{"p", "c", payload})
+	resp, err := echo.Client().AddEntity(ctx, body, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(resp.Value), payload) {
+		t.Errorf("EchoInserts: AddEntity value has no entity")
+	}
+}

@@ -1,0 +1,116 @@
+package table_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+type Valid struct {
+	PartitionKey, RowKey string
+	S                    string
+	B                    []byte
+	I                    int
+	F                    float64
+}
+
+// Every validation rule fails before any request is sent.
+func TestValidationSendsNothing(t *testing.T) {
+	tbl, rec := newTable[Valid](t, nil)
+	ctx := ctxT(t)
+	ok := Valid{PartitionKey: "p", RowKey: "r"}
+	with := func(f func(*Valid)) Valid { v := ok; f(&v); return v }
+	entities := []struct {
+		name string
+		e    Valid
+		rule string
+	}{
+		{"slash in key", with(func(v *Valid) { v.PartitionKey = "a/b" }), "key contains"},
+		{"hash in key", with(func(v *Valid) { v.RowKey = "a#b" }), "key contains"},
+		{"control in key", with(func(v *Valid) { v.RowKey = "a\nb" }), "key contains"},
+		{"long key", with(func(v *Valid) { v.RowKey = strings.Repeat("k", 1025) }), "1 KiB"},
+		{"long string", with(func(v *Valid) { v.S = strings.Repeat("s", 32*1024+1) }), "32 Ki"},
+		{"large binary", with(func(v *Valid) { v.B = make([]byte, 64*1024+1) }), "64 KiB"},
+		{"int32 range", with(func(v *Valid) { v.I = math.MaxInt32 + 1 }), "Int32"},
+		{"NaN", with(func(v *Valid) { v.F = math.NaN() }), "NaN"},
+	}
+	writes := []struct {
+		name string
+		do   func(context.Context, Valid) error
+	}{
+		{"Add", func(ctx context.Context, e Valid) error { _, err := tbl.Add(ctx, e, nil); return err }},
+		{"Upsert", func(ctx context.Context, e Valid) error { _, err := tbl.Upsert(ctx, e, table.Merge); return err }},
+		{"Update", func(ctx context.Context, e Valid) error { _, err := tbl.Update(ctx, e, table.Replace, table.AnyETag); return err }},
+	}
+	before := rec.count()
+	for _, w := range writes {
+		for _, tc := range entities {
+			err := w.do(ctx, tc.e)
+			var ve *table.ValidationError
+			if !errors.Is(err, table.ErrInvalidEntity) || !errors.As(err, &ve) {
+				t.Errorf("%s %s: err = %v, want a ValidationError", w.name, tc.name, err)
+				continue
+			}
+			if !strings.Contains(err.Error(), tc.rule) {
+				t.Errorf("%s %s: err = %q, want it to name the rule %q", w.name, tc.name, err, tc.rule)
+			}
+		}
+	}
+	keyed := []struct {
+		name string
+		err  error
+		want error
+	}{
+		{"Get bad key", func() error { _, err := tbl.Get(ctx, "a?b", "r", nil); return err }(), table.ErrInvalidKey},
+		{"Delete bad key", tbl.Delete(ctx, "p", "a\\b", table.AnyETag), table.ErrInvalidKey},
+		{"Delete no ETag", tbl.Delete(ctx, "p", "r", ""), table.ErrETagRequired},
+		{"Update no ETag", func() error { _, err := tbl.Update(ctx, ok, table.Merge, ""); return err }(), table.ErrETagRequired},
+		{"Upsert no mode", func() error { _, err := tbl.Upsert(ctx, ok, 0); return err }(), table.ErrInvalidOptions},
+		{"Get bad select", func() error {
+			_, err := tbl.Get(ctx, "p", "r", &table.GetOptions{Select: []string{"X"}})
+			return err
+		}(), table.ErrInvalidOptions},
+	}
+	for _, tc := range keyed {
+		if !errors.Is(tc.err, tc.want) {
+			t.Errorf("%s: err = %v, want %v", tc.name, tc.err, tc.want)
+		}
+	}
+	if got := rec.count() - before; got != 0 {
+		t.Errorf("%d requests sent for invalid input, want 0", got)
+	}
+}
+
+func TestNewRejectsBadTypesAndNames(t *testing.T) {
+	type NoKeys struct{ Name string }
+	type Nested struct {
+		PartitionKey, RowKey string
+		Inner                struct{ A int }
+	}
+	svc, err := table.NewService("UseDevelopmentStorage=true", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := table.New[NoKeys](svc, "valid"); !errors.Is(err, table.ErrInvalidType) {
+		t.Errorf("New[NoKeys]: err = %v, want ErrInvalidType", err)
+	}
+	_, err = table.New[Nested](svc, "valid")
+	var te *table.TypeError
+	if !errors.As(err, &te) || te.Field != "Inner" {
+		t.Errorf("New[Nested]: err = %v, want a TypeError naming Inner", err)
+	}
+	for _, name := range []string{"", "ab", "1abc", "a-b", "tables", "Tables", strings.Repeat("a", 64)} {
+		if _, err := table.New[Valid](svc, name); !errors.Is(err, table.ErrInvalidTableName) {
+			t.Errorf("New(%q): err = %v, want ErrInvalidTableName", name, err)
+		}
+	}
+	for _, name := range []string{"abc", "A1b2C3", strings.Repeat("a", 63)} {
+		if _, err := table.New[Valid](svc, name); err != nil {
+			t.Errorf("New(%q): %v", name, err)
+		}
+	}
+}
