@@ -1,0 +1,393 @@
+package txwire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/textproto"
+	"strconv"
+	"strings"
+)
+
+// ErrMalformed is matched by every error of Parse: the reply is not a
+// multipart transaction reply that can be read.
+var ErrMalformed = errors.New("txwire: malformed transaction reply")
+
+// Part is one operation's response inside a transaction reply.
+type Part struct {
+	// StatusCode and Status are from the part's status line, e.g. 409 and
+	// "409 Conflict".
+	StatusCode int
+	Status     string
+	// Header holds the part's HTTP headers, keys in canonical form.
+	Header http.Header
+	// Body is the part's body, usually empty or an OData error.
+	Body []byte
+	// ContentID is the Content-ID of the part (from its MIME headers or
+	// its HTTP headers), "" if none.
+	ContentID string
+}
+
+// maxParts bounds the parts read from one reply: a transaction has at most
+// 100 operations, so far more than that is garbage, not a reply.
+const maxParts = 1000
+
+// Parse reads a transaction reply: contentType is the response's
+// Content-Type header (it may be empty) and body the whole response body.
+// It returns the operation responses in the order of the reply. A reply
+// that cannot be read gives an error matching ErrMalformed; Parse never
+// panics, whatever the input.
+//
+// Tolerated: CRLF or bare LF line ends; a boundary missing from the header
+// (it is then taken from the body's first delimiter line); whitespace after
+// a delimiter; a missing closing delimiter (Cosmos DB); text before the
+// status line of a part (Azurite writes the changeset boundary there when it
+// rejects an over-limit changeset); a batch-level response that is a single
+// application/http part instead of a changeset.
+func Parse(contentType string, body []byte) ([]Part, error) {
+	boundary := boundaryOf(contentType)
+	if boundary == "" {
+		boundary = boundaryInBody(body)
+	}
+	if boundary == "" {
+		return nil, fmt.Errorf("%w: no multipart boundary in the Content-Type header or the body", ErrMalformed)
+	}
+	outer := splitParts(body, boundary)
+	if len(outer) == 0 {
+		return nil, fmt.Errorf("%w: no part delimited by %q", ErrMalformed, boundary)
+	}
+	var out []Part
+	for _, raw := range outer {
+		hdr, content := splitMIME(raw)
+		if inner := boundaryOf(hdr.Get("Content-Type")); inner != "" || isMultipart(hdr.Get("Content-Type")) {
+			if inner == "" {
+				inner = boundaryInBody(content)
+			}
+			if inner == "" {
+				return nil, fmt.Errorf("%w: changeset without boundary", ErrMalformed)
+			}
+			for _, rawInner := range splitParts(content, inner) {
+				p, err := parsePart(rawInner)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, p)
+				if len(out) > maxParts {
+					return nil, fmt.Errorf("%w: more than %d parts", ErrMalformed, maxParts)
+				}
+			}
+			continue
+		}
+		p, err := parsePart(raw)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: no operation responses", ErrMalformed)
+	}
+	return out, nil
+}
+
+func isMultipart(ct string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "multipart/")
+}
+
+// boundaryOf returns the boundary parameter of a multipart Content-Type.
+func boundaryOf(ct string) string {
+	if !isMultipart(ct) {
+		return ""
+	}
+	_, params, err := mime.ParseMediaType(ct)
+	if err == nil && params["boundary"] != "" {
+		return params["boundary"]
+	}
+	// Lenient fallback for values mime rejects.
+	i := strings.Index(strings.ToLower(ct), "boundary=")
+	if i < 0 {
+		return ""
+	}
+	b := ct[i+len("boundary="):]
+	if j := strings.IndexAny(b, "; \t"); j >= 0 {
+		b = b[:j]
+	}
+	return strings.Trim(b, `"`)
+}
+
+// boundaryInBody takes the boundary from the first line that starts with
+// "--", skipping blank lines before it.
+func boundaryInBody(body []byte) string {
+	for len(body) > 0 {
+		line, rest := cutLine(body)
+		body = rest
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			continue
+		}
+		if !bytes.HasPrefix(t, []byte("--")) || len(t) <= 2 {
+			return ""
+		}
+		return string(bytes.TrimSuffix(t[2:], []byte("--")))
+	}
+	return ""
+}
+
+// cutLine splits off the first line, without its CRLF or LF.
+func cutLine(b []byte) (line, rest []byte) {
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		return b, nil
+	}
+	line, rest = b[:i], b[i+1:]
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	return line, rest
+}
+
+// splitParts returns the content of each part between delimiter lines
+// "--boundary" (the closing one is "--boundary--"). The line break before
+// a delimiter belongs to the delimiter. Text before the first delimiter is a
+// preamble and ignored; a missing closing delimiter ends the last part at
+// the end of the body.
+func splitParts(body []byte, boundary string) [][]byte {
+	delim := []byte("--" + boundary)
+	var parts [][]byte
+	start := -1 // start of the current part's content, -1 before the first delimiter
+	pos := 0
+	for pos <= len(body) {
+		i := indexDelimiter(body, delim, pos)
+		if i < 0 {
+			break
+		}
+		// The delimiter line: delim, optional "--", optional whitespace, EOL.
+		after := i + len(delim)
+		closing := bytes.HasPrefix(body[after:], []byte("--"))
+		if closing {
+			after += 2
+		}
+		for after < len(body) && (body[after] == ' ' || body[after] == '\t') {
+			after++
+		}
+		end := after // end of the delimiter line, past its line break
+		switch {
+		case end == len(body):
+		case body[end] == '\n':
+			end++
+		case body[end] == '\r' && end+1 < len(body) && body[end+1] == '\n':
+			end += 2
+		case body[end] == '\r' && end+1 == len(body):
+			end++
+		default:
+			// "--boundaryX...": not a delimiter, keep looking.
+			pos = i + 1
+			continue
+		}
+		if start >= 0 {
+			parts = append(parts, trimLineBreak(body[start:i]))
+			if len(parts) > maxParts {
+				return parts
+			}
+		}
+		if closing {
+			return parts
+		}
+		start, pos = end, end
+	}
+	if start >= 0 && start < len(body) {
+		if rest := trimLineBreak(body[start:]); len(bytes.TrimSpace(rest)) > 0 {
+			parts = append(parts, rest)
+		}
+	}
+	return parts
+}
+
+// indexDelimiter finds delim at the start of a line, at or after from.
+func indexDelimiter(body, delim []byte, from int) int {
+	for from <= len(body) {
+		j := bytes.Index(body[from:], delim)
+		if j < 0 {
+			return -1
+		}
+		i := from + j
+		if i == 0 || body[i-1] == '\n' {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
+}
+
+// trimLineBreak removes the CRLF or LF that precedes a delimiter.
+func trimLineBreak(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// splitMIME splits a part into its MIME headers and its content. A part
+// that starts with an HTTP status line has no MIME headers.
+func splitMIME(raw []byte) (http.Header, []byte) {
+	h := http.Header{}
+	rest := raw
+	for len(rest) > 0 {
+		line, next := cutLine(rest)
+		if len(bytes.TrimSpace(line)) == 0 {
+			return h, next
+		}
+		if bytes.HasPrefix(line, []byte("HTTP/")) {
+			return h, rest
+		}
+		if k, v, ok := bytes.Cut(line, []byte(":")); ok && len(bytes.TrimSpace(k)) > 0 {
+			h.Add(textproto.CanonicalMIMEHeaderKey(string(bytes.TrimSpace(k))), string(bytes.TrimSpace(v)))
+		}
+		rest = next
+	}
+	return h, nil
+}
+
+// parsePart reads one operation response: MIME headers, then an HTTP
+// response (status line, headers, blank line, body).
+func parsePart(raw []byte) (Part, error) {
+	mh, content := splitMIME(raw)
+	// Skip anything before the status line (Azurite's stray boundary).
+	for len(content) > 0 && !bytes.HasPrefix(content, []byte("HTTP/")) {
+		_, content = cutLine(content)
+	}
+	if len(content) == 0 {
+		return Part{}, fmt.Errorf("%w: a part has no HTTP status line", ErrMalformed)
+	}
+	line, rest := cutLine(content)
+	p, err := parseStatusLine(string(line))
+	if err != nil {
+		return Part{}, err
+	}
+	p.Header = http.Header{}
+	for len(rest) > 0 {
+		hl, next := cutLine(rest)
+		rest = next
+		if len(bytes.TrimSpace(hl)) == 0 {
+			break
+		}
+		if k, v, ok := bytes.Cut(hl, []byte(":")); ok && len(bytes.TrimSpace(k)) > 0 {
+			p.Header.Add(textproto.CanonicalMIMEHeaderKey(string(bytes.TrimSpace(k))), string(bytes.TrimSpace(v)))
+		}
+	}
+	if cl, err := strconv.Atoi(p.Header.Get("Content-Length")); err == nil && cl >= 0 && cl < len(rest) {
+		rest = rest[:cl]
+	}
+	p.Body = rest
+	p.ContentID = p.Header.Get("Content-Id")
+	if p.ContentID == "" {
+		p.ContentID = mh.Get("Content-Id")
+	}
+	return p, nil
+}
+
+// parseStatusLine reads "HTTP/1.1 409 Conflict".
+func parseStatusLine(line string) (Part, error) {
+	_, status, ok := strings.Cut(line, " ")
+	status = strings.TrimSpace(status)
+	if !ok || len(status) < 3 {
+		return Part{}, fmt.Errorf("%w: bad status line %q", ErrMalformed, clip(line))
+	}
+	code, err := strconv.Atoi(status[:3])
+	if err != nil || code < 100 || code > 999 || (len(status) > 3 && status[3] != ' ') {
+		return Part{}, fmt.Errorf("%w: bad status line %q", ErrMalformed, clip(line))
+	}
+	return Part{StatusCode: code, Status: status}, nil
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
+// ServiceError reads an OData error body ({"odata.error":{"code":...,
+// "message":{"value":...}}}, or the {"error":...} form) and returns its code
+// and message; both are empty when body is not such an error.
+func ServiceError(body []byte) (code, message string) {
+	var v struct {
+		OData *odataError `json:"odata.error"`
+		Error *odataError `json:"error"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(body), &v) != nil {
+		return "", ""
+	}
+	e := v.OData
+	if e == nil {
+		e = v.Error
+	}
+	if e == nil {
+		return "", ""
+	}
+	msg := e.Message.Value
+	if msg == "" {
+		msg = e.Message.Plain
+	}
+	return e.Code, msg
+}
+
+type odataError struct {
+	Code    string       `json:"code"`
+	Message odataMessage `json:"message"`
+}
+
+// odataMessage is {"lang":..,"value":..} or, in the {"error":..} form, a
+// plain string.
+type odataMessage struct {
+	Value string
+	Plain string
+}
+
+func (m *odataMessage) UnmarshalJSON(b []byte) error {
+	var s string
+	if json.Unmarshal(b, &s) == nil {
+		m.Plain = s
+		return nil
+	}
+	var v struct {
+		Value string `json:"value"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	m.Value = v.Value
+	return nil
+}
+
+// SplitIndex splits the service's "<index>:<message>" form: the service
+// (and Azurite) prefix the message of a failed operation with its 0-based
+// position in the transaction. ok is false when msg has no such prefix.
+func SplitIndex(msg string) (index int, rest string, ok bool) {
+	i := strings.IndexByte(msg, ':')
+	if i <= 0 || i > 3 {
+		return 0, msg, false
+	}
+	n, err := strconv.Atoi(msg[:i])
+	if err != nil || n < 0 || msg[0] == '+' {
+		return 0, msg, false
+	}
+	return n, msg[i+1:], true
+}
+
+// FirstLine returns the first line of a service message (the rest is the
+// request id and time), trimmed and cut to 300 bytes.
+func FirstLine(msg string) string {
+	msg, _, _ = strings.Cut(msg, "\n")
+	msg = strings.TrimSpace(msg)
+	if len(msg) > 300 {
+		msg = msg[:300] + "..."
+	}
+	return msg
+}

@@ -1,0 +1,257 @@
+package txwire
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+)
+
+// Service limits of one entity group transaction.
+const (
+	// MaxOps is the most operations one transaction may hold.
+	MaxOps = 100
+	// MaxBody is the service's request body limit: a body must be smaller.
+	MaxBody = 4 << 20
+)
+
+// The body aztables v1.4.1 writes (transactional_batch.go), with B and C the
+// batch and changeset boundaries "batch_<uuid>" and "changeset_<uuid>":
+//
+//	--B CRLF
+//	Content-Type: multipart/mixed; boundary=C CRLF
+//	CRLF
+//	--C CRLF                           (CRLF --C CRLF before every later part)
+//	Content-Transfer-Encoding: binary CRLF
+//	Content-Type: application/http CRLF
+//	CRLF
+//	METHOD URL HTTP/1.1 CRLF
+//	Header: value CRLF ...             (sorted; see opHeaders)
+//	CRLF
+//	entity JSON                        (none for Delete)
+//	CRLF --C-- CRLF
+//	CRLF --B-- CRLF
+//
+// A UUID has 36 characters in its text form, so the envelope has a fixed size.
+const uuidLen = 36
+
+var (
+	batchBoundary     = "batch_" + strings.Repeat("0", uuidLen)
+	changesetBoundary = "changeset_" + strings.Repeat("0", uuidLen)
+
+	// envelope: everything but the parts, counting the first part's
+	// delimiter as if it had the leading CRLF of the others (hence -2).
+	envelope = len("--"+batchBoundary+"\r\n") +
+		len("Content-Type: multipart/mixed; boundary="+changesetBoundary+"\r\n") +
+		len("\r\n") +
+		len("\r\n--"+changesetBoundary+"--\r\n") +
+		len("\r\n--"+batchBoundary+"--\r\n") - 2
+
+	// partOverhead: a part's delimiter and MIME headers.
+	partOverhead = len("\r\n--"+changesetBoundary+"\r\n") +
+		len("Content-Transfer-Encoding: binary\r\n") +
+		len("Content-Type: application/http\r\n") +
+		len("\r\n")
+)
+
+// Envelope is the size of a transaction body without its operations: the
+// body of n operations has Envelope + the sum of their OpSize bytes.
+func Envelope() int { return envelope }
+
+// Op is one operation as aztables receives it.
+type Op struct {
+	Type aztables.TransactionType
+	// PartitionKey and RowKey are the entity's keys (aztables reads them
+	// from the entity JSON; they go into the URL).
+	PartitionKey, RowKey string
+	// IfMatch is the If-Match value; nil means none (for Delete aztables
+	// then sends "*").
+	IfMatch *string
+	// Entity is the JSON that aztables sends (see Canonical). Ignored for
+	// Delete, which has no body.
+	Entity []byte
+}
+
+// Sizer computes the exact number of bytes aztables v1.4.1 sends for the
+// operations of a transaction on one table of one client.
+type Sizer struct {
+	endpoint string
+	table    string
+	cosmos   bool
+}
+
+// NewSizer returns a Sizer for the table behind a client whose endpoint is
+// endpoint (see ClientEndpoint): the service URL, with a SAS query when the
+// client has one.
+func NewSizer(endpoint, table string) *Sizer {
+	return &Sizer{endpoint: endpoint, table: table, cosmos: isCosmosEndpoint(endpoint)}
+}
+
+// isCosmosEndpoint is aztables' test (service_client.go): such endpoints get
+// merges as POST with X-HTTP-Method: MERGE.
+func isCosmosEndpoint(u string) bool {
+	emulator := strings.Contains(u, "localhost") && strings.Contains(u, "8902")
+	return emulator || strings.Contains(u, ".table.cosmos.") || strings.Contains(u, ".table.cosmosdb.")
+}
+
+// OpSize returns the bytes op adds to the body: its part delimiter, MIME
+// headers, request line, request headers and entity.
+func (s *Sizer) OpSize(op Op) (int, error) {
+	line, err := s.requestLine(op)
+	if err != nil {
+		return 0, err
+	}
+	n := partOverhead + len(line)
+	body := len(op.Entity)
+	if op.Type == aztables.TransactionTypeDelete {
+		body = 0
+	}
+	for _, h := range s.opHeaders(op, body) {
+		n += len(h.key) + len(": ") + len(h.value) + len("\r\n")
+	}
+	return n + len("\r\n") + body, nil
+}
+
+type header struct{ key, value string }
+
+// opHeaders lists the header lines aztables writes for op. aztables writes
+// h.Get(k) for each key k: the generated client stores x-ms-version and
+// DataServiceVersion under non-canonical keys, so Get finds nothing and
+// both lines go out with empty values. The values here are what is written.
+func (s *Sizer) opHeaders(op Op, body int) []header {
+	hs := []header{{"DataServiceVersion", ""}, {"x-ms-version", ""}}
+	switch op.Type {
+	case aztables.TransactionTypeDelete:
+		ifMatch := "*"
+		if op.IfMatch != nil {
+			ifMatch = *op.IfMatch
+		}
+		hs = append(hs, header{"If-Match", ifMatch}, header{"Accept", "application/json;odata=minimalmetadata"})
+	case aztables.TransactionTypeAdd:
+		hs = append(hs, header{"Prefer", "return-no-content"}, header{"Accept", "application/json;odata=minimalmetadata"})
+	default:
+		if op.IfMatch != nil {
+			hs = append(hs, header{"If-Match", *op.IfMatch})
+		}
+		hs = append(hs, header{"Accept", "application/json"})
+		if s.cosmos && isMerge(op.Type) {
+			hs = append(hs, header{"X-Http-Method", "MERGE"})
+		}
+	}
+	if op.Type != aztables.TransactionTypeDelete && body > 0 {
+		hs = append(hs, header{"Content-Type", "application/json"}, header{"Content-Length", strconv.Itoa(body)})
+	}
+	return hs
+}
+
+func isMerge(t aztables.TransactionType) bool {
+	return t == aztables.TransactionTypeUpdateMerge || t == aztables.TransactionTypeInsertMerge
+}
+
+// requestLine is "METHOD URL HTTP/1.1\r\n", the URL made with the same calls
+// as aztables' generated client.
+func (s *Sizer) requestLine(op Op) (string, error) {
+	var method, path string
+	format := false
+	keyed := "/{table}(PartitionKey='{partitionKey}',RowKey='{rowKey}')"
+	switch op.Type {
+	case aztables.TransactionTypeDelete:
+		method, path, format = http.MethodDelete, keyed, true
+	case aztables.TransactionTypeAdd:
+		method, path, format = http.MethodPost, "/{table}", true
+	case aztables.TransactionTypeUpdateMerge, aztables.TransactionTypeInsertMerge:
+		method, path = http.MethodPatch, keyed
+		if s.cosmos {
+			method = http.MethodPost
+		}
+	case aztables.TransactionTypeUpdateReplace, aztables.TransactionTypeInsertReplace:
+		method, path = http.MethodPut, keyed
+	default:
+		return "", fmt.Errorf("txwire: unknown transaction type %q", op.Type)
+	}
+	if op.PartitionKey == "" && path == keyed {
+		return "", errors.New("txwire: empty PartitionKey")
+	}
+	path = strings.ReplaceAll(path, "{table}", url.PathEscape(s.table))
+	path = strings.ReplaceAll(path, "{partitionKey}", url.PathEscape(op.PartitionKey))
+	path = strings.ReplaceAll(path, "{rowKey}", url.PathEscape(op.RowKey))
+	req, err := runtime.NewRequest(context.Background(), method, runtime.JoinPaths(s.endpoint, path))
+	if err != nil {
+		return "", fmt.Errorf("txwire: request URL: %w", err)
+	}
+	u := req.Raw().URL
+	q := u.Query()
+	if format {
+		q.Set("$format", "application/json;odata=minimalmetadata")
+	}
+	u.RawQuery = q.Encode()
+	return method + " " + u.String() + " HTTP/1.1\r\n", nil
+}
+
+// Canonical returns entity JSON as aztables sends it: aztables decodes the
+// entity into a map[string]any and the generated client encodes that map
+// again with encoding/json, which sorts the properties, escapes <, > and &,
+// and writes numbers in its own way. Sending the canonical form is
+// equivalent (aztables' round trip leaves it unchanged) and its length is
+// the length that goes on the wire.
+func Canonical(entity []byte) ([]byte, error) {
+	var m map[string]any
+	if err := json.Unmarshal(entity, &m); err != nil {
+		return nil, fmt.Errorf("txwire: entity is not a JSON object: %w", err)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, fmt.Errorf("txwire: entity: %w", err)
+	}
+	return b, nil
+}
+
+// KeysJSON is the entity aztables needs for a Delete: only the keys.
+func KeysJSON(partitionKey, rowKey string) []byte {
+	b, _ := json.Marshal(map[string]string{"PartitionKey": partitionKey, "RowKey": rowKey})
+	return b
+}
+
+// ClientEndpoint returns the endpoint a client builds its request URLs
+// from (with the SAS query when it has one). aztables keeps it unexported,
+// in Client.client.endpoint (v1.4.1); ok is false if that ever changes, and
+// the caller must then fall back to an upper bound (see FallbackEndpoint).
+func ClientEndpoint(c *aztables.Client) (endpoint string, ok bool) {
+	v := reflect.ValueOf(c)
+	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
+		return "", false
+	}
+	v = v.Elem()
+	if v.Kind() != reflect.Struct {
+		return "", false
+	}
+	v = v.FieldByName("client")
+	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
+		return "", false
+	}
+	v = v.Elem()
+	if v.Kind() != reflect.Struct {
+		return "", false
+	}
+	v = v.FieldByName("endpoint")
+	if !v.IsValid() || v.Kind() != reflect.String {
+		return "", false
+	}
+	return v.String(), true
+}
+
+// FallbackEndpoint stands in for an endpoint that ClientEndpoint cannot
+// read: 2 KiB of URL, longer than any account URL with a SAS, so sizes
+// computed with it are upper bounds (by 2 KiB per operation at most, plus
+// 22 bytes for the Cosmos DB merge header, which it includes).
+func FallbackEndpoint() string {
+	return "https://fallback.table.cosmos.invalid/" + strings.Repeat("x", 2048)
+}
