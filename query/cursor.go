@@ -1,0 +1,229 @@
+package query
+
+import (
+	"context"
+	"iter"
+	"sync"
+)
+
+// Page is one response of the service, as Pages yields it.
+type Page[T any] struct {
+	// Entities are the page's entities, in (PartitionKey, RowKey) order. A
+	// page can be short, or empty, while there is more: the service stops a
+	// page at 1,000 entities, at a partition boundary, or after 5 seconds of
+	// work, and a filter that matches nothing in a stretch of the table
+	// gives empty pages that still carry a continuation.
+	Entities []T
+	// Token resumes after this page (Query.Resume); "" when nothing is left.
+	Token string
+}
+
+// tracker is a consumer's position: it advances only when an entity is
+// handed to the caller, never when one is merely fetched.
+type tracker struct {
+	pos    position
+	inPage bool // an entity of the current page was returned
+}
+
+// keep reports whether the entity at k is new: not at or before the
+// position's last returned keys.
+func (t *tracker) keep(k keyPair) bool {
+	a, ok := t.pos.after()
+	return !ok || compareKeys(k, a) > 0
+}
+
+// took records that the entity at k was returned, from a page fetched at
+// from.
+func (t *tracker) took(from position, k keyPair) {
+	pk, rk := k.pk, k.rk
+	t.pos = position{NPK: from.NPK, NRK: from.NRK, AK: &pk, AR: &rk}
+	t.inPage = true
+}
+
+// finish records that a page whose continuation is next was consumed to its
+// end. Entities beyond the
+// page's continuation all sort after everything in the page, so the
+// position becomes the bare continuation, unless nothing of the page was
+// returned (all skipped, or empty): then the skip keys still apply.
+func (t *tracker) finish(next position) {
+	if next.Done {
+		t.pos = position{Done: true}
+		t.inPage = false
+		return
+	}
+	next = position{NPK: next.NPK, NRK: next.NRK}
+	if !t.inPage {
+		next.AK, next.AR = t.pos.AK, t.pos.AR
+	}
+	t.pos = next
+	t.inPage = false
+}
+
+// Cursor is a resumable position in a query. Iterate it with All or Pages;
+// Token tells, at any moment, how to continue after the last entity handed
+// out, in this process or another. A Cursor can be iterated again after a
+// break or an error: it continues where it stopped. Its methods may be
+// called from any goroutine, but iterate it from one at a time.
+type Cursor[T any] struct {
+	p    *plan[T]
+	bind string
+	mu   sync.Mutex
+	tr   tracker
+}
+
+// Resume returns a cursor at the position of token, a string from
+// Cursor.Token or Page.Token of the same query; "" starts at the
+// beginning. PageSize and Limit may differ from the run that made the token.
+// It fails, before any I/O, with the query's own error (an invalid filter,
+// ErrTableScan, ...), ErrInvalidToken, or ErrTokenMismatch when the token
+// belongs to another table, filter or projection.
+func (q Query[T]) Resume(token string) (*Cursor[T], error) {
+	p, err := q.compile(Filter{})
+	if err != nil {
+		return nil, err
+	}
+	c := &Cursor[T]{p: p, bind: binding("tablekit.query/1", q.t.Name(), p.filter, p.selectText())}
+	if token != "" {
+		t, err := decodeToken(token, c.bind)
+		if err != nil {
+			return nil, err
+		}
+		if len(t.Segments) > 0 {
+			return nil, ErrTokenMismatch
+		}
+		c.tr.pos = t.position
+	}
+	return c, nil
+}
+
+// Token returns the position after the last entity handed out (inside the
+// loop body: after the current one), as an opaque string for Resume. It is
+// "" when the query has nothing left. See the package documentation for
+// what a token holds and costs.
+func (c *Cursor[T]) Token() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tokenLocked()
+}
+
+func (c *Cursor[T]) tokenLocked() string {
+	if c.tr.pos.Done {
+		return ""
+	}
+	return encodeToken(tokenJSON{Q: c.bind, position: c.tr.pos})
+}
+
+func (c *Cursor[T]) position() position {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tr.pos
+}
+
+func (c *Cursor[T]) top(returned int) (int, bool) {
+	top := c.p.pageSize
+	if c.p.limit > 0 {
+		rest := c.p.limit - returned
+		if rest <= 0 {
+			return 0, false
+		}
+		top = min(top, rest)
+	}
+	return top, true
+}
+
+// All returns the entities from the cursor's position on, following
+// continuation across pages (short and empty ones included) until the end
+// or the query's Limit. Breaking out of the loop stops fetching: no request
+// is made after the one that produced the current entity. An error is
+// yielded once, with the zero T, and ends the iteration; the cursor's
+// position stays at the last entity returned, so a later All retries from
+// there. Service errors match table's sentinels (table.MapError).
+func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		returned := 0
+		for {
+			pos := c.position()
+			if pos.Done {
+				return
+			}
+			top, ok := c.top(returned)
+			if !ok {
+				return
+			}
+			page, err := c.p.fetch(ctx, pos, top)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			if len(page.items) == 0 {
+				c.mu.Lock()
+				c.tr.finish(page.next)
+				c.mu.Unlock()
+				continue
+			}
+			for i, e := range page.items {
+				// The position moves before the entity is handed out, so
+				// Token inside the loop body, and after a break, is exact.
+				c.mu.Lock()
+				keep := c.tr.keep(page.keys[i])
+				if keep {
+					c.tr.took(page.from, page.keys[i])
+				}
+				if i == len(page.items)-1 {
+					c.tr.finish(page.next)
+				}
+				c.mu.Unlock()
+				if !keep {
+					continue
+				}
+				returned++
+				if !yield(e, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// Pages returns the cursor's entities page by page: each Page as the
+// service returned it (entities already returned before a mid-page token
+// are left out), with the token that resumes after it. Empty pages are
+// yielded too, since their token still advances: a checkpoint after every
+// page never loses progress. Limit cuts the last request, not a page. Errors
+// and breaks behave as in All.
+func (c *Cursor[T]) Pages(ctx context.Context) iter.Seq2[Page[T], error] {
+	return func(yield func(Page[T], error) bool) {
+		returned := 0
+		for {
+			pos := c.position()
+			if pos.Done {
+				return
+			}
+			top, ok := c.top(returned)
+			if !ok {
+				return
+			}
+			page, err := c.p.fetch(ctx, pos, top)
+			if err != nil {
+				yield(Page[T]{}, err)
+				return
+			}
+			out := Page[T]{Entities: make([]T, 0, len(page.items))}
+			c.mu.Lock()
+			for i, e := range page.items {
+				if c.tr.keep(page.keys[i]) {
+					c.tr.took(page.from, page.keys[i])
+					out.Entities = append(out.Entities, e)
+				}
+			}
+			c.tr.finish(page.next)
+			out.Token = c.tokenLocked()
+			c.mu.Unlock()
+			returned += len(out.Entities)
+			if !yield(out, nil) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package query
+
+import (
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// kind is the EDM type of a literal.
+type kind uint8
+
+const (
+	kindNone kind = iota
+	kindString
+	kindBool
+	kindInt32
+	kindInt64
+	kindDouble
+	kindDateTime
+	kindGUID
+	kindBinary
+)
+
+func (k kind) String() string {
+	switch k {
+	case kindString:
+		return "Edm.String"
+	case kindBool:
+		return "Edm.Boolean"
+	case kindInt32:
+		return "Edm.Int32"
+	case kindInt64:
+		return "Edm.Int64"
+	case kindDouble:
+		return "Edm.Double"
+	case kindDateTime:
+		return "Edm.DateTime"
+	case kindGUID:
+		return "Edm.Guid"
+	case kindBinary:
+		return "Edm.Binary"
+	}
+	return "no type"
+}
+
+// Value is a typed OData literal, made by String, Bool, Int32, Int64,
+// Double, DateTime, GUID or Binary. The service compares a property only
+// with a literal of the property's own EDM type (an Int64 property never
+// equals 5, only 5L), so the constructor you pick is the type you compare
+// with. A Value is immutable; an invalid one (a NaN, a string that is not
+// UTF-8) carries its error into every filter made with it. The zero Value is
+// invalid.
+type Value struct {
+	lit  string
+	kind kind
+	str  string // the Go string of a String value, for scope analysis
+	err  error
+}
+
+// String returns the literal as it appears in a filter, e.g. 'O''Brien' or
+// 5L; for an invalid Value it describes the error.
+func (v Value) String() string {
+	if v.err != nil {
+		return "!(" + v.err.Error() + ")"
+	}
+	if v.kind == kindNone {
+		return "!(zero query.Value)"
+	}
+	return v.lit
+}
+
+func invalid(format string, args ...any) Value {
+	return Value{err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidFilter}, args...)...)}
+}
+
+// String is an Edm.String literal: in single quotes, each single quote
+// doubled ('O''Brien'), every other character as it is. s must be valid
+// UTF-8. Control characters are allowed (property values may hold them; keys
+// cannot, so a key compared with one simply matches nothing).
+func String(s string) Value {
+	if !utf8.ValidString(s) {
+		return invalid("string literal is not valid UTF-8")
+	}
+	return Value{lit: table.QuoteString(s), kind: kindString, str: s}
+}
+
+// Bool is an Edm.Boolean literal: true or false.
+func Bool(b bool) Value {
+	return Value{lit: strconv.FormatBool(b), kind: kindBool}
+}
+
+// Int32 is an Edm.Int32 literal, e.g. 42 or -7.
+func Int32(n int32) Value {
+	return Value{lit: strconv.FormatInt(int64(n), 10), kind: kindInt32}
+}
+
+// Int64 is an Edm.Int64 literal with the L suffix the service requires,
+// e.g. 42L. Without the suffix the service would compare with an Int32 and
+// match nothing.
+func Int64(n int64) Value {
+	return Value{lit: strconv.FormatInt(n, 10) + "L", kind: kindInt64}
+}
+
+// Double is an Edm.Double literal, always written with a decimal point and
+// never with an exponent (1.0, 0.000001, 100000000000000000000.0), so the
+// service reads a double even for whole numbers and Azurite's parser, which
+// knows no exponents, reads the same number. NaN and infinities have no
+// literal form: they make an invalid Value.
+func Double(f float64) Value {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return invalid("double literal %v has no OData form", f)
+	}
+	s := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return Value{lit: s, kind: kindDouble}
+}
+
+// dateTimeLayout keeps the service's 100 ns resolution: 7 fractional digits.
+const dateTimeLayout = "2006-01-02T15:04:05.0000000Z"
+
+// DateTime is an Edm.DateTime literal, datetime'2024-01-02T03:04:05.1234567Z':
+// t converted to UTC, with the service's 100 ns resolution (finer digits are
+// truncated). Years outside 0001-9999 cannot be written. Azurite compares
+// DateTime values at millisecond precision only; the service at 100 ns.
+func DateTime(t time.Time) Value {
+	t = t.UTC()
+	if y := t.Year(); y < 1 || y > 9999 {
+		return invalid("datetime literal year %d is outside 0001-9999", y)
+	}
+	return Value{lit: "datetime'" + t.Format(dateTimeLayout) + "'", kind: kindDateTime}
+}
+
+// GUID is an Edm.Guid literal, guid'xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx' in
+// lower case (the form table writes).
+func GUID(g table.GUID) Value {
+	return Value{lit: "guid'" + g.String() + "'", kind: kindGUID}
+}
+
+// Binary is an Edm.Binary literal, X'0a1b...' in hexadecimal.
+func Binary(b []byte) Value {
+	return Value{lit: "X'" + hex.EncodeToString(b) + "'", kind: kindBinary}
+}

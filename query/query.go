@@ -1,0 +1,305 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// MaxPageSize is the service's maximum number of entities per response, and
+// the default PageSize.
+const MaxPageSize = 1000
+
+// ErrTableScan is returned by a query marked NoTableScan whose filter (or
+// one of whose parallel segments) is a table scan. Nothing was sent.
+var ErrTableScan = errors.New("query: table scan refused (NoTableScan)")
+
+// Query is a read of a typed table beyond a single point get: a filter, an
+// optional projection, a page size and an optional limit. It is an immutable
+// value: every method returns a changed copy, so a base query can be shared
+// and refined. Errors in its parts (an invalid filter, a page size out of
+// range) are kept and reported when it runs; nothing panics.
+type Query[T any] struct {
+	t        *table.Table[T]
+	filter   Filter
+	sel      []string
+	selSet   bool
+	pageSize int
+	limit    int
+	strict   bool
+	noScan   bool
+	err      error
+}
+
+// New starts a query over t that matches every entity (a table scan until
+// Where narrows it).
+func New[T any](t *table.Table[T]) Query[T] {
+	q := Query[T]{t: t, pageSize: MaxPageSize}
+	if t == nil {
+		q.err = fmt.Errorf("%w: query: nil table", table.ErrInvalidOptions)
+	}
+	return q
+}
+
+func (q Query[T]) keep(err error) Query[T] {
+	if q.err == nil {
+		q.err = err
+	}
+	return q
+}
+
+// Where narrows the query to entities that also match f: called twice, it
+// is And of both filters.
+func (q Query[T]) Where(f Filter) Query[T] {
+	q.filter = And(q.filter, f)
+	return q
+}
+
+// Select projects on the server ($select): only these properties are sent,
+// which saves bandwidth and decoding; fields of T that are not selected stay
+// zero. PartitionKey and RowKey are always included (positions and
+// continuation need them). Names must be properties of T. Select() with no
+// names fetches the keys only.
+func (q Query[T]) Select(names ...string) Query[T] {
+	q.sel = slices.Clone(names)
+	q.selSet = true
+	return q
+}
+
+// PageSize sets $top, the number of entities asked for per request: 1 to
+// MaxPageSize (the default). It is not a total: see Limit. Small pages mean
+// more round trips; the service may return fewer than asked (and even none)
+// while there is more.
+func (q Query[T]) PageSize(n int) Query[T] {
+	if n < 1 || n > MaxPageSize {
+		return q.keep(fmt.Errorf("%w: query: page size %d is outside 1..%d", table.ErrInvalidOptions, n, MaxPageSize))
+	}
+	q.pageSize = n
+	return q
+}
+
+// Limit stops after n entities in total, across pages, per run (each call
+// of All or Pages on a cursor returns at most n). The last request asks
+// for only the entities still needed, so nothing beyond the limit is
+// fetched. 0 means no limit.
+func (q Query[T]) Limit(n int) Query[T] {
+	if n < 0 {
+		return q.keep(fmt.Errorf("%w: query: negative limit %d", table.ErrInvalidOptions, n))
+	}
+	q.limit = n
+	return q
+}
+
+// CheckProperties makes the query check, before it runs, that every
+// property its filter names is a property of T. Off by default: filtering on
+// a property that T does not map is legitimate (T may be a projection), but
+// with this on a typo is an error instead of an empty result.
+func (q Query[T]) CheckProperties() Query[T] {
+	q.strict = true
+	return q
+}
+
+// NoTableScan makes the query refuse to run (ErrTableScan) if its scope is a
+// table scan, so that code that must stay cheap cannot regress silently.
+// For parallel runs each segment is checked, so a scan split into key-range
+// segments is allowed.
+func (q Query[T]) NoTableScan() Query[T] {
+	q.noScan = true
+	return q
+}
+
+// Filter returns the query's filter (the And of every Where).
+func (q Query[T]) Filter() Filter { return q.filter }
+
+// Scope returns the scope of the query's filter: point, partition, range or
+// table scan. Log it, or use NoTableScan to enforce it.
+func (q Query[T]) Scope() Scope { return q.filter.Scope() }
+
+// All returns the matching entities from the start, following continuation
+// across pages. Use Resume for a cursor whose position can be saved.
+func (q Query[T]) All(ctx context.Context) iter.Seq2[T, error] {
+	c, err := q.Resume("")
+	if err != nil {
+		return errSeq[T](err)
+	}
+	return c.All(ctx)
+}
+
+// Pages returns the matching entities page by page from the start; each
+// Page carries the token that resumes after it.
+func (q Query[T]) Pages(ctx context.Context) iter.Seq2[Page[T], error] {
+	c, err := q.Resume("")
+	if err != nil {
+		return errSeq[Page[T]](err)
+	}
+	return c.Pages(ctx)
+}
+
+func errSeq[V any](err error) iter.Seq2[V, error] {
+	return func(yield func(V, error) bool) {
+		var zero V
+		yield(zero, err)
+	}
+}
+
+// Collect gathers a sequence into a slice. It stops at the first error and
+// returns it with the entities gathered before it. It works for every
+// iterator of this package: Query.All, Cursor.All, ParallelCursor.All.
+func Collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
+	var out []T
+	for v, err := range seq {
+		if err != nil {
+			return out, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// plan is a query compiled for execution: its texts built and checked.
+type plan[T any] struct {
+	t        *table.Table[T]
+	filter   string
+	sel      *string
+	selNames []string
+	point    bool
+	pk, rk   string
+	pageSize int
+	limit    int
+}
+
+// compile builds the query with an extra (segment) filter, checking
+// everything that can be checked without I/O.
+func (q Query[T]) compile(extra Filter) (*plan[T], error) {
+	if q.err != nil {
+		return nil, q.err
+	}
+	f := And(q.filter, extra)
+	text, err := f.Build()
+	if err != nil {
+		return nil, err
+	}
+	if q.strict {
+		var bad []string
+		f.n.properties(func(p Property) {
+			if !q.t.HasProperty(string(p)) && !slices.Contains(bad, string(p)) {
+				bad = append(bad, string(p))
+			}
+		})
+		if len(bad) > 0 {
+			var zero T
+			return nil, fmt.Errorf("%w: not properties of %T (CheckProperties): %s", ErrInvalidFilter, zero, strings.Join(bad, ", "))
+		}
+	}
+	if q.noScan && f.Scope() == ScopeTableScan {
+		return nil, fmt.Errorf("%w: filter %q", ErrTableScan, text)
+	}
+	p := &plan[T]{t: q.t, filter: text, pageSize: q.pageSize, limit: q.limit}
+	if q.selSet {
+		s, err := q.t.SelectList(q.sel)
+		if err != nil {
+			return nil, err
+		}
+		p.sel = &s
+		p.selNames = q.sel
+		if len(p.selNames) == 0 {
+			p.selNames = []string{"PartitionKey"} // keys only, also for a point get
+		}
+	}
+	p.pk, p.rk, p.point = f.point()
+	return p, nil
+}
+
+func (p *plan[T]) selectText() string {
+	if p.sel == nil {
+		return ""
+	}
+	return *p.sel
+}
+
+// rawPage is one response: the entities with their keys, the position it
+// was fetched from and the position after it.
+type rawPage[T any] struct {
+	items []T
+	keys  []keyPair
+	from  position
+	next  position
+}
+
+// fetch makes one request at pos (its service continuation; skipping by key
+// is the caller's job) for at most top entities. top is always >= 1:
+// aztables with Top 0 loops forever on Azurite.
+func (p *plan[T]) fetch(ctx context.Context, pos position, top int) (*rawPage[T], error) {
+	if top < 1 {
+		top = 1
+	}
+	from := position{NPK: pos.NPK, NRK: pos.NRK}
+	if p.point {
+		return p.get(ctx, from, pos)
+	}
+	top32 := int32(min(top, MaxPageSize))
+	opts := &aztables.ListEntitiesOptions{Select: p.sel, Top: &top32, NextPartitionKey: pos.NPK, NextRowKey: pos.NRK}
+	if p.filter != "" {
+		opts.Filter = &p.filter
+	}
+	resp, err := p.t.Client().NewListEntitiesPager(opts).NextPage(ctx)
+	if err != nil {
+		return nil, table.MapError("query", err)
+	}
+	page := &rawPage[T]{from: from, items: make([]T, len(resp.Entities)), keys: make([]keyPair, len(resp.Entities))}
+	for i, raw := range resp.Entities {
+		e, err := p.t.Unmarshal(raw)
+		if err != nil {
+			return nil, err
+		}
+		page.items[i] = e
+		page.keys[i].pk, page.keys[i].rk = p.t.Keys(&e)
+	}
+	npk, nrk := nonEmpty(resp.NextPartitionKey), nonEmpty(resp.NextRowKey)
+	if npk == nil && nrk == nil {
+		page.next = position{Done: true}
+	} else {
+		page.next = position{NPK: npk, NRK: nrk}
+	}
+	return page, nil
+}
+
+func nonEmpty(s *string) *string {
+	if s == nil || *s == "" {
+		return nil
+	}
+	v := *s
+	return &v
+}
+
+// get runs a point query as a GET by key: one request, one page, done.
+func (p *plan[T]) get(ctx context.Context, from, pos position) (*rawPage[T], error) {
+	page := &rawPage[T]{from: from, next: position{Done: true}}
+	if _, seen := pos.after(); seen {
+		return page, nil // the one entity was returned already
+	}
+	if table.ValidateKey(p.pk) != nil || table.ValidateKey(p.rk) != nil {
+		return page, nil // no entity can have such keys
+	}
+	var o *table.GetOptions
+	if p.sel != nil {
+		o = &table.GetOptions{Select: p.selNames}
+	}
+	e, err := p.t.Get(ctx, p.pk, p.rk, o)
+	if errors.Is(err, table.ErrNotFound) {
+		return page, nil
+	}
+	if err != nil {
+		return nil, table.MapError("query", err)
+	}
+	page.items = []T{e}
+	page.keys = []keyPair{{p.pk, p.rk}}
+	return page, nil
+}

@@ -1,0 +1,128 @@
+package query
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Continuation tokens
+//
+// A token is base64url (no padding) of a small JSON object:
+//
+//	{"v":1,"q":"<binding>", <position>}             one query
+//	{"v":1,"q":"<binding>","s":[<position>, ...]}   parallel segments
+//
+// The binding is the first 12 bytes of SHA-256 over a domain tag, the table
+// name, the $filter and the $select of the query (for parallel runs: the base
+// filter and every segment's filter), so a token given to another query is
+// ErrTokenMismatch instead of silently wrong data. PageSize and Limit are not
+// bound: they may change between runs.
+//
+// A position is where to continue:
+//
+//	"p","r"  the service's NextPartitionKey / NextRowKey to send (absent:
+//	         from the beginning; "p" without "r" is a valid service position)
+//	"ak","ar" the keys of the last entity already returned: entities from
+//	         the position up to and including these keys are skipped
+//	"d"      true: nothing is left
+//
+// At a page boundary a position is the service's continuation alone, which
+// needs nothing from the entities' order. In the middle of a page (a break or
+// an error in the loop) it is the continuation the page was fetched with plus
+// the last returned keys: resuming re-reads at most one page and skips, by
+// key, what was returned. That relies on the service returning entities in
+// (PartitionKey, RowKey) order, which Azure Table Storage and Azurite do; it
+// survives inserts and deletes between runs, where a skip count would not.
+// The Cosmos DB Table API does not promise that order: there, resume at page
+// boundaries (Pages, or a Limit) only.
+//
+// Tokens are not encrypted or signed. They contain key values; handing one
+// to a client reveals them. A client that edits a token can only move its
+// position within the same query.
+
+const tokenVersion = 1
+
+type position struct {
+	NPK  *string `json:"p,omitempty"`
+	NRK  *string `json:"r,omitempty"`
+	AK   *string `json:"ak,omitempty"`
+	AR   *string `json:"ar,omitempty"`
+	Done bool    `json:"d,omitempty"`
+}
+
+type tokenJSON struct {
+	V        int        `json:"v"`
+	Q        string     `json:"q"`
+	position            // one query
+	Segments []position `json:"s,omitempty"`
+}
+
+func (p position) after() (keyPair, bool) {
+	if p.AK == nil || p.AR == nil {
+		return keyPair{}, false
+	}
+	return keyPair{*p.AK, *p.AR}, true
+}
+
+func (p position) valid() bool {
+	if p.Done {
+		return p.NPK == nil && p.NRK == nil && p.AK == nil && p.AR == nil
+	}
+	return (p.AK == nil) == (p.AR == nil) && (p.NRK == nil || p.NPK != nil)
+}
+
+func binding(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:%s;", len(p), p)
+	}
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:12])
+}
+
+func encodeToken(t tokenJSON) string {
+	t.V = tokenVersion
+	b, err := json.Marshal(t)
+	if err != nil { // cannot happen: strings and bools only
+		panic("query: encoding token: " + err.Error())
+	}
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeToken(s, bind string) (tokenJSON, error) {
+	var t tokenJSON
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return t, fmt.Errorf("%w: not base64url", ErrInvalidToken)
+	}
+	if err := json.Unmarshal(raw, &t); err != nil {
+		return t, fmt.Errorf("%w: malformed", ErrInvalidToken)
+	}
+	if t.V != tokenVersion {
+		return t, fmt.Errorf("%w: version %d, this library reads version %d", ErrInvalidToken, t.V, tokenVersion)
+	}
+	if t.Q != bind {
+		return t, ErrTokenMismatch
+	}
+	if !t.position.valid() {
+		return t, fmt.Errorf("%w: inconsistent position", ErrInvalidToken)
+	}
+	for _, p := range t.Segments {
+		if !p.valid() {
+			return t, fmt.Errorf("%w: inconsistent segment position", ErrInvalidToken)
+		}
+	}
+	return t, nil
+}
+
+var (
+	// ErrInvalidToken: a continuation token that this package did not make
+	// (truncated, edited, or of a newer format).
+	ErrInvalidToken = errors.New("query: invalid continuation token")
+	// ErrTokenMismatch: a continuation token made by a different query
+	// (another table, filter, projection or set of segments). Resuming it
+	// would return wrong data, so it is refused.
+	ErrTokenMismatch = errors.New("query: continuation token belongs to a different query")
+)
