@@ -28,6 +28,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -151,10 +152,13 @@ func run() error {
 		return nil, nil
 	}
 
-	// One partition query returns all types. Package query yields typed
-	// entities only, so a mixed partition is read with the aztables pager,
-	// which hands over each entity's raw JSON.
-	filter := "PartitionKey eq " + table.QuoteString("Sales")
+	// One partition query returns all types. Package query yields entities
+	// of one Go type, so a mixed partition is read with the aztables pager,
+	// which hands over each entity's raw JSON; query still builds the filter.
+	filter, err := query.Partition("Sales").Build()
+	if err != nil {
+		return err
+	}
 	pager := depts.Client().NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: &filter})
 	var gotDepts, gotEmps, skipped int
 	for pager.More() {

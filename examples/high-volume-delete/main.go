@@ -31,6 +31,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -169,17 +170,14 @@ func listTables(ctx context.Context, svc *table.Service, prefix string) ([]strin
 	return names, nil
 }
 
-// count reads every key of the table (a scan is fine for one small day).
+// count reads every key of the table: a table scan, fine for one small day.
 func count(ctx context.Context, t *table.Table[Login]) (int, error) {
-	sel := "PartitionKey,RowKey"
-	pager := t.Client().NewListEntitiesPager(&aztables.ListEntitiesOptions{Select: &sel})
 	n := 0
-	for pager.More() {
-		page, err := pager.NextPage(ctx)
+	for _, err := range query.New(t).Select().All(ctx) { // keys only
 		if err != nil {
-			return 0, table.MapError("query", err)
+			return 0, err
 		}
-		n += len(page.Entities)
+		n++
 	}
 	return n, nil
 }
