@@ -76,6 +76,8 @@
 //
 // [Policy.OnRetry] is called before each retry with an [Event] (attempt,
 // delay, status, code, error, method, path). [SlogHook] adapts it to
-// log/slog. Neither events nor errors of this package contain query
-// strings, so SAS signatures stay out of logs.
+// log/slog. SAS signatures stay out of errors and logs: the pipeline
+// policy strips the query string from the transport errors it returns,
+// Event.Path never has one, and SlogHook removes query strings from what it
+// logs. (Do returns op's own errors as op made them.)
 package retry

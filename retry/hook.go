@@ -25,6 +25,8 @@ type Event struct {
 	Status int
 	Code   string
 	// Err is the failure: an *azcore.ResponseError or a transport error.
+	// From the pipeline policy, transport errors carry no query string; from
+	// Do, it is op's error as op returned it.
 	Err error
 	// Method and Path identify the request when known (the pipeline policy
 	// always knows). Path never includes the query string, so a SAS

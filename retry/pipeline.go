@@ -1,6 +1,7 @@
 package retry
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -41,6 +42,9 @@ func NewPipelinePolicy(p *Policy) policy.Policy {
 	return &pipelinePolicy{p: resolve(p)}
 }
 
+// errNoResponse reports a pipeline that returned neither response nor error.
+var errNoResponse = errors.New("retry: the pipeline returned no response and no error")
+
 type pipelinePolicy struct {
 	p Policy // resolved, never modified
 }
@@ -66,6 +70,9 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 			return nil, err
 		}
 		resp, err := req.Clone(attemptCtx).Next()
+		if err == nil && resp == nil {
+			return nil, errNoResponse
+		}
 		if err == nil && resp.StatusCode < http.StatusBadRequest {
 			return resp, nil
 		}

@@ -283,8 +283,11 @@ func TestConcurrentAndConnectionReuse(t *testing.T) {
 	if got, want := px.Count("PUT /c"), 640; got != want {
 		t.Errorf("Count: got %d, want %d", got, want)
 	}
-	if got := px.Conns(); got > 64 {
-		t.Errorf("Conns: got %d, want at most 64 (one per concurrent client)", got)
+	// About one connection per concurrent client; net/http may dial a few
+	// extra when a request starts just before another returns its
+	// connection. Without reuse there would be 640.
+	if got := px.Conns(); got < 1 || got > 128 {
+		t.Errorf("Conns: got %d, want between 1 and 128 for 640 requests from 64 clients", got)
 	}
 	px.Reset()
 	if got := px.Count("/c") + px.Conns() + px.Injected(); got != 0 {
