@@ -1,0 +1,9 @@
+//go:build !unix
+
+package benchcodec
+
+import "time"
+
+// CPUTime is not measured on this platform: it is always 0, and reports
+// show no CPU figures.
+func CPUTime() time.Duration { return 0 }

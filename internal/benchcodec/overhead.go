@@ -1,0 +1,290 @@
+package benchcodec
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/internal/azurite"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Bench is one client-overhead benchmark: F is a benchmark function for
+// testing.Benchmark or b.Run, and one of its operations handles PerOp
+// entities.
+type Bench struct {
+	Name  string // "write/typed", "decode/edm", ...
+	Desc  string // what the operation does, for the report
+	PerOp int    // entities per operation
+	F     func(b *testing.B)
+}
+
+// PageSize is the number of entities in the decoded page: the service's
+// maximum per response.
+const PageSize = 1000
+
+// Benchmarks lists the client-overhead benchmarks. Every write sends the same
+// entity through aztables to Service and gets the same answer (204, no echo)
+// unless its name says "echo"; every decode reads the same page, as aztables'
+// pager hands it to the caller.
+func Benchmarks() []Bench {
+	return []Bench{
+		{"write/typed", "tablekit `Table.Add`: typed encode + validation + submit", 1, WriteTyped},
+		{"write/prebuilt", "aztables `AddEntity` with pre-built JSON bytes", 1, WritePrebuilt},
+		{"write/map", "hand-written: map with `@odata.type` annotations + encoding/json + `AddEntity`", 1, WriteMap},
+		{"write/edm", "hand-written: `aztables.EDMEntity` + encoding/json + `AddEntity`", 1, WriteEDM},
+		{"write/map-echo", "hand-written map path with aztables defaults: the service echoes the entity (201)", 1, WriteMapEcho},
+		{"decode/typed", "tablekit `Table.Unmarshal` of each entity of a 1,000-entity page", PageSize, DecodeTyped},
+		{"decode/edm", "`json.Unmarshal` into `aztables.EDMEntity` of each entity of the page", PageSize, DecodeEDM},
+		{"decode/map", "`json.Unmarshal` into `map[string]any` of each entity of the page", PageSize, DecodeMap},
+	}
+}
+
+const benchTable = "bench"
+
+func endpoint() string { return "http://127.0.0.1:10002/" + azurite.Account }
+
+// PlainClient is an aztables client with default options except the
+// transport: what plain aztables code uses.
+func PlainClient(tr policy.Transporter) *aztables.Client {
+	cred, err := aztables.NewSharedKeyCredential(azurite.Account, azurite.Key)
+	if err != nil {
+		panic(err)
+	}
+	opts := &aztables.ClientOptions{}
+	opts.Transport = tr
+	c, err := aztables.NewClientWithSharedKey(endpoint()+"/"+benchTable, cred, opts)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// TypedTable is a tablekit table of Item with default options except the
+// transport.
+func TypedTable(tr policy.Transporter) *table.Table[Item] {
+	svc, err := table.NewServiceWithSharedKey(endpoint(), azurite.Account, azurite.Key, &table.Options{Transport: tr})
+	if err != nil {
+		panic(err)
+	}
+	t, err := table.New[Item](svc, benchTable)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// noEcho asks for no echo, as tablekit does, so that every write path gets
+// the same answer and only the client's work differs.
+func noEcho() context.Context {
+	return policy.WithHTTPHeader(context.Background(), http.Header{"Prefer": {"return-no-content"}})
+}
+
+var (
+	fixtureOnce sync.Once
+	items       []Item
+	prebuilt    [][]byte
+	page        [][]byte
+)
+
+// fixture returns PageSize items, their JSON as tablekit encodes it, and the
+// page's entities as aztables' pager returns them.
+func fixture() ([]Item, [][]byte, [][]byte) {
+	fixtureOnce.Do(func() {
+		items = Items(0, PageSize)
+		t := TypedTable(&Service{})
+		for i := range items {
+			b, err := t.Marshal(items[i])
+			if err != nil {
+				panic(err)
+			}
+			prebuilt = append(prebuilt, b)
+		}
+		var err error
+		page, err = PageEntities(items)
+		if err != nil {
+			panic(err)
+		}
+	})
+	return items, prebuilt, page
+}
+
+// PageBody is the service's answer to a query that returns items: odata
+// metadata, then each entity with its ETag, Timestamp and EDM annotations.
+func PageBody(its []Item) []byte {
+	t := TypedTable(&Service{})
+	b := []byte(`{"odata.metadata":"http://127.0.0.1:10002/devstoreaccount1/$metadata#bench","value":[`)
+	for i := range its {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		e, err := t.Marshal(its[i])
+		if err != nil {
+			panic(err)
+		}
+		b = append(b, `{"odata.etag":`...)
+		b = strconv.AppendQuote(b, etag)
+		b = append(b, `,"Timestamp":"`+timestamp+`",`...)
+		b = append(b, e[1:]...)
+	}
+	return append(b, "]}"...)
+}
+
+// PageEntities returns the entities of PageBody(its) as an aztables pager
+// hands them to its caller (each one re-encoded by aztables).
+func PageEntities(its []Item) ([][]byte, error) {
+	c := PlainClient(&Service{Page: PageBody(its)})
+	p := c.NewListEntitiesPager(nil)
+	resp, err := p.NextPage(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	if len(resp.Entities) != len(its) {
+		return nil, fmt.Errorf("benchcodec: page has %d entities, want %d", len(resp.Entities), len(its))
+	}
+	return resp.Entities, nil
+}
+
+// WriteTyped inserts Items through tablekit's Table.Add.
+func WriteTyped(b *testing.B) {
+	its, _, _ := fixture()
+	t := TypedTable(&Service{})
+	ctx := context.Background()
+	run(b, 1, func(i int) error {
+		_, err := t.Add(ctx, its[i%len(its)], nil)
+		return err
+	})
+}
+
+// WritePrebuilt inserts already encoded entities with aztables' AddEntity.
+func WritePrebuilt(b *testing.B) {
+	_, pre, _ := fixture()
+	c := PlainClient(&Service{})
+	ctx := noEcho()
+	run(b, 1, func(i int) error {
+		_, err := c.AddEntity(ctx, pre[i%len(pre)], nil)
+		return err
+	})
+}
+
+// WriteMap encodes each Item as a map with EDM annotations and
+// encoding/json, and inserts it with AddEntity.
+func WriteMap(b *testing.B) { writeMap(b, noEcho()) }
+
+// WriteMapEcho is WriteMap with aztables' defaults: the service echoes
+// every entity back and aztables decodes the echo.
+func WriteMapEcho(b *testing.B) { writeMap(b, context.Background()) }
+
+func writeMap(b *testing.B, ctx context.Context) {
+	its, _, _ := fixture()
+	c := PlainClient(&Service{})
+	run(b, 1, func(i int) error {
+		body, err := MarshalMap(&its[i%len(its)])
+		if err != nil {
+			return err
+		}
+		_, err = c.AddEntity(ctx, body, nil)
+		return err
+	})
+}
+
+// WriteEDM encodes each Item as an aztables.EDMEntity with encoding/json and
+// inserts it with AddEntity.
+func WriteEDM(b *testing.B) {
+	its, _, _ := fixture()
+	c := PlainClient(&Service{})
+	ctx := noEcho()
+	run(b, 1, func(i int) error {
+		body, err := MarshalEDM(&its[i%len(its)])
+		if err != nil {
+			return err
+		}
+		_, err = c.AddEntity(ctx, body, nil)
+		return err
+	})
+}
+
+// Sink keeps decoded values alive so the compiler cannot drop the work.
+var Sink any
+
+// DecodeTyped decodes a page's entities into Items with Table.Unmarshal.
+func DecodeTyped(b *testing.B) {
+	_, _, pg := fixture()
+	t := TypedTable(&Service{})
+	run(b, len(pg), func(int) error {
+		for _, e := range pg {
+			it, err := t.Unmarshal(e)
+			if err != nil {
+				return err
+			}
+			Sink = it.RowKey
+		}
+		return nil
+	})
+}
+
+// DecodeEDM decodes a page's entities with json.Unmarshal into
+// aztables.EDMEntity, the way aztables' documentation reads entities.
+func DecodeEDM(b *testing.B) {
+	_, _, pg := fixture()
+	run(b, len(pg), func(int) error {
+		for _, e := range pg {
+			var v aztables.EDMEntity
+			if err := json.Unmarshal(e, &v); err != nil {
+				return err
+			}
+			Sink = v.RowKey
+		}
+		return nil
+	})
+}
+
+// DecodeMap decodes a page's entities with json.Unmarshal into a
+// map[string]any.
+func DecodeMap(b *testing.B) {
+	_, _, pg := fixture()
+	run(b, len(pg), func(int) error {
+		for _, e := range pg {
+			var v map[string]any
+			if err := json.Unmarshal(e, &v); err != nil {
+				return err
+			}
+			Sink = v
+		}
+		return nil
+	})
+}
+
+// CPUMetric is the metric every benchmark reports: process CPU time (user
+// and system, all threads, so the garbage collector's work counts) per
+// entity. Wall time per operation hides work done on other cores.
+const CPUMetric = "cpu-ns/entity"
+
+// run times op b.N times and reports CPUMetric, and for operations on more
+// than one entity the wall time per entity too.
+func run(b *testing.B, perOp int, op func(i int) error) {
+	b.ReportAllocs()
+	runtime.GC()
+	b.ResetTimer()
+	cpu0 := CPUTime()
+	for i := 0; i < b.N; i++ {
+		if err := op(i); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu := CPUTime() - cpu0
+	b.StopTimer()
+	n := float64(b.N) * float64(perOp)
+	b.ReportMetric(float64(cpu.Nanoseconds())/n, CPUMetric)
+	if perOp > 1 {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/entity")
+	}
+}
