@@ -18,11 +18,12 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
+	crand "crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
+	"math/rand/v2"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -41,7 +42,7 @@ type Counter struct {
 
 const (
 	writers       = 8
-	incsPerWriter = 25
+	incsPerWriter = 20
 	total         = writers * incsPerWriter
 )
 
@@ -127,8 +128,8 @@ func race(ctx context.Context, t *table.Table[Counter], rk string,
 
 // incrementWithETag is the pattern: read, modify, write back only if the
 // ETag still matches, and start over when it does not. Someone's write wins
-// every round, so the loop always makes progress; under heavy contention
-// add a short random sleep before retrying.
+// every round, so the loop always makes progress; a short random pause
+// before retrying keeps the losers from colliding again at once.
 func incrementWithETag(ctx context.Context, t *table.Table[Counter], rk string) (conflicts int, err error) {
 	for {
 		c, err := t.Get(ctx, "counters", rk, nil)
@@ -139,6 +140,7 @@ func incrementWithETag(ctx context.Context, t *table.Table[Counter], rk string) 
 		_, err = t.Update(ctx, c, table.Replace, c.ETag)
 		if errors.Is(err, table.ErrPreconditionFailed) {
 			conflicts++ // another writer got there first: read again
+			time.Sleep(rand.N(5 * time.Millisecond))
 			continue
 		}
 		return conflicts, err
@@ -170,6 +172,6 @@ func connectionString() string {
 // deleted table's name cannot be reused for 40 seconds or more.
 func uniqueName(prefix string) string {
 	b := make([]byte, 4)
-	rand.Read(b)
+	crand.Read(b)
 	return prefix + hex.EncodeToString(b)
 }
