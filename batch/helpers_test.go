@@ -1,0 +1,157 @@
+package batch_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/table"
+)
+
+// item is the entity of most tests.
+type item struct {
+	PartitionKey string
+	RowKey       string
+	N            int64
+	S            string `table:",omitempty"`
+	T            string `table:",omitempty"`
+	B            []byte `table:",omitempty"`
+	table.Meta
+}
+
+func ctxT(t testing.TB, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// sentBatch is one $batch request as the server received it.
+type sentBatch struct {
+	size int    // body bytes
+	ops  int    // operations in it
+	pk   string // PartitionKey of its first operation
+}
+
+// batchRecorder is a per-call policy that records every $batch request
+// (its real body: read, measured and rewound) and counts all requests.
+type batchRecorder struct {
+	mu      sync.Mutex
+	batches []sentBatch
+	calls   int
+}
+
+func (r *batchRecorder) Do(req *policy.Request) (*http.Response, error) {
+	r.mu.Lock()
+	r.calls++
+	r.mu.Unlock()
+	if strings.HasSuffix(req.Raw().URL.Path, "/$batch") && req.Body() != nil {
+		b, err := io.ReadAll(req.Body())
+		if err != nil {
+			return nil, err
+		}
+		if err := req.RewindBody(); err != nil {
+			return nil, err
+		}
+		sb := sentBatch{size: len(b), ops: bytes.Count(b, []byte("\r\nContent-Type: application/http\r\n"))}
+		if i := bytes.Index(b, []byte("PartitionKey='")); i >= 0 {
+			rest := b[i+len("PartitionKey='"):]
+			if j := bytes.Index(rest, []byte("',RowKey=")); j >= 0 {
+				sb.pk = string(rest[:j])
+			}
+		} else if i := bytes.Index(b, []byte(`"PartitionKey":"`)); i >= 0 {
+			rest := b[i+len(`"PartitionKey":"`):]
+			sb.pk = string(rest[:bytes.IndexByte(rest, '"')])
+		}
+		r.mu.Lock()
+		r.batches = append(r.batches, sb)
+		r.mu.Unlock()
+	}
+	return req.Next()
+}
+
+func (r *batchRecorder) snapshot() (calls int, batches []sentBatch) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls, append([]sentBatch(nil), r.batches...)
+}
+
+// newTable creates a table for the test on Azurite (or through endpoint, a
+// proxy, when not empty) and deletes it at the end. rec, when not nil,
+// records the requests of the returned handle.
+func newTable(t testing.TB, rec *batchRecorder, o *table.Options) *table.Table[item] {
+	t.Helper()
+	env := testenv.Azurite(t)
+	var opts table.Options
+	if o != nil {
+		opts = *o
+	}
+	if rec != nil {
+		opts.Azcore.PerCallPolicies = append([]policy.Policy{rec}, opts.Azcore.PerCallPolicies...)
+	}
+	svc, err := table.NewServiceWithSharedKey(env.Endpoint, env.Account, env.Key, &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.New[item](svc, testenv.TableName(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t, time.Minute)
+	if err := tbl.CreateTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = tbl.DeleteTable(ctx)
+	})
+	return tbl
+}
+
+// readAll reads every entity of the table with aztables' pager.
+func readAll(t testing.TB, tbl *table.Table[item]) map[string]item {
+	t.Helper()
+	ctx := ctxT(t, 2*time.Minute)
+	out := map[string]item{}
+	top := int32(1000)
+	pager := tbl.Client().NewListEntitiesPager(&aztables.ListEntitiesOptions{Top: &top})
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			t.Fatalf("list: %v", err)
+		}
+		for _, raw := range page.Entities {
+			e, err := tbl.Unmarshal(raw)
+			if err != nil {
+				t.Fatalf("unmarshal: %v", err)
+			}
+			out[e.PartitionKey+"/"+e.RowKey] = e
+		}
+	}
+	return out
+}
+
+// same compares what tests write: keys and properties, not Meta.
+func same(a, b item) bool {
+	return a.PartitionKey == b.PartitionKey && a.RowKey == b.RowKey && a.N == b.N && a.S == b.S && a.T == b.T && bytes.Equal(a.B, b.B)
+}
+
+func etagOf(t testing.TB, tbl *table.Table[item], pk, rk string) azcore.ETag {
+	t.Helper()
+	e, err := tbl.Get(ctxT(t, time.Minute), pk, rk, nil)
+	if err != nil {
+		t.Fatalf("get %s/%s: %v", pk, rk, err)
+	}
+	return e.ETag
+}

@@ -1,0 +1,196 @@
+package batch
+
+import (
+	"fmt"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/internal/txwire"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Kind says what an operation does.
+type Kind uint8
+
+const (
+	// Upsert inserts the entity or merges into / replaces an existing one.
+	// It is the zero Kind because it is the safe default for loads: it needs
+	// no ETag and a retried upsert cannot fail because its first attempt
+	// committed.
+	Upsert Kind = iota
+	// Add inserts the entity; the transaction fails with
+	// table.ErrAlreadyExists if it exists.
+	Add
+	// Update changes an existing entity if its ETag matches (or
+	// unconditionally with table.AnyETag).
+	Update
+	// Delete removes an entity if its ETag matches (or unconditionally with
+	// table.AnyETag).
+	Delete
+)
+
+// String returns the Kind's name, e.g. "Upsert".
+func (k Kind) String() string {
+	switch k {
+	case Upsert:
+		return "Upsert"
+	case Add:
+		return "Add"
+	case Update:
+		return "Update"
+	case Delete:
+		return "Delete"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Op is one write in a Transaction or a bulk Write. The zero Kind and Mode
+// make Op{Entity: e} an upsert that replaces: idempotent, and the stored
+// entity is exactly e afterwards.
+type Op[T any] struct {
+	// Kind is what to do; the zero value is Upsert.
+	Kind Kind
+	// Entity is what Add, Upsert and Update write; its PartitionKey and
+	// RowKey say where. Delete uses only its keys, and only when
+	// PartitionKey and RowKey below are empty.
+	Entity T
+	// PartitionKey and RowKey name the entity a Delete removes (so that a
+	// delete needs no entity value). Other kinds take their keys from Entity
+	// and must leave these empty.
+	PartitionKey, RowKey string
+	// Mode is table.Merge or table.Replace for Upsert and Update; the zero
+	// value means table.Replace. Add and Delete must leave it zero.
+	Mode table.Mode
+	// ETag is required by Update and Delete: the ETag you read, for
+	// optimistic concurrency, or table.AnyETag for an unconditional write.
+	// Add and Upsert must leave it empty.
+	ETag azcore.ETag
+}
+
+// encoded is an operation ready for aztables, with its wire size.
+type encoded struct {
+	pk, rk string
+	action aztables.TransactionAction
+	size   int // bytes the operation adds to the request body
+}
+
+// encoder turns operations into aztables actions for one table and
+// measures them as aztables will send them.
+type encoder[T any] struct {
+	t     *table.Table[T]
+	sizer *txwire.Sizer
+}
+
+func newEncoder[T any](t *table.Table[T]) *encoder[T] {
+	ep, ok := txwire.ClientEndpoint(t.Client())
+	if !ok {
+		ep = txwire.FallbackEndpoint() // an upper bound; see txwire
+	}
+	return &encoder[T]{t: t, sizer: txwire.NewSizer(ep, t.Name())}
+}
+
+// keys returns the keys an operation addresses, without validating them.
+func (e *encoder[T]) keys(op *Op[T]) (pk, rk string) {
+	if op.Kind == Delete && (op.PartitionKey != "" || op.RowKey != "") {
+		return op.PartitionKey, op.RowKey
+	}
+	return e.t.Keys(&op.Entity)
+}
+
+// encode validates op and builds its action. Errors match a sentinel of
+// package table (ErrInvalidEntity, ErrInvalidKey, ErrETagRequired,
+// ErrInvalidOptions); the caller adds the index.
+func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
+	var typ aztables.TransactionType
+	switch op.Kind {
+	case Upsert, Update:
+		merge := false
+		switch op.Mode {
+		case 0, table.Replace:
+		case table.Merge:
+			merge = true
+		default:
+			return encoded{}, fmt.Errorf("%w: mode must be table.Merge or table.Replace", table.ErrInvalidOptions)
+		}
+		switch {
+		case op.Kind == Upsert && merge:
+			typ = aztables.TransactionTypeInsertMerge
+		case op.Kind == Upsert:
+			typ = aztables.TransactionTypeInsertReplace
+		case merge:
+			typ = aztables.TransactionTypeUpdateMerge
+		default:
+			typ = aztables.TransactionTypeUpdateReplace
+		}
+	case Add:
+		typ = aztables.TransactionTypeAdd
+		if op.Mode != 0 {
+			return encoded{}, fmt.Errorf("%w: Add takes no mode", table.ErrInvalidOptions)
+		}
+	case Delete:
+		typ = aztables.TransactionTypeDelete
+		if op.Mode != 0 {
+			return encoded{}, fmt.Errorf("%w: Delete takes no mode", table.ErrInvalidOptions)
+		}
+	default:
+		return encoded{}, fmt.Errorf("%w: unknown operation kind %d", table.ErrInvalidOptions, op.Kind)
+	}
+	switch op.Kind {
+	case Update, Delete:
+		if op.ETag == "" {
+			return encoded{}, table.ErrETagRequired
+		}
+	default:
+		if op.ETag != "" {
+			return encoded{}, fmt.Errorf("%w: %s takes no ETag (Update and Delete do)", table.ErrInvalidOptions, op.Kind)
+		}
+	}
+	if op.Kind != Delete && (op.PartitionKey != "" || op.RowKey != "") {
+		return encoded{}, fmt.Errorf("%w: %s takes its keys from Entity; Op.PartitionKey and Op.RowKey are for Delete", table.ErrInvalidOptions, op.Kind)
+	}
+
+	enc := encoded{action: aztables.TransactionAction{ActionType: typ}}
+	var body []byte
+	if op.Kind == Delete {
+		enc.pk, enc.rk = e.keys(op)
+		if err := table.ValidateKey(enc.pk); err != nil {
+			return encoded{}, fmt.Errorf("PartitionKey: %w", err)
+		}
+		if err := table.ValidateKey(enc.rk); err != nil {
+			return encoded{}, fmt.Errorf("RowKey: %w", err)
+		}
+		enc.action.Entity = txwire.KeysJSON(enc.pk, enc.rk)
+	} else {
+		raw, err := e.t.Marshal(op.Entity)
+		if err != nil {
+			return encoded{}, err
+		}
+		if body, err = txwire.Canonical(raw); err != nil {
+			return encoded{}, fmt.Errorf("%w: %w", table.ErrInvalidEntity, err)
+		}
+		enc.pk, enc.rk = e.t.Keys(&op.Entity)
+		enc.action.Entity = body
+	}
+	var ifMatch *string
+	if op.ETag != "" {
+		etag := op.ETag
+		enc.action.IfMatch = &etag
+		s := string(etag)
+		ifMatch = &s
+	}
+	n, err := e.sizer.OpSize(txwire.Op{Type: typ, PartitionKey: enc.pk, RowKey: enc.rk, IfMatch: ifMatch, Entity: body})
+	if err != nil {
+		return encoded{}, fmt.Errorf("%w: %w", table.ErrInvalidKey, err)
+	}
+	enc.size = n
+	return enc, nil
+}
+
+// idempotent reports whether sending op twice has the effect of sending it
+// once with no error: upserts and unconditional updates. A retried Add
+// fails with EntityAlreadyExists, a retried conditional Update with 412 and
+// a retried Delete with 404 when the first attempt committed.
+func idempotent[T any](op *Op[T]) bool {
+	return op.Kind == Upsert || (op.Kind == Update && op.ETag == table.AnyETag)
+}

@@ -1,0 +1,169 @@
+package batch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/internal/txwire"
+	"github.com/tablekit/tablekit/table"
+)
+
+// send submits prepared operations with aztables' SubmitTransaction and
+// reads the reply itself: aztables only reports that something failed.
+func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []Op[T]) ([]Result, error) {
+	actions := make([]aztables.TransactionAction, len(wire))
+	for i := range wire {
+		actions[i] = wire[i].action
+	}
+	var resp *http.Response
+	err := submit(policy.WithCaptureResponse(ctx, &resp), t.Client(), actions)
+	if resp != nil && resp.StatusCode == http.StatusAccepted {
+		return readReply(resp, err, ops)
+	}
+	if err == nil {
+		// aztables accepts 204 too; no service answers a transaction so.
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		return nil, &ReplyError{StatusCode: status, Err: errors.New("no multipart reply")}
+	}
+	if mapped := table.MapError("batch", err); mapped != err {
+		return nil, mapped
+	}
+	return nil, fmt.Errorf("batch: %w", err)
+}
+
+// submit calls SubmitTransaction. aztables v1.4.1 slices the reply without
+// bounds checks while looking for its boundary; a panic there would take
+// the caller down, so it becomes an error (and the captured reply is read
+// by readReply).
+func submit(ctx context.Context, c *aztables.Client, actions []aztables.TransactionAction) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("aztables failed reading the reply: %v", r)
+		}
+	}()
+	_, err = c.SubmitTransaction(ctx, actions, nil)
+	return err
+}
+
+// readReply interprets a 202 reply: per-operation results, or the failure.
+func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]Result, error) {
+	var whole *azcore.ResponseError
+	if !errors.As(aztErr, &whole) || whole.StatusCode != resp.StatusCode {
+		whole = nil
+	}
+	body, err := runtime.Payload(resp)
+	if err != nil {
+		// The body could not be downloaded: a transport failure.
+		return nil, fmt.Errorf("batch: reading the reply: %w", err)
+	}
+	if whole == nil {
+		whole = responseError(resp)
+	}
+	parts, err := txwire.Parse(resp.Header.Get("Content-Type"), body)
+	if err != nil {
+		return nil, &ReplyError{StatusCode: resp.StatusCode, Err: err, Response: whole}
+	}
+	// The failed operation; Cosmos DB answers 424 Failed Dependency for the
+	// operations that were not applied because of it.
+	failed := -1
+	for i, p := range parts {
+		if p.StatusCode < 400 {
+			continue
+		}
+		if failed < 0 || (parts[failed].StatusCode == http.StatusFailedDependency && p.StatusCode != http.StatusFailedDependency) {
+			failed = i
+		}
+	}
+	if failed < 0 {
+		if len(parts) != len(ops) {
+			return nil, &ReplyError{StatusCode: resp.StatusCode, Err: fmt.Errorf("%d responses for %d operations", len(parts), len(ops)), Response: whole}
+		}
+		results := make([]Result, len(parts))
+		for i, p := range parts {
+			etag := azcore.ETag(p.Header.Get("ETag"))
+			results[i] = Result{StatusCode: p.StatusCode, Result: table.Result{ETag: etag, Timestamp: table.TimestampFromETag(etag)}}
+		}
+		return results, nil
+	}
+	return nil, opError(resp, parts, failed, whole, ops)
+}
+
+// opError builds the error for the failed part. The operation's index comes
+// from, in order: the "<index>:" prefix the service (and Azurite) put on the
+// message; the part's position when there is one response per operation
+// (Cosmos DB answers 424 for the others); the Content-ID, which Azurite
+// numbers from 1 (aztables sends none, so the service has none to echo).
+func opError[T any](resp *http.Response, parts []txwire.Part, failed int, whole *azcore.ResponseError, ops []Op[T]) error {
+	p := parts[failed]
+	code, msg := txwire.ServiceError(p.Body)
+	if code == "" {
+		code = p.Header.Get("x-ms-error-code")
+	}
+	msg = txwire.FirstLine(msg)
+	index := -1
+	if i, rest, ok := txwire.SplitIndex(msg); ok {
+		index, msg = i, strings.TrimSpace(rest)
+	} else if len(parts) == len(ops) {
+		index = failed
+	} else if n, err := strconv.Atoi(strings.TrimSpace(p.ContentID)); err == nil {
+		index = n - 1
+	}
+	if index < 0 || index >= len(ops) {
+		index = -1
+	}
+
+	// The operation's response as azcore would have reported it alone.
+	partResp := &http.Response{
+		Status:        p.Status,
+		StatusCode:    p.StatusCode,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        p.Header,
+		Body:          io.NopCloser(bytes.NewReader(p.Body)),
+		ContentLength: int64(len(p.Body)),
+		Request:       resp.Request,
+	}
+	var opResp error
+	if code != "" {
+		opResp = runtime.NewResponseErrorWithErrorCode(partResp, code)
+	} else {
+		opResp = runtime.NewResponseError(partResp)
+	}
+	e := &OpError[T]{
+		Index:      index,
+		StatusCode: p.StatusCode,
+		Code:       code,
+		Message:    msg,
+		Err:        table.MapError("batch", opResp),
+		Response:   whole,
+	}
+	if index >= 0 {
+		e.Op = ops[index]
+	}
+	return e
+}
+
+// responseError makes the *azcore.ResponseError for a reply that aztables
+// did not turn into one.
+func responseError(resp *http.Response) *azcore.ResponseError {
+	var re *azcore.ResponseError
+	if errors.As(runtime.NewResponseError(resp), &re) {
+		return re
+	}
+	return nil
+}

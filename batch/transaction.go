@@ -1,0 +1,175 @@
+package batch
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
+	"github.com/tablekit/tablekit/internal/txwire"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Limits of one transaction (entity group transaction).
+const (
+	// MaxOps is the most operations one transaction may hold.
+	MaxOps = txwire.MaxOps
+	// MaxBodyBytes is the request body limit: a transaction's body must be
+	// smaller than 4 MiB (4,194,304 bytes).
+	MaxBodyBytes = txwire.MaxBody
+)
+
+// Result is the outcome of one operation of a committed transaction.
+type Result struct {
+	// StatusCode is the operation's HTTP status: 204 for writes and
+	// deletes (inserts are sent with Prefer: return-no-content).
+	StatusCode int
+	// ETag and Timestamp of the stored entity; empty for a Delete.
+	table.Result
+}
+
+// Transaction is one atomic entity group transaction on a table: up to 100
+// operations on entities of one partition that the service applies all or
+// none. Build it with Add, Upsert, Update, Delete or Append, then Submit.
+//
+// Every rule of the service is checked as operations are added, before any
+// request: at most 100 operations, one PartitionKey, each RowKey once, a
+// request body under 4 MiB measured on the bytes aztables will send, and
+// each entity valid. The first broken rule is kept and returned by Submit
+// (and Validate) as an [*InvalidError]; adding more operations does not
+// hide it. Entities are encoded when added, so later changes to a value
+// passed in do not affect the transaction.
+//
+// A Transaction is not safe for concurrent use while it is built. Submit
+// does not change it, so a failed transaction can be submitted again.
+type Transaction[T any] struct {
+	enc  *encoder[T]
+	ops  []Op[T]
+	wire []encoded
+	rows map[string]int // RowKey -> index of the operation that has it
+	size int            // request body bytes
+	err  error          // the first broken rule
+}
+
+// New starts an empty transaction on t. It does no I/O.
+func New[T any](t *table.Table[T]) *Transaction[T] {
+	return &Transaction[T]{enc: newEncoder(t), rows: map[string]int{}, size: txwire.Envelope()}
+}
+
+// Add inserts e; the transaction fails with table.ErrAlreadyExists if an
+// entity with e's keys exists.
+func (tx *Transaction[T]) Add(e T) *Transaction[T] {
+	return tx.Append(Op[T]{Kind: Add, Entity: e})
+}
+
+// Upsert inserts e or merges into / replaces the entity with its keys.
+func (tx *Transaction[T]) Upsert(e T, mode table.Mode) *Transaction[T] {
+	return tx.Append(Op[T]{Kind: Upsert, Entity: e, Mode: mode})
+}
+
+// Update merges e into or replaces the existing entity if its ETag is etag
+// (table.AnyETag: whatever it is). The transaction fails with
+// table.ErrPreconditionFailed on a mismatch and table.ErrNotFound when the
+// entity does not exist; an empty etag is table.ErrETagRequired.
+func (tx *Transaction[T]) Update(e T, mode table.Mode, etag azcore.ETag) *Transaction[T] {
+	return tx.Append(Op[T]{Kind: Update, Entity: e, Mode: mode, ETag: etag})
+}
+
+// Delete removes the entity with these keys if its ETag is etag
+// (table.AnyETag: whatever it is). The transaction fails with
+// table.ErrNotFound when there is no such entity.
+func (tx *Transaction[T]) Delete(partitionKey, rowKey string, etag azcore.ETag) *Transaction[T] {
+	return tx.Append(Op[T]{Kind: Delete, PartitionKey: partitionKey, RowKey: rowKey, ETag: etag})
+}
+
+// Append adds operations in order.
+func (tx *Transaction[T]) Append(ops ...Op[T]) *Transaction[T] {
+	for i := range ops {
+		tx.append(ops[i])
+	}
+	return tx
+}
+
+func (tx *Transaction[T]) append(op Op[T]) {
+	i := len(tx.ops)
+	tx.ops = append(tx.ops, op)
+	if tx.err != nil {
+		return
+	}
+	fail := func(err error) { tx.err = &InvalidError{Index: i, Kind: op.Kind, Err: err} }
+	if i >= MaxOps {
+		fail(ErrTooManyOps)
+		return
+	}
+	enc, err := tx.enc.encode(&op)
+	if err != nil {
+		fail(err)
+		return
+	}
+	if i > 0 && enc.pk != tx.wire[0].pk {
+		fail(fmt.Errorf("%w: operation 0 is on another partition", ErrMixedPartitions))
+		return
+	}
+	if j, dup := tx.rows[enc.rk]; dup {
+		fail(fmt.Errorf("%w: operation %d has it too", ErrDuplicateRowKey, j))
+		return
+	}
+	if size := tx.size + enc.size; size >= MaxBodyBytes {
+		fail(fmt.Errorf("%w: the body would have %d bytes (the limit is %d, exclusive)", ErrTooLarge, size, MaxBodyBytes))
+		return
+	}
+	tx.rows[enc.rk] = i
+	tx.size += enc.size
+	tx.wire = append(tx.wire, enc)
+}
+
+// Len is the number of operations added.
+func (tx *Transaction[T]) Len() int { return len(tx.ops) }
+
+// Size is the size in bytes of the request body that Submit would send for
+// the valid operations added so far; it must stay below MaxBodyBytes.
+func (tx *Transaction[T]) Size() int { return tx.size }
+
+// Validate returns the first broken rule as an [*InvalidError], or nil if
+// Submit would send the transaction.
+func (tx *Transaction[T]) Validate() error {
+	if tx.err != nil {
+		return tx.err
+	}
+	if len(tx.ops) == 0 {
+		return &InvalidError{Index: -1, Err: ErrEmpty}
+	}
+	return nil
+}
+
+// Submit sends the transaction and returns one Result per operation, in
+// order. The service applies all operations or none. Errors:
+//   - an [*InvalidError] when a rule is broken; nothing was sent;
+//   - an [*OpError] when the service refused an operation: nothing was
+//     written. It names the operation and matches the table sentinel of
+//     its outcome (table.ErrAlreadyExists, table.ErrPreconditionFailed,
+//     table.ErrNotFound, ...);
+//   - a *table.ServiceError when the service refused the whole request
+//     (table.ErrTableNotFound, table.ErrForbidden, table.ErrTooLarge, ...);
+//   - a [*ReplyError] when the reply could not be read: the outcome is
+//     unknown;
+//   - a transport or context error: the outcome is unknown.
+//
+// Requests are retried by the client's pipeline (table.ClientOptions)
+// when the whole request fails with a retryable status or in transport.
+// A retryable failure of one operation inside the reply (503 ServerBusy,
+// 500 OperationTimedOut) is not visible to the pipeline; it is an OpError
+// that retry.IsRetryable accepts, so
+//
+//	err := retry.Do(ctx, nil, func(ctx context.Context) error { res, err = tx.Submit(ctx); return err })
+//
+// retries both (inside retry.Do the pipeline makes one attempt per call,
+// so attempts do not multiply). Only do that when the transaction is safe
+// to repeat: an Add, a conditional Update or a Delete that committed on a
+// lost response fails on the retry. [Write] handles this for you.
+func (tx *Transaction[T]) Submit(ctx context.Context) ([]Result, error) {
+	if err := tx.Validate(); err != nil {
+		return nil, err
+	}
+	return send(ctx, tx.enc.t, tx.wire, tx.ops)
+}
