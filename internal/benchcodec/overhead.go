@@ -1,19 +1,23 @@
 package benchcodec
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/azurite"
+	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -45,6 +49,9 @@ func Benchmarks() []Bench {
 		{"decode/typed", "tablekit `Table.Unmarshal` of each entity of a 1,000-entity page", PageSize, DecodeTyped},
 		{"decode/edm", "`json.Unmarshal` into `aztables.EDMEntity` of each entity of the page", PageSize, DecodeEDM},
 		{"decode/map", "`json.Unmarshal` into `map[string]any` of each entity of the page", PageSize, DecodeMap},
+		{"page/pager", "aztables pager: `NextPage` of a 1,000-entity page, no decoding by the caller", PageSize, PagePager},
+		{"page/pager-struct", "aztables pager + `json.Unmarshal` of each entity into a struct (the plain scans' path)", PageSize, PagePagerStruct},
+		{"page/query", "tablekit `query.New(t).All` over the page (typed)", PageSize, PageQuery},
 	}
 }
 
@@ -99,7 +106,11 @@ var (
 // page's entities as aztables' pager returns them.
 func fixture() ([]Item, [][]byte, [][]byte) {
 	fixtureOnce.Do(func() {
+		// A page comes in key order, as the service returns every query.
 		items = Items(0, PageSize)
+		slices.SortFunc(items, func(a, b Item) int {
+			return cmp.Or(cmp.Compare(a.PartitionKey, b.PartitionKey), cmp.Compare(a.RowKey, b.RowKey))
+		})
 		t := TypedTable(&Service{})
 		for i := range items {
 			b, err := t.Marshal(items[i])
@@ -261,6 +272,87 @@ func DecodeMap(b *testing.B) {
 		}
 		return nil
 	})
+}
+
+// PagePager fetches a 1,000-entity page through an aztables pager: the
+// response is decoded into maps and each entity re-encoded to JSON before
+// the caller sees it.
+func PagePager(b *testing.B) { pagePager(b, nil) }
+
+// PagePagerStruct is PagePager plus json.Unmarshal of each entity into a
+// struct, as the plain scans of internal/cmd/bench read them.
+func PagePagerStruct(b *testing.B) {
+	pagePager(b, func(e []byte) error {
+		var v PlainItem
+		if err := json.Unmarshal(e, &v); err != nil {
+			return err
+		}
+		Sink = v.RowKey
+		return nil
+	})
+}
+
+func pagePager(b *testing.B, decode func([]byte) error) {
+	its, _, _ := fixture()
+	c := PlainClient(&Service{Page: PageBody(its)})
+	ctx := context.Background()
+	run(b, len(its), func(int) error {
+		resp, err := c.NewListEntitiesPager(nil).NextPage(ctx)
+		if err != nil {
+			return err
+		}
+		if len(resp.Entities) != len(its) {
+			return fmt.Errorf("%d entities", len(resp.Entities))
+		}
+		if decode != nil {
+			for _, e := range resp.Entities {
+				if err := decode(e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// PageQuery reads the page with tablekit's sequential iterator.
+func PageQuery(b *testing.B) {
+	its, _, _ := fixture()
+	t := TypedTable(&Service{Page: PageBody(its)})
+	ctx := context.Background()
+	run(b, len(its), func(int) error {
+		n := 0
+		for it, err := range query.New(t).All(ctx) {
+			if err != nil {
+				return err
+			}
+			Sink = it.RowKey
+			n++
+		}
+		if n != len(its) {
+			return fmt.Errorf("%d entities", n)
+		}
+		return nil
+	})
+}
+
+// PlainItem is how hand-written aztables code reads the entity: a struct
+// for encoding/json (Int64 values arrive as strings, hence ",string").
+type PlainItem struct {
+	PartitionKey string
+	RowKey       string
+	Timestamp    time.Time
+	ETag         string `json:"odata.etag"`
+	Customer     string
+	Status       string
+	Quantity     int32
+	Total        float64
+	Version      int64 `json:",string"`
+	Gift         bool
+	Created      time.Time
+	Ref          string
+	Address      string
+	Description  string
 }
 
 // CPUMetric is the metric every benchmark reports: process CPU time (user

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/internal/azurite"
+	"github.com/tablekit/tablekit/internal/benchcodec"
+	"github.com/tablekit/tablekit/internal/faults"
+)
+
+// config is the size of a run.
+type config struct {
+	quick  bool
+	rounds int
+
+	entities     int // bulk insert and scan: 50,000 entities
+	seqSample    int // sequential AddEntity locally: a smaller fixed sample
+	seqSampleLat int // ... and at 20 ms
+	parSample    int // 16 goroutines of AddEntity locally
+	parSampleLat int // ... and at 20 ms
+	parWorkers   int
+	txnOps       int
+	txnWorkers   int
+
+	latency     time.Duration // a client in another region
+	latencyHigh time.Duration // a client far away
+
+	scanParallel int // parallel scan: requests in flight
+
+	connWorkers  int
+	connRequests int
+
+	bytesInserts int // inserts per side for bytes received
+
+	overheadRounds int           // client-overhead benchmark repetitions
+	benchTime      time.Duration // testing.Benchmark time per benchmark
+
+	scenarioTimeout time.Duration // bound on one timed run
+
+	only map[string]bool // run only these steps (nil: all), for development
+}
+
+func fullConfig() config {
+	return config{
+		rounds:          3,
+		entities:        50_000,
+		seqSample:       2_000,
+		seqSampleLat:    300,
+		parSample:       10_000,
+		parSampleLat:    3_000,
+		parWorkers:      16,
+		txnOps:          100,
+		txnWorkers:      4,
+		latency:         20 * time.Millisecond,
+		latencyHigh:     100 * time.Millisecond,
+		scanParallel:    16,
+		connWorkers:     64,
+		connRequests:    2_000,
+		bytesInserts:    500,
+		overheadRounds:  5,
+		benchTime:       time.Second,
+		scenarioTimeout: 3 * time.Minute,
+	}
+}
+
+// quickConfig is a smoke run: every scenario, tiny counts, one round.
+func quickConfig() config {
+	c := fullConfig()
+	c.quick = true
+	c.rounds = 1
+	c.entities = 1_000
+	c.seqSample, c.seqSampleLat = 100, 10
+	c.parSample, c.parSampleLat = 200, 50
+	c.connRequests = 200
+	c.bytesInserts = 20
+	c.overheadRounds = 1
+	c.benchTime = 20 * time.Millisecond
+	c.scenarioTimeout = time.Minute
+	return c
+}
+
+// bench is one run: the emulator, the latency proxy in front of it, the data
+// and the samples taken.
+type bench struct {
+	cfg    config
+	direct string        // Azurite's endpoint
+	px     *faults.Proxy // latency proxy in front of Azurite
+	via    string        // the proxy's endpoint
+	m      meter
+	log    func(format string, args ...any)
+	items  []benchcodec.Item
+	tables atomic.Int64
+	prefix string
+
+	res map[string][]sample
+}
+
+func (b *bench) record(key string, s sample) {
+	b.res[key] = append(b.res[key], s)
+	extra := ""
+	if s.bytes > 0 {
+		extra += fmt.Sprintf(", %d bytes in", s.bytes)
+	}
+	if s.conns > 0 {
+		extra += fmt.Sprintf(", %d new conns", s.conns)
+	}
+	b.log("%-28s %8d in %7.2fs: %9.0f/s, client CPU %6.1f µs/entity%s", key, s.n, s.wall.Seconds(), s.rate(), s.perEntity(s.cpu), extra)
+}
+
+// tableName returns a new table name for this run.
+func (b *bench) tableName(kind string) string {
+	return fmt.Sprintf("%s%s%d", kind, b.prefix, b.tables.Add(1))
+}
+
+func newPrefix() string {
+	var r [3]byte
+	_, _ = rand.Read(r[:])
+	return "x" + hex.EncodeToString(r[:])
+}
+
+func (b *bench) createTable(ctx context.Context, name string) error {
+	c, err := plainClient(b.direct, name, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := c.CreateTable(ctx, nil); err != nil {
+		return fmt.Errorf("create table %s: %w", name, err)
+	}
+	return nil
+}
+
+// deleteTable drops a table so that Azurite's memory stays flat.
+func (b *bench) deleteTable(ctx context.Context, name string) error {
+	c, err := plainClient(b.direct, name, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := c.Delete(ctx, nil); err != nil {
+		return fmt.Errorf("delete table %s: %w", name, err)
+	}
+	return nil
+}
+
+// verifyCount checks that the table holds want entities, so that no
+// scenario is fast because it lost writes.
+func (b *bench) verifyCount(ctx context.Context, name string, want int) error {
+	c, err := plainClient(b.direct, name, nil)
+	if err != nil {
+		return err
+	}
+	sel := "RowKey"
+	p := c.NewListEntitiesPager(&aztables.ListEntitiesOptions{Select: &sel})
+	n := 0
+	for p.More() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("count %s: %w", name, err)
+		}
+		n += len(page.Entities)
+	}
+	if n != want {
+		return fmt.Errorf("table %s holds %d entities, want %d", name, n, want)
+	}
+	return nil
+}
+
+// run takes every measurement against the Azurite at endpoint and returns
+// the report.
+func run(ctx context.Context, cfg config, endpoint string, logf func(string, ...any)) (*Report, error) {
+	endpoint = strings.TrimSuffix(endpoint, "/")
+	base, ok := strings.CutSuffix(endpoint, "/"+azurite.Account)
+	if !ok {
+		return nil, fmt.Errorf("endpoint %q is not an Azurite path-style endpoint", endpoint)
+	}
+	px, err := faults.Start(base)
+	if err != nil {
+		return nil, err
+	}
+	defer px.Close()
+	b := &bench{
+		cfg:    cfg,
+		direct: endpoint,
+		px:     px,
+		via:    px.Endpoint(azurite.Account),
+		log:    logf,
+		prefix: newPrefix(),
+		res:    map[string][]sample{},
+	}
+	if port := portOf(base); port > 0 {
+		b.m.srv = findAzurite(port)
+	}
+	env := collectEnv(cfg)
+	start := time.Now()
+	b.items = benchcodec.Items(0, cfg.entities)
+
+	over := map[string][]overheadObs{}
+	steps := []struct {
+		name string
+		run  func() error
+	}{
+		{"overhead", func() (err error) { over, err = b.runOverhead(); return err }},
+		{"inserts", func() error { return b.runInserts(ctx, "local", 0) }},
+		{"inserts-latency", func() error { return b.runInserts(ctx, "lat", cfg.latency) }},
+		{"scans", func() error { return b.runScans(ctx) }},
+		{"conns", func() error { return b.runConns(ctx) }},
+		{"bytes", func() error { return b.runInsertBytes(ctx) }},
+	}
+	for _, st := range steps {
+		if cfg.only != nil && !cfg.only[st.name] {
+			continue
+		}
+		logf("== %s", st.name)
+		if err := st.run(); err != nil {
+			return nil, err
+		}
+	}
+	env.finish(time.Since(start))
+	return b.report(env, over), nil
+}
+
+func portOf(base string) int {
+	i := strings.LastIndexByte(base, ':')
+	if i < 0 {
+		return 0
+	}
+	var p int
+	_, _ = fmt.Sscanf(base[i+1:], "%d", &p)
+	return p
+}
