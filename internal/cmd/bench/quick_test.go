@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/internal/testenv"
+)
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
+
+// tinyConfig is quick mode cut down further, so that the whole program runs
+// against Azurite in seconds, also under the race detector.
+func tinyConfig() config {
+	c := quickConfig()
+	c.entities = 200
+	c.seqSample, c.seqSampleLat = 20, 5
+	c.parSample, c.parSampleLat = 40, 16
+	c.connRequests = 128
+	c.bytesInserts = 10
+	c.benchTime = time.Millisecond
+	return c
+}
+
+// TestQuickRun runs every scenario once, tiny, against Azurite and checks
+// that the report has every section and a verdict for every target.
+func TestQuickRun(t *testing.T) {
+	env := testenv.Azurite(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := run(ctx, tinyConfig(), env.Endpoint, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{
+		"## Environment", "## Targets", "## Bulk insert", "## Scan", "## Connections under parallel load",
+		"## Bytes received per insert", "## Client overhead without a server", "## Why Azurite caps",
+		"tablekit bulk writer", "tablekit parallel segmented query", "hand-written errgroup fan-out",
+		"Quick smoke run",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(md, "NaN") {
+		t.Error("NaN in the report")
+	}
+	for _, tg := range rep.Targets {
+		if tg.Status == NotMeasured {
+			t.Errorf("target %q not measured", tg.Name)
+		}
+	}
+	if t.Failed() {
+		t.Log(md)
+	}
+}
