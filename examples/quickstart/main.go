@@ -1,0 +1,285 @@
+// Quickstart: a tour of tablekit against a local Azurite (or a real account).
+//
+//	make demo
+//	# or: go run ./internal/cmd/withazurite -- go run ./examples/quickstart
+//	# or: TABLEKIT_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...' go run ./examples/quickstart
+//
+// It stores Go structs as entities, reads one back by key, updates it safely
+// when someone else changed it meanwhile (ETags), lists a partition, writes
+// several entities in one atomic transaction, and hands out a read-only link
+// (SAS) that cannot write. Each step checks its result; the program exits
+// non-zero if one does not hold, and deletes its table either way.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/query"
+	"github.com/tablekit/tablekit/sas"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Order is an entity: a Go struct. PartitionKey and RowKey are its keys;
+// entities with the same PartitionKey can be queried and written together.
+// table.Meta receives the ETag (version) and Timestamp of what was read.
+type Order struct {
+	PartitionKey string // the customer
+	RowKey       string // the order number, zero-padded so it sorts
+	Item         string
+	Quantity     int32
+	Total        float64
+	Placed       time.Time
+	table.Meta
+}
+
+func main() {
+	log.SetFlags(0)
+	log.SetPrefix("quickstart: ")
+	if err := run(); err != nil {
+		log.Fatalf("FAIL: %v", err)
+	}
+}
+
+func run() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	// 1. Connect and create a table.
+	cs := connectionString()
+	svc, err := table.NewService(cs, nil)
+	if err != nil {
+		return err
+	}
+	orders, err := table.New[Order](svc, uniqueName("quickstart"))
+	if err != nil {
+		return err
+	}
+	if err := orders.CreateTable(ctx); err != nil {
+		return err
+	}
+	defer orders.DeleteTable(context.WithoutCancel(ctx))
+	fmt.Printf("1. Connected to %s and created table %s\n", svc.Endpoint(), orders.Name())
+
+	// 2. Insert entities and read one back by its keys (a point read, the
+	// cheapest read there is).
+	now := time.Now().UTC().Truncate(time.Second)
+	for i, item := range []string{"coffee", "tea", "cocoa"} {
+		o := Order{PartitionKey: "alice", RowKey: table.PadUint(uint64(i+1), 6), Item: item, Quantity: 1, Total: 4.5, Placed: now}
+		if _, err := orders.Add(ctx, o, nil); err != nil {
+			return err
+		}
+	}
+	o, err := orders.Get(ctx, "alice", "000001", nil)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("2. Added 3 orders for alice; read back alice/000001: %d x %s, %.2f\n", o.Quantity, o.Item, o.Total)
+	if o.Item != "coffee" || !o.Placed.Equal(now) {
+		return fmt.Errorf("read back %+v", o)
+	}
+
+	// 3. Optimistic concurrency. Two people edit the same order; each
+	// update carries the ETag it read, so the second one cannot silently
+	// overwrite the first.
+	mine, err := orders.Get(ctx, "alice", "000001", nil)
+	if err != nil {
+		return err
+	}
+	theirs, err := orders.Get(ctx, "alice", "000001", nil)
+	if err != nil {
+		return err
+	}
+	theirs.Quantity = 2
+	if _, err := orders.Update(ctx, theirs, table.Replace, theirs.ETag); err != nil {
+		return err
+	}
+	mine.Total = 5.0
+	_, err = orders.Update(ctx, mine, table.Replace, mine.ETag)
+	if !errors.Is(err, table.ErrPreconditionFailed) {
+		return fmt.Errorf("stale update: got %v, want table.ErrPreconditionFailed", err)
+	}
+	fmt.Println("3. A stale update was refused (ETag mismatch: someone changed the order first)")
+	// Recover: read the current version, apply the change again, retry.
+	mine, err = orders.Get(ctx, "alice", "000001", nil)
+	if err != nil {
+		return err
+	}
+	mine.Total = 5.0
+	if _, err := orders.Update(ctx, mine, table.Replace, mine.ETag); err != nil {
+		return err
+	}
+	if o, err = orders.Get(ctx, "alice", "000001", nil); err != nil {
+		return err
+	}
+	fmt.Printf("   Re-read and retried: both changes kept (quantity %d, total %.2f)\n", o.Quantity, o.Total)
+	if o.Quantity != 2 || o.Total != 5.0 {
+		return fmt.Errorf("after recovery: quantity %d, total %.2f; want 2, 5.00", o.Quantity, o.Total)
+	}
+
+	// 4. Query one partition: every order of alice, in RowKey order.
+	list, err := query.Collect(query.New(orders).Where(query.Partition("alice")).All(ctx))
+	if err != nil {
+		return err
+	}
+	var items []string
+	for _, o := range list {
+		items = append(items, o.Item)
+	}
+	fmt.Printf("4. Partition query for alice: %s\n", strings.Join(items, ", "))
+	if len(list) != 3 {
+		return fmt.Errorf("partition query: %d orders, want 3", len(list))
+	}
+
+	// 5. A transaction: several writes to one partition, all or nothing.
+	tx := batch.New(orders)
+	for i, item := range []string{"bagel", "muffin", "scone"} {
+		tx.Add(Order{PartitionKey: "bob", RowKey: table.PadUint(uint64(i+1), 6), Item: item, Quantity: 1, Total: 3, Placed: now})
+	}
+	if _, err := tx.Submit(ctx); err != nil {
+		return err
+	}
+	// Submitting it again fails (the orders exist), and writes nothing.
+	tx2 := batch.New(orders).
+		Add(Order{PartitionKey: "bob", RowKey: "000004", Item: "toast", Placed: now}).
+		Add(Order{PartitionKey: "bob", RowKey: "000001", Item: "duplicate", Placed: now})
+	_, err = tx2.Submit(ctx)
+	bobs, qerr := query.Collect(query.New(orders).Where(query.Partition("bob")).All(ctx))
+	if qerr != nil {
+		return qerr
+	}
+	fmt.Printf("5. Transaction wrote 3 orders for bob; a second one with a duplicate was refused whole: bob has %d orders\n", len(bobs))
+	if !errors.Is(err, table.ErrAlreadyExists) || len(bobs) != 3 {
+		return fmt.Errorf("failed transaction: err %v, bob has %d orders; want ErrAlreadyExists and 3", err, len(bobs))
+	}
+
+	// 6. A read-only link for someone else: a SAS for this table, valid for
+	// 15 minutes. Its holder can read but not write, and never sees the key.
+	link, err := readOnlySAS(cs, svc.Endpoint(), orders.Name())
+	if err != nil {
+		return err
+	}
+	p, err := sas.Parse(link) // to print; its String() hides the signature
+	if err != nil {
+		return err
+	}
+	viewer, err := table.NewFromSASURL[Order](link, nil)
+	if err != nil {
+		return err
+	}
+	seen, err := viewer.Get(ctx, "bob", "000002", nil)
+	if err != nil {
+		return err
+	}
+	_, werr := viewer.Add(ctx, Order{PartitionKey: "bob", RowKey: "000009", Item: "free lunch", Placed: now}, nil)
+	if !errors.Is(werr, table.ErrForbidden) {
+		return fmt.Errorf("write with a read-only SAS: got %v, want table.ErrForbidden", werr)
+	}
+	fmt.Printf("6. Read-only SAS link (permissions %q, expires %s UTC): it reads bob's %s; its write is refused (403)\n",
+		p.Permissions, p.Expiry.Format("15:04"), seen.Item)
+
+	// 7. Delete an entity (with its ETag: only if nobody changed it since).
+	if o, err = orders.Get(ctx, "alice", "000003", nil); err != nil {
+		return err
+	}
+	if err := orders.Delete(ctx, "alice", "000003", o.ETag); err != nil {
+		return err
+	}
+	if _, err := orders.Get(ctx, "alice", "000003", nil); !errors.Is(err, table.ErrNotFound) {
+		return fmt.Errorf("deleted order still readable: %v", err)
+	}
+	fmt.Println("7. Deleted alice/000003; reading it now gives table.ErrNotFound")
+	fmt.Println("Done. The table is deleted on exit. Next: the other programs in examples/.")
+	return nil
+}
+
+// readOnlySAS signs a read-only table SAS with the account key from the
+// connection string. Only the issuer needs the key.
+func readOnlySAS(cs, endpoint, tableName string) (string, error) {
+	account, key, err := accountKey(cs)
+	if err != nil {
+		return "", err
+	}
+	cred, err := sas.NewCredential(account, key)
+	if err != nil {
+		return "", err
+	}
+	protocol := sas.HTTPSOnly
+	if isLoopback(endpoint) {
+		protocol = sas.HTTPSAndHTTP // Azurite serves plain http; never for a real account
+	}
+	token, err := sas.TableSignature{
+		Table:       tableName,
+		Permissions: sas.Read,
+		Expiry:      time.Now().Add(15 * time.Minute),
+		Protocol:    protocol,
+	}.Sign(cred)
+	if err != nil {
+		return "", err
+	}
+	return sas.TableURL(endpoint, tableName, token)
+}
+
+// Azurite's well-known development account (public, not a secret).
+const (
+	devAccount = "devstoreaccount1"
+	devKey     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+)
+
+// accountKey reads AccountName and AccountKey from a connection string.
+// Errors never include the string: it holds the key.
+func accountKey(cs string) (account, key string, err error) {
+	for part := range strings.SplitSeq(cs, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch strings.ToLower(k) {
+		case "usedevelopmentstorage":
+			if strings.EqualFold(v, "true") {
+				return devAccount, devKey, nil
+			}
+		case "accountname":
+			account = v
+		case "accountkey":
+			key = v
+		}
+	}
+	if account == "" || key == "" {
+		return "", "", errors.New("signing a SAS needs AccountName and AccountKey in the connection string")
+	}
+	return account, key, nil
+}
+
+func isLoopback(endpoint string) bool {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(u.Hostname())
+	return u.Hostname() == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
+// connectionString returns TABLEKIT_CONNECTION_STRING, or the local Azurite
+// development account when it is not set.
+func connectionString() string {
+	if cs := os.Getenv("TABLEKIT_CONNECTION_STRING"); cs != "" {
+		return cs
+	}
+	return "UseDevelopmentStorage=true"
+}
+
+// uniqueName returns prefix plus random hex: a fresh table per run, because a
+// deleted table's name cannot be reused for 40 seconds or more.
+func uniqueName(prefix string) string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
