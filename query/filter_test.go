@@ -363,7 +363,7 @@ func TestSegmentsUnit(t *testing.T) {
 		t.Errorf("ShardSegments(3) = %q, %v; want %q", got, err, want)
 	}
 	for name, segs := range map[string][]Segment{
-		"duplicate partition": PartitionSegments("a", "b", "a"),
+		"duplicate partition":   PartitionSegments("a", "b", "a"),
 		"bounds not increasing": RangeSegments("b", "b"),
 		"bounds decreasing":     RangeSegments("c", "b"),
 		"prefix overlap":        PrefixSegments("ab", "a"),

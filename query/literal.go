@@ -63,8 +63,9 @@ type Value struct {
 	err  error
 }
 
-// String returns the literal as it appears in a filter, e.g. 'O''Brien' or
-// 5L; for an invalid Value it describes the error.
+// String returns the literal as it appears in a filter, for example 5L or
+// datetime'2024-01-02T03:04:05.0000000Z'; for an invalid Value it describes
+// the error.
 func (v Value) String() string {
 	if v.err != nil {
 		return "!(" + v.err.Error() + ")"
@@ -79,8 +80,12 @@ func invalid(format string, args ...any) Value {
 	return Value{err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidFilter}, args...)...)}
 }
 
-// String is an Edm.String literal: in single quotes, each single quote
-// doubled ('O''Brien'), every other character as it is. s must be valid
+// String is an Edm.String literal: in single quotes, with each single quote
+// inside doubled and every other character as it is, so O'Brien becomes
+//
+//	'O''Brien'
+//
+// and no value can end the literal early. s must be valid
 // UTF-8. Control characters are allowed (property values may hold them; keys
 // cannot, so a key compared with one simply matches nothing).
 func String(s string) Value {

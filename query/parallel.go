@@ -111,11 +111,14 @@ type ParallelOptions struct {
 	Parallelism int
 	// Ordered returns the entities in (PartitionKey, RowKey) order across
 	// all segments, by a k-way merge of the segments' streams (each is in
-	// that order, as the service returns every query). The merge can only
-	// hand out an entity once every unfinished segment has fetched its next
-	// page, so it holds a page per segment and a slow segment delays all:
-	// use it when order matters, not for throughput. Unordered (the default)
-	// streams entities as pages arrive.
+	// that order, as the service returns every query; segments that do not
+	// overlap make the merge exact, overlapping ones would repeat entities
+	// in either mode). The merge can only hand out an entity once every
+	// unfinished segment has fetched its next page, so it holds a page per
+	// segment, and a slow segment delays all of them. With key-range
+	// segments the merge drains them one after the other while the others
+	// read ahead within the run's budget. Unordered (the default) streams
+	// entities as pages arrive: use it when order does not matter.
 	Ordered bool
 	// Resume is a token from ParallelCursor.Token of the same query and
 	// segments: each segment continues where it stopped. "" starts at the
@@ -275,8 +278,11 @@ type run[T any] struct {
 	failed   error
 }
 
-// maxQueued is the number of pages fetched ahead per segment.
-const maxQueued = 2
+// readAhead is how many pages per request in flight a run may hold before
+// the caller takes them: the run holds at most about readAhead x
+// Parallelism x PageSize entities (plus, when Ordered, one page per segment,
+// which the merge needs).
+const readAhead = 2
 
 func (r *run[T]) launch(i, top int) {
 	s := &r.segs[i]
@@ -310,24 +316,27 @@ func (r *run[T]) topFor() int {
 }
 
 // schedule starts requests up to the parallelism: first for segments with
-// nothing queued (the merge waits on them), then read-ahead for the others.
+// nothing queued (the merge waits on them), then read-ahead for the others,
+// while what is held stays within the read-ahead budget.
 func (r *run[T]) schedule() {
 	c := r.c
+	budget := readAhead * c.par * c.plans[0].pageSize
 	for pass := range 2 {
 		for i := range r.segs {
 			if r.inflight >= c.par {
 				return
 			}
 			s := &r.segs[i]
-			if s.inflight || s.fetchPos.Done || len(s.queue) >= maxQueued || (pass == 0) != (len(s.queue) == 0) {
+			if s.inflight || s.fetchPos.Done || (pass == 0) != (len(s.queue) == 0) {
 				continue
 			}
-			if !c.ordered && r.buffered > 2*c.par*c.plans[0].pageSize {
+			needed := c.ordered && len(s.queue) == 0
+			if !needed && r.buffered+r.asked >= budget {
 				return // plenty is waiting for the caller
 			}
 			top := r.topFor()
 			if top < 1 {
-				return // the limit is covered by what is buffered or asked for
+				return // the limit is covered by what is held or asked for
 			}
 			r.launch(i, top)
 		}
