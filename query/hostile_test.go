@@ -128,7 +128,9 @@ func TestLiteralTypes(t *testing.T) {
 	svc := newService(t, "", nil)
 	tbl := newTable[lit](t, svc)
 	gid := func(b byte) table.GUID { return table.GUID{15: b, 0: 0xab} }
-	at := func(i int) time.Time { return baseTime.Add(time.Duration(i)*7*time.Millisecond + 1234500*time.Nanosecond) }
+	at := func(i int) time.Time {
+		return baseTime.Add(time.Duration(i)*7*time.Millisecond + 1234500*time.Nanosecond)
+	}
 	ents := []lit{
 		{N: math.MinInt32, Big: math.MinInt64, F: -1.5, B: true, Bin: []byte{0}, S: "a"},
 		{N: -1, Big: -1, F: 0, B: false, Bin: []byte{1, 2}, S: "b"},

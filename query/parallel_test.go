@@ -157,10 +157,19 @@ func testParallel(t *testing.T, tbl *table.Table[item], all []item) {
 		}
 		tok := c.Token()
 		for name, try := range map[string]func() error{
-			"other segments": func() error { _, err := New(tbl).Parallel(PartitionSegments("p01", "p03"), &ParallelOptions{Resume: tok}); return err },
-			"segment order":  func() error { _, err := New(tbl).Parallel(PartitionSegments("p02", "p01"), &ParallelOptions{Resume: tok}); return err },
-			"base filter":    func() error { _, err := New(tbl).Where(sparse).Parallel(segs, &ParallelOptions{Resume: tok}); return err },
-			"as sequential":  func() error { _, err := New(tbl).Where(Partition("p01")).Resume(tok); return err },
+			"other segments": func() error {
+				_, err := New(tbl).Parallel(PartitionSegments("p01", "p03"), &ParallelOptions{Resume: tok})
+				return err
+			},
+			"segment order": func() error {
+				_, err := New(tbl).Parallel(PartitionSegments("p02", "p01"), &ParallelOptions{Resume: tok})
+				return err
+			},
+			"base filter": func() error {
+				_, err := New(tbl).Where(sparse).Parallel(segs, &ParallelOptions{Resume: tok})
+				return err
+			},
+			"as sequential": func() error { _, err := New(tbl).Where(Partition("p01")).Resume(tok); return err },
 		} {
 			if err := try(); !errors.Is(err, ErrTokenMismatch) {
 				t.Errorf("%s: err = %v, want ErrTokenMismatch", name, err)
@@ -388,4 +397,3 @@ func TestParallelLatency(t *testing.T) {
 	}
 	checkNoGoroutines(t)
 }
-
