@@ -151,7 +151,7 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 	}
 
 	enc := encoded{action: aztables.TransactionAction{ActionType: typ}}
-	var body []byte
+	bodyLen := 0
 	if op.Kind == Delete {
 		enc.pk, enc.rk = e.keys(op)
 		if err := table.ValidateKey(enc.pk); err != nil {
@@ -162,11 +162,12 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 		}
 		enc.action.Entity = txwire.KeysJSON(enc.pk, enc.rk)
 	} else {
-		raw, err := e.t.Marshal(op.Entity)
+		body, err := e.t.Marshal(op.Entity)
 		if err != nil {
 			return encoded{}, err
 		}
-		if body, err = txwire.Canonical(raw); err != nil {
+		// aztables re-encodes the entity with encoding/json: measure that.
+		if bodyLen, err = txwire.CanonicalLen(body); err != nil {
 			return encoded{}, fmt.Errorf("%w: %w", table.ErrInvalidEntity, err)
 		}
 		enc.pk, enc.rk = e.t.Keys(&op.Entity)
@@ -179,7 +180,7 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 		s := string(etag)
 		ifMatch = &s
 	}
-	n, err := e.sizer.OpSize(txwire.Op{Type: typ, PartitionKey: enc.pk, RowKey: enc.rk, IfMatch: ifMatch, Entity: body})
+	n, err := e.sizer.OpSize(txwire.Op{Type: typ, PartitionKey: enc.pk, RowKey: enc.rk, IfMatch: ifMatch, EntityLen: bodyLen})
 	if err != nil {
 		return encoded{}, fmt.Errorf("%w: %w", table.ErrInvalidKey, err)
 	}

@@ -75,9 +75,10 @@ type Op struct {
 	// IfMatch is the If-Match value; nil means none (for Delete aztables
 	// then sends "*").
 	IfMatch *string
-	// Entity is the JSON that aztables sends (see Canonical). Ignored for
+	// EntityLen is the length of the entity JSON that aztables sends: that
+	// of Canonical(entity), which CanonicalLen computes. Ignored for
 	// Delete, which has no body.
-	Entity []byte
+	EntityLen int
 }
 
 // Sizer computes the exact number of bytes aztables v1.4.1 sends for the
@@ -110,7 +111,7 @@ func (s *Sizer) OpSize(op Op) (int, error) {
 		return 0, err
 	}
 	n := partOverhead + len(line)
-	body := len(op.Entity)
+	body := op.EntityLen
 	if op.Type == aztables.TransactionTypeDelete {
 		body = 0
 	}
@@ -199,9 +200,9 @@ func (s *Sizer) requestLine(op Op) (string, error) {
 // Canonical returns entity JSON as aztables sends it: aztables decodes the
 // entity into a map[string]any and the generated client encodes that map
 // again with encoding/json, which sorts the properties, escapes <, > and &,
-// and writes numbers in its own way. Sending the canonical form is
-// equivalent (aztables' round trip leaves it unchanged) and its length is
-// the length that goes on the wire.
+// and writes numbers in its own way. The canonical form is a fixed point of
+// that round trip. Its length is what goes on the wire; CanonicalLen
+// computes it faster.
 func Canonical(entity []byte) ([]byte, error) {
 	var m map[string]any
 	if err := json.Unmarshal(entity, &m); err != nil {
