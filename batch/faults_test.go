@@ -1,0 +1,132 @@
+package batch_test
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/internal/faults"
+	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/retry"
+	"github.com/tablekit/tablekit/table"
+)
+
+// proxied returns the test's table (direct handle, for checking) and a
+// handle on the same table through a fault proxy.
+func proxied(t *testing.T) (direct, viaProxy *table.Table[item], px *faults.Proxy) {
+	t.Helper()
+	direct = newTable(t, nil, nil)
+	env := testenv.Azurite(t)
+	px, err := faults.Start(env.Endpoint[:strings.LastIndex(env.Endpoint, "/")])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = px.Close() })
+	svc, err := table.NewServiceWithSharedKey(px.Endpoint(env.Account), env.Account, env.Key,
+		&table.Options{Retry: &retry.Policy{InitialInterval: 10 * time.Millisecond, MaxInterval: 200 * time.Millisecond, MaxAttempts: 10}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaProxy, err = table.New[item](svc, direct.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return direct, viaProxy, px
+}
+
+var fastRetry = &retry.Policy{InitialInterval: 10 * time.Millisecond, MaxInterval: 200 * time.Millisecond, MaxAttempts: 12}
+
+// TestWriteThroughFaults: with 10% of transactions answered 503 and 2%
+// committed but their response lost, the bulk load completes and every
+// entity is exactly as last written.
+func TestWriteThroughFaults(t *testing.T) {
+	direct, viaProxy, px := proxied(t)
+	ops := load(20000, 50, 4)
+	// Write a fifth of the entities a second time, differently, later on.
+	for i := 0; i < 20000; i += 5 {
+		e := ops[i].Entity
+		e.N, e.S, e.B = -e.N, "second "+e.S, nil
+		ops = append(ops, batch.Op[item]{Entity: e})
+	}
+	px.SetSeed(42)
+	isBatch := faults.PathContains("$batch")
+	px.SetRules(
+		faults.Rule{Match: isBatch, Probability: 0.10, Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil)},
+		faults.Rule{Match: isBatch, Probability: 0.02, Fault: faults.DropAfterForward()},
+	)
+	plog := &progressLog{t: t}
+	start := time.Now()
+	sum, err := batch.Write(ctxT(t, 3*time.Minute), viaProxy, ops, &batch.WriteOptions{Retry: fastRetry, Progress: plog.record})
+	if err != nil {
+		t.Fatalf("Write through faults: %v (summary %+v)", err, sum)
+	}
+	injected := px.Injected()
+	t.Logf("%d operations in %d transactions in %v; %d faults injected, %d retries",
+		sum.Ops, sum.Chunks, time.Since(start).Round(time.Millisecond), injected, sum.Retries)
+	if injected == 0 || sum.Retries < injected {
+		t.Errorf("%d faults injected, %d retries: every fault costs one retry", injected, sum.Retries)
+	}
+	if f := plog.last(); f.Retries != sum.Retries || f.Ops != len(ops) || f.Failed != 0 {
+		t.Errorf("last Progress %+v", f)
+	}
+	px.SetRules()
+	checkStored(t, direct, lastWritten(ops))
+}
+
+// TestWriteAfterLostResponse: a transaction that committed but whose
+// response was lost is retried; upserts then succeed, adds are reported as
+// maybe committed.
+func TestWriteAfterLostResponse(t *testing.T) {
+	tests := []struct {
+		kind      batch.Kind
+		wantState batch.State
+		wantErr   error
+	}{
+		{batch.Upsert, batch.Committed, nil},
+		{batch.Add, batch.Unknown, table.ErrMaybeCommitted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.kind.String(), func(t *testing.T) {
+			direct, viaProxy, px := proxied(t)
+			var ops []batch.Op[item]
+			for i := range 50 {
+				ops = append(ops, batch.Op[item]{Kind: tt.kind, Entity: item{PartitionKey: "p", RowKey: fmt.Sprint(i), N: int64(i)}})
+			}
+			px.SetRules(faults.Rule{Match: faults.PathContains("$batch"), Times: 1, Fault: faults.DropAfterForward()})
+			sum, err := batch.Write(ctxT(t, time.Minute), viaProxy, ops, &batch.WriteOptions{Retry: fastRetry})
+			if tt.wantErr == nil && err != nil || tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Write: %v, want %v", err, tt.wantErr)
+			}
+			if sum.State(0) != tt.wantState || sum.Retries != 1 {
+				t.Errorf("State %v, %d retries; want %v after 1 retry", sum.State(0), sum.Retries, tt.wantState)
+			}
+			if tt.wantErr != nil {
+				var oe *batch.OpError[item]
+				if len(sum.Incomplete) != 1 || !errors.As(sum.Incomplete[0].Err, &oe) || oe.StatusCode != http.StatusConflict {
+					t.Errorf("Incomplete %+v: want the retry's 409 inside", sum.Incomplete)
+				}
+			}
+			// Either way the first attempt committed everything.
+			checkStored(t, direct, lastWritten(ops))
+		})
+	}
+}
+
+// TestTransactionRetriedByPipeline: a single transaction answered 503 is
+// retried by the client's pipeline (table.Options.Retry).
+func TestTransactionRetriedByPipeline(t *testing.T) {
+	direct, viaProxy, px := proxied(t)
+	px.SetRules(faults.Rule{Match: faults.PathContains("$batch"), Times: 2, Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil)})
+	res, err := batch.New(viaProxy).Add(item{PartitionKey: "p", RowKey: "a"}).Add(item{PartitionKey: "p", RowKey: "b"}).Submit(ctxT(t, time.Minute))
+	if err != nil || len(res) != 2 {
+		t.Fatalf("Submit: %v", err)
+	}
+	if got := px.Count("POST /" + testenv.Azurite(t).Account + "/$batch"); got != 3 {
+		t.Errorf("%d $batch requests, want 3", got)
+	}
+	checkStored(t, direct, map[string]item{"p/a": {PartitionKey: "p", RowKey: "a"}, "p/b": {PartitionKey: "p", RowKey: "b"}})
+}

@@ -1,0 +1,237 @@
+package batch_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
+	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/retry"
+	"github.com/tablekit/tablekit/table"
+)
+
+// fakeService answers $batch requests with replies made by reply, given
+// the call number (from 1) and the number of operations in the request.
+type fakeService struct {
+	mu    sync.Mutex
+	calls int
+	reply func(call, ops int) (status int, contentType, body string)
+}
+
+func (f *fakeService) Do(r *http.Request) (*http.Response, error) {
+	b, _ := io.ReadAll(r.Body)
+	ops := bytes.Count(b, []byte("\r\nContent-Type: application/http\r\n"))
+	f.mu.Lock()
+	f.calls++
+	call := f.calls
+	f.mu.Unlock()
+	status, ct, body := f.reply(call, ops)
+	h := http.Header{}
+	if ct != "" {
+		h.Set("Content-Type", ct)
+	}
+	return &http.Response{StatusCode: status, Status: fmt.Sprintf("%d %s", status, http.StatusText(status)),
+		Header: h, Body: io.NopCloser(strings.NewReader(body)), Request: r, ContentLength: int64(len(body))}, nil
+}
+
+func (f *fakeService) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls
+}
+
+const replyType = "multipart/mixed; boundary=batchresponse_x"
+
+// okReply is a success reply for n operations.
+func okReply(n int) string {
+	var b strings.Builder
+	b.WriteString("--batchresponse_x\r\nContent-Type: multipart/mixed; boundary=changesetresponse_y\r\n\r\n")
+	for i := range n {
+		fmt.Fprintf(&b, "--changesetresponse_y\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\nHTTP/1.1 204 No Content\r\nETag: W/\"datetime'2025-01-01T00%%3A00%%3A0%d.0000000Z'\"\r\n\r\n\r\n", i%10)
+	}
+	b.WriteString("--changesetresponse_y--\r\n--batchresponse_x--\r\n")
+	return b.String()
+}
+
+// failReply is a reply whose operation index failed with status and code.
+func failReply(index, status int, code string) string {
+	return "--batchresponse_x\r\nContent-Type: multipart/mixed; boundary=changesetresponse_y\r\n\r\n" +
+		"--changesetresponse_y\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n" +
+		fmt.Sprintf("HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n\r\n", status, http.StatusText(status)) +
+		fmt.Sprintf(`{"odata.error":{"code":%q,"message":{"lang":"en-US","value":"%d:Busy.\nRequestId:x"}}}`, code, index) +
+		"\r\n--changesetresponse_y--\r\n--batchresponse_x--\r\n"
+}
+
+func fakeTable(t *testing.T, f *fakeService) *table.Table[item] {
+	t.Helper()
+	svc, err := table.NewServiceWithSharedKey("http://127.0.0.1:9/devstoreaccount1", "devstoreaccount1",
+		"Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+		&table.Options{Transport: f, Retry: &retry.Policy{InitialInterval: time.Millisecond, MaxAttempts: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.New[item](svc, "faketable")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+func threeOps(tbl *table.Table[item]) *batch.Transaction[item] {
+	return batch.New(tbl).
+		Upsert(item{PartitionKey: "p", RowKey: "a"}, table.Replace).
+		Upsert(item{PartitionKey: "p", RowKey: "b"}, table.Replace).
+		Upsert(item{PartitionKey: "p", RowKey: "c"}, table.Replace)
+}
+
+// TestInBatchFailureIsRetryable: a 503 inside a 202 reply is invisible to
+// the pipeline; the OpError lets retry.IsRetryable see the operation's
+// status, so retry.Do retries it, and Write does.
+func TestInBatchFailureIsRetryable(t *testing.T) {
+	tests := []struct {
+		name      string
+		status    int
+		code      string
+		retryable bool
+		sentinel  error
+	}{
+		{"server busy", 503, "ServerBusy", true, table.ErrThrottled},
+		{"operation timed out", 500, "OperationTimedOut", true, table.ErrThrottled},
+		{"conflict", 409, "EntityAlreadyExists", false, table.ErrAlreadyExists},
+		{"bad request", 400, "InvalidInput", false, table.ErrBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeService{reply: func(call, ops int) (int, string, string) {
+				if call == 1 {
+					return 202, replyType, failReply(1, tt.status, tt.code)
+				}
+				return 202, replyType, okReply(ops)
+			}}
+			tbl := fakeTable(t, f)
+			ctx := ctxT(t, time.Minute)
+			_, err := threeOps(tbl).Submit(ctx)
+			var oe *batch.OpError[item]
+			if !errors.As(err, &oe) || oe.Index != 1 || oe.StatusCode != tt.status || oe.Code != tt.code || oe.Message != "Busy." {
+				t.Fatalf("Submit: %v (%+v)", err, oe)
+			}
+			if !errors.Is(err, tt.sentinel) {
+				t.Errorf("error does not match %v", tt.sentinel)
+			}
+			if got := retry.IsRetryable(err); got != tt.retryable {
+				t.Errorf("retry.IsRetryable = %v, want %v", got, tt.retryable)
+			}
+			if f.count() != 1 {
+				t.Errorf("the pipeline sent %d requests, want 1 (a 202 is not retried by it)", f.count())
+			}
+
+			// The same first reply through Write: retried when retryable.
+			f2 := &fakeService{reply: f.reply}
+			tbl2 := fakeTable(t, f2)
+			var retries []retry.Event
+			var mu sync.Mutex
+			sum, err := batch.Write(ctx, tbl2, []batch.Op[item]{
+				{Entity: item{PartitionKey: "p", RowKey: "a"}},
+				{Entity: item{PartitionKey: "p", RowKey: "b"}},
+			}, &batch.WriteOptions{Retry: &retry.Policy{InitialInterval: time.Millisecond, OnRetry: func(ev retry.Event) {
+				mu.Lock()
+				retries = append(retries, ev)
+				mu.Unlock()
+			}}})
+			if tt.retryable {
+				if err != nil || sum.Ops != 2 || sum.Retries != 1 || len(retries) != 1 || retries[0].Status != tt.status {
+					t.Errorf("Write: %v, summary %+v, hook saw %d retries", err, sum, len(retries))
+				}
+				if f2.count() != 2 {
+					t.Errorf("%d requests, want 2", f2.count())
+				}
+				return
+			}
+			if !errors.Is(err, batch.ErrIncomplete) || !errors.Is(err, tt.sentinel) || sum.Retries != 0 || f2.count() != 1 {
+				t.Errorf("Write: %v, summary %+v, %d requests", err, sum, f2.count())
+			}
+			if sum.State(0) != batch.Failed || sum.State(1) != batch.Failed {
+				t.Errorf("states %v %v, want Failed", sum.State(0), sum.State(1))
+			}
+		})
+	}
+}
+
+// TestUnreadableReplies: a reply that cannot be read is a ReplyError (the
+// outcome is unknown), never a panic, even where aztables itself panics.
+func TestUnreadableReplies(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		ct     string
+		body   string
+	}{
+		{"empty 202", 202, "", ""}, // aztables v1.4.1 panics slicing this
+		{"one byte", 202, "", "x"}, // and this
+		{"not multipart", 202, "text/plain", "hello\r\nworld\r\n"},
+		{"no status line", 202, replyType, "--batchresponse_x\r\nContent-Type: application/http\r\n\r\ngarbage\r\n--batchresponse_x--\r\n"},
+		{"too few responses", 202, replyType, okReply(2)},
+		{"too many responses", 202, replyType, okReply(4)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeService{reply: func(int, int) (int, string, string) { return tt.status, tt.ct, tt.body }}
+			_, err := threeOps(fakeTable(t, f)).Submit(ctxT(t, time.Minute))
+			var re *batch.ReplyError
+			if !errors.Is(err, batch.ErrMalformedReply) || !errors.As(err, &re) || re.StatusCode != 202 {
+				t.Fatalf("error %v, want a *ReplyError", err)
+			}
+			var resp *azcore.ResponseError
+			if !errors.As(err, &resp) || resp.StatusCode != 202 {
+				t.Errorf("the 202 response is not reachable: %v", resp)
+			}
+			if retry.IsRetryable(err) {
+				t.Error("an unreadable reply is retryable; its outcome is unknown")
+			}
+		})
+	}
+}
+
+// TestWholeRequestFailures: failures of the whole request keep their
+// status, code and table sentinel.
+func TestWholeRequestFailures(t *testing.T) {
+	tests := []struct {
+		status   int
+		code     string
+		sentinel error
+	}{
+		{413, "RequestBodyTooLarge", table.ErrTooLarge},
+		{403, "AuthorizationFailure", table.ErrForbidden},
+		{404, "TableNotFound", table.ErrTableNotFound},
+		{400, "InvalidInput", table.ErrBadRequest},
+	}
+	for _, tt := range tests {
+		f := &fakeService{reply: func(int, int) (int, string, string) {
+			return tt.status, "application/json", fmt.Sprintf(`{"odata.error":{"code":%q,"message":{"value":"no"}}}`, tt.code)
+		}}
+		_, err := threeOps(fakeTable(t, f)).Submit(ctxT(t, time.Minute))
+		var se *table.ServiceError
+		if !errors.Is(err, tt.sentinel) || !errors.As(err, &se) || se.StatusCode != tt.status || se.Code != tt.code {
+			t.Errorf("%d %s: error %v", tt.status, tt.code, err)
+		}
+	}
+}
+
+func TestSubmitContextCanceled(t *testing.T) {
+	f := &fakeService{reply: func(_, ops int) (int, string, string) { return 202, replyType, okReply(ops) }}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := threeOps(fakeTable(t, f)).Submit(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+}
