@@ -163,6 +163,9 @@ func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 				continue
 			}
 			for i, e := range page.items {
+				if c.p.limit > 0 && returned >= c.p.limit {
+					return // only if the service sent more than $top
+				}
 				// The position moves before the entity is handed out, so
 				// Token inside the loop body, and after a break, is exact.
 				c.mu.Lock()

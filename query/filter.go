@@ -55,9 +55,6 @@ func errFilter(err error) Filter { return Filter{err: err} }
 // ErrInvalidFilter.
 func (f Filter) Err() error { return f.err }
 
-// IsZero reports whether f is the zero Filter, which matches every entity.
-func (f Filter) IsZero() bool { return f.n == nil && f.err == nil }
-
 // Build returns the $filter text, or the first error in its parts, or an
 // error if it has more than MaxComparisons comparisons. The zero Filter
 // builds to "". The text can be passed to plain aztables code as

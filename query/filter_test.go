@@ -374,3 +374,16 @@ func TestSegmentsUnit(t *testing.T) {
 		}
 	}
 }
+
+func TestZeroQuery(t *testing.T) {
+	var q Query[struct{ PartitionKey, RowKey string }]
+	if _, err := q.Resume(""); !errors.Is(err, table.ErrInvalidOptions) {
+		t.Errorf("zero Query: Resume err = %v", err)
+	}
+	if _, err := q.Parallel(RangeSegments(), nil); !errors.Is(err, table.ErrInvalidOptions) {
+		t.Errorf("zero Query: Parallel err = %v", err)
+	}
+	if _, err := New[struct{ PartitionKey, RowKey string }](nil).Where(Property("1").Eq(Int32(1))).Resume(""); !errors.Is(err, table.ErrInvalidOptions) {
+		t.Errorf("nil table: err = %v, want the first error kept", err)
+	}
+}

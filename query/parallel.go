@@ -156,8 +156,8 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 	if opts.Parallelism < 1 || opts.Parallelism > MaxParallelism {
 		return nil, fmt.Errorf("%w: query: parallelism %d is outside 1..%d", table.ErrInvalidOptions, opts.Parallelism, MaxParallelism)
 	}
-	if q.err != nil {
-		return nil, q.err
+	if _, err := q.compile(Filter{}); err != nil {
+		return nil, err
 	}
 	if pool, ok := any(q.t).(interface{ Parallelism() int }); ok && pool.Parallelism() > 0 && pool.Parallelism() < opts.Parallelism {
 		return nil, fmt.Errorf("%w: query: parallelism %d exceeds the connection pool (table.Options.Parallelism %d)", table.ErrInvalidOptions, opts.Parallelism, pool.Parallelism())

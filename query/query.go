@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -181,6 +182,12 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 	if q.err != nil {
 		return nil, q.err
 	}
+	if q.t == nil {
+		return nil, fmt.Errorf("%w: query: no table (make queries with query.New)", table.ErrInvalidOptions)
+	}
+	if _, err := q.filter.Build(); err != nil {
+		return nil, err // the query's own filter, before any segment's
+	}
 	f := And(q.filter, extra)
 	text, err := f.Build()
 	if err != nil {
@@ -201,7 +208,7 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 	if q.noScan && f.Scope() == ScopeTableScan {
 		return nil, fmt.Errorf("%w: filter %q", ErrTableScan, text)
 	}
-	p := &plan[T]{t: q.t, filter: text, pageSize: q.pageSize, limit: q.limit}
+	p := &plan[T]{t: q.t, filter: text, pageSize: cmp.Or(q.pageSize, MaxPageSize), limit: q.limit}
 	if q.selSet {
 		s, err := q.t.SelectList(q.sel)
 		if err != nil {
