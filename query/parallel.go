@@ -156,7 +156,7 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 	if opts.Parallelism < 1 || opts.Parallelism > MaxParallelism {
 		return nil, fmt.Errorf("%w: query: parallelism %d is outside 1..%d", table.ErrInvalidOptions, opts.Parallelism, MaxParallelism)
 	}
-	if _, err := q.compile(Filter{}); err != nil {
+	if err := q.check(); err != nil {
 		return nil, err
 	}
 	if pool, ok := any(q.t).(interface{ Parallelism() int }); ok && pool.Parallelism() > 0 && pool.Parallelism() < opts.Parallelism {

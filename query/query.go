@@ -176,17 +176,24 @@ type plan[T any] struct {
 	limit    int
 }
 
+// check reports the query's own first error: a builder error, no table, or
+// an invalid filter (before any segment's filter is added).
+func (q Query[T]) check() error {
+	if q.err != nil {
+		return q.err
+	}
+	if q.t == nil {
+		return fmt.Errorf("%w: query: no table (make queries with query.New)", table.ErrInvalidOptions)
+	}
+	_, err := q.filter.Build()
+	return err
+}
+
 // compile builds the query with an extra (segment) filter, checking
 // everything that can be checked without I/O.
 func (q Query[T]) compile(extra Filter) (*plan[T], error) {
-	if q.err != nil {
-		return nil, q.err
-	}
-	if q.t == nil {
-		return nil, fmt.Errorf("%w: query: no table (make queries with query.New)", table.ErrInvalidOptions)
-	}
-	if _, err := q.filter.Build(); err != nil {
-		return nil, err // the query's own filter, before any segment's
+	if err := q.check(); err != nil {
+		return nil, err
 	}
 	f := And(q.filter, extra)
 	text, err := f.Build()
