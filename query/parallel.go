@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"strings"
@@ -15,9 +16,10 @@ import (
 // Parallelism bounds for ParallelOptions.Parallelism.
 const (
 	// DefaultParallelism is the number of requests a parallel run keeps in
-	// flight when ParallelOptions.Parallelism is 0: enough to hide latency
-	// (8 requests of 20 ms overlap into one round trip) without being the
-	// client that throttles a partition server.
+	// flight when ParallelOptions.Parallelism is 0: enough that round trips
+	// overlap and latency stops dominating (8 requests of 20 ms take about
+	// as long as one), few enough that one client does not make the
+	// service throttle it.
 	DefaultParallelism = 8
 	// MaxParallelism is the most requests a parallel run may keep in
 	// flight. It is at most table.DefaultParallelism, the idle-connection
@@ -479,6 +481,11 @@ func (r *run[T]) loop(yield func(T, error) bool) {
 			}
 			r.drain()
 		case wait || r.inflight > 0:
+			if r.inflight == 0 { // cannot happen: schedule starts what the merge waits for
+				var zero T
+				yield(zero, errors.New("query: internal error: parallel run waits with no request in flight"))
+				return
+			}
 			r.receive(<-r.results)
 			r.drain()
 		default:
