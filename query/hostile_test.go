@@ -91,6 +91,17 @@ func TestHostileStrings(t *testing.T) {
 			}
 		})
 	}
+	t.Run("keys with control characters", func(t *testing.T) {
+		// No key can hold them, so a filter on one is valid and matches
+		// nothing; a point read does not even send a request.
+		for _, k := range []string{"a\x01b", "\t", "x\ny", "a/b", "#", "?"} {
+			for _, f := range []Filter{Point("k", k), RowKey.Eq(String(k)), And(Partition("k"), RowKey.Ge(String(k)), RowKey.Le(String(k)))} {
+				if got := run(t, f); len(got) != 0 {
+					t.Errorf("%s: got %q, want nothing", f, got)
+				}
+			}
+		}
+	})
 	t.Run("prefix", func(t *testing.T) {
 		for _, p := range []string{"'", "' or", "e", "\uffff", "a", "%2"} {
 			var want []string
