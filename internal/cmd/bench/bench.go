@@ -54,7 +54,7 @@ func fullConfig() config {
 		entities:        50_000,
 		seqSample:       2_000,
 		seqSampleLat:    300,
-		parSample:       10_000,
+		parSample:       5_000,
 		parSampleLat:    3_000,
 		parWorkers:      16,
 		txnOps:          100,
@@ -66,7 +66,7 @@ func fullConfig() config {
 		connRequests:    2_000,
 		bytesInserts:    500,
 		overheadRounds:  5,
-		benchTime:       time.Second,
+		benchTime:       500 * time.Millisecond,
 		scenarioTimeout: 3 * time.Minute,
 	}
 }
@@ -111,6 +111,15 @@ func (b *bench) record(key string, s sample) {
 	}
 	if s.conns > 0 {
 		extra += fmt.Sprintf(", %d new conns", s.conns)
+	}
+	if s.reqs > 0 {
+		extra += fmt.Sprintf(", %d requests", s.reqs)
+	}
+	if s.srv >= 0 {
+		extra += fmt.Sprintf(", Azurite CPU %.1f µs/entity", s.perEntity(s.srv))
+	}
+	if s.sys >= 0 {
+		extra += fmt.Sprintf(", machine %.0f%% busy", 100*s.sys)
 	}
 	b.log("%-28s %8d in %7.2fs: %9.0f/s, client CPU %6.1f µs/entity%s", key, s.n, s.wall.Seconds(), s.rate(), s.perEntity(s.cpu), extra)
 }

@@ -20,10 +20,11 @@ import (
 // connEntities is how many entities the point gets pick from.
 const connEntities = 1_000
 
-// runConns measures connection churn: connWorkers goroutines doing
-// connRequests point gets in total, through a new proxy per run (so no
-// pooled connection carries over), which counts the TCP connections the
-// client opens.
+// runConns measures connection churn: connRequests point gets in total by
+// connWorkers goroutines, steadily (each goroutine starts its next get as
+// soon as one ends) and in bursts (connWorkers gets at once, then the next
+// burst), through a new proxy per run (so no pooled connection carries
+// over), which counts the TCP connections the client opens.
 func (b *bench) runConns(ctx context.Context) error {
 	name := b.tableName("conn")
 	if err := b.createTable(ctx, name); err != nil {
@@ -77,28 +78,38 @@ func (b *bench) runConns(ctx context.Context) error {
 			}, nil
 		}},
 	}
+	patterns := []struct {
+		name string
+		run  func(ctx context.Context, items []benchcodec.Item, get func(context.Context, *benchcodec.Item) error) (int, error)
+	}{
+		{"steady", b.pointGets},
+		{"burst", b.pointGetBursts},
+	}
 	for round := range b.cfg.rounds {
-		for _, v := range variants {
-			px, err := faults.Start(base)
-			if err != nil {
-				return err
-			}
-			get, err := v.get(px.Endpoint(azurite.Account))
-			if err != nil {
+		for _, pat := range patterns {
+			for _, v := range variants {
+				key := v.key + "/" + pat.name
+				px, err := faults.Start(base)
+				if err != nil {
+					return err
+				}
+				get, err := v.get(px.Endpoint(azurite.Account))
+				if err != nil {
+					px.Close()
+					return err
+				}
+				rctx, cancel := context.WithTimeout(ctx, b.cfg.scenarioTimeout)
+				s, err := b.m.measure(rctx, func(ctx context.Context) (int, error) {
+					return pat.run(ctx, items, get)
+				})
+				cancel()
+				s.conns = px.Conns()
 				px.Close()
-				return err
+				if err != nil {
+					return fmt.Errorf("%s round %d: %w", key, round+1, err)
+				}
+				b.record(key, s)
 			}
-			rctx, cancel := context.WithTimeout(ctx, b.cfg.scenarioTimeout)
-			s, err := b.m.measure(rctx, func(ctx context.Context) (int, error) {
-				return b.pointGets(ctx, items, get)
-			})
-			cancel()
-			s.conns = px.Conns()
-			px.Close()
-			if err != nil {
-				return fmt.Errorf("%s round %d: %w", v.key, round+1, err)
-			}
-			b.record(v.key, s)
 		}
 	}
 	return nil
@@ -123,6 +134,25 @@ func (b *bench) pointGets(ctx context.Context, items []benchcodec.Item, get func
 	}
 	if err := g.Wait(); err != nil {
 		return 0, err
+	}
+	return b.cfg.connRequests, nil
+}
+
+// pointGetBursts runs connRequests gets in bursts of connWorkers at once,
+// each burst waiting for all of its gets, as a handler that fans out per
+// incoming request does.
+func (b *bench) pointGetBursts(ctx context.Context, items []benchcodec.Item, get func(context.Context, *benchcodec.Item) error) (int, error) {
+	for done := 0; done < b.cfg.connRequests; {
+		n := min(b.cfg.connWorkers, b.cfg.connRequests-done)
+		g, gctx := errgroup.WithContext(ctx)
+		for j := range n {
+			i := done + j
+			g.Go(func() error { return get(gctx, &items[(i*7919)%len(items)]) })
+		}
+		if err := g.Wait(); err != nil {
+			return done, err
+		}
+		done += n
 	}
 	return b.cfg.connRequests, nil
 }

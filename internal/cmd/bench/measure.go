@@ -24,6 +24,7 @@ type sample struct {
 	body  int64         // response body bytes, where counted
 	conns int           // new TCP connections, where counted
 	reqs  int           // requests sent, where counted
+	sys   float64       // share of all cores busy (every process), -1 if unknown
 }
 
 func (s sample) rate() float64 {
@@ -72,14 +73,19 @@ type meter struct {
 
 func (m *meter) measure(ctx context.Context, f func(ctx context.Context) (int, error)) (sample, error) {
 	runtime.GC()
+	busy0, total0 := machineCPU()
 	c0, s0 := benchcodec.CPUTime(), m.srv.read()
 	t0 := time.Now()
 	n, err := f(ctx)
 	wall := time.Since(t0)
 	c1, s1 := benchcodec.CPUTime(), m.srv.read()
-	s := sample{n: n, wall: wall, cpu: c1 - c0, srv: -1}
+	busy1, total1 := machineCPU()
+	s := sample{n: n, wall: wall, cpu: c1 - c0, srv: -1, sys: -1}
 	if s0 >= 0 && s1 >= 0 {
 		s.srv = s1 - s0
+	}
+	if total1 > total0 {
+		s.sys = float64(busy1-busy0) / float64(total1-total0)
 	}
 	return s, err
 }
@@ -171,4 +177,29 @@ func readStat(pid int) (stat, error) {
 	ut, _ := strconv.ParseInt(f[11], 10, 64)
 	st, _ := strconv.ParseInt(f[12], 10, 64)
 	return stat{pgrp: pgrp, cpu: time.Duration(ut+st) * clockTick}, nil
+}
+
+// machineCPU returns the jiffies the machine's CPUs spent busy and in total
+// since boot, from /proc/stat (0, 0 when unavailable).
+func machineCPU() (busy, total int64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 5 || f[0] != "cpu" {
+		return 0, 0
+	}
+	for i, v := range f[1:] {
+		if i >= 8 { // guest time is already in user time
+			break
+		}
+		n, _ := strconv.ParseInt(v, 10, 64)
+		total += n
+		if i != 3 && i != 4 { // idle, iowait
+			busy += n
+		}
+	}
+	return busy, total
 }

@@ -42,7 +42,7 @@ func TestQuickRun(t *testing.T) {
 	md := b.String()
 	for _, want := range []string{
 		"## Environment", "## Targets", "## Bulk insert", "## Scan", "## Connections under parallel load",
-		"## Bytes received per insert", "## Client overhead without a server", "## Why Azurite caps",
+		"## Bytes received per insert", "## Client overhead without a server", "## Why Azurite on 2 cores caps",
 		"tablekit bulk writer", "tablekit parallel segmented query", "hand-written errgroup fan-out",
 		"Quick smoke run",
 	} {
