@@ -3,6 +3,8 @@ package table
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -111,7 +113,9 @@ func TestTunedTransport(t *testing.T) {
 	}
 	var nodelay int
 	var serr error
-	if err := raw.Control(func(fd uintptr) { nodelay, serr = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_NODELAY) }); err != nil || serr != nil {
+	if err := raw.Control(func(fd uintptr) {
+		nodelay, serr = syscall.GetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_NODELAY)
+	}); err != nil || serr != nil {
 		t.Fatal(err, serr)
 	}
 	if nodelay == 0 {
@@ -147,5 +151,27 @@ func TestIsEntityInsert(t *testing.T) {
 		if got := isEntityInsert(path); got != want {
 			t.Errorf("isEntityInsert(%q) = %v, want %v", path, got, want)
 		}
+	}
+}
+
+func TestConnectionStringRedacted(t *testing.T) {
+	secret := "c2VjcmV0c2VjcmV0"
+	cs, err := ParseConnectionString("AccountName=acct;AccountKey=" + secret + ";EndpointSuffix=core.windows.net")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cs.AccountName != "acct" || cs.AccountKey != secret || cs.Endpoint != "https://acct.table.core.windows.net" {
+		t.Fatalf("parsed %s (key %d bytes)", cs, len(cs.AccountKey))
+	}
+	var logged strings.Builder
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("connecting", "cs", cs)
+	for _, s := range []string{cs.String(), fmt.Sprintf("%v %+v %#v %s", cs, cs, cs, cs), fmt.Sprint(&cs), logged.String()} {
+		if strings.Contains(s, secret) {
+			t.Errorf("key printed: %s", s)
+		}
+	}
+	dev, err := ParseConnectionString("UseDevelopmentStorage=true")
+	if err != nil || dev.Endpoint != devEndpoint || dev.AccountName != devAccount || dev.AccountKey != devKey {
+		t.Errorf("dev storage: %s, %v", dev, err)
 	}
 }

@@ -206,11 +206,12 @@ func run() error {
 // readOnlySAS signs a read-only table SAS with the account key from the
 // connection string. Only the issuer needs the key.
 func readOnlySAS(cs, endpoint, tableName string) (string, error) {
-	account, key, err := accountKey(cs)
+	// The issuer reads the account key from its own connection string.
+	info, err := table.ParseConnectionString(cs)
 	if err != nil {
 		return "", err
 	}
-	cred, err := sas.NewCredential(account, key)
+	cred, err := sas.NewCredential(info.AccountName, info.AccountKey)
 	if err != nil {
 		return "", err
 	}
@@ -228,34 +229,6 @@ func readOnlySAS(cs, endpoint, tableName string) (string, error) {
 		return "", err
 	}
 	return sas.TableURL(endpoint, tableName, token)
-}
-
-// Azurite's well-known development account (public, not a secret).
-const (
-	devAccount = "devstoreaccount1"
-	devKey     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-)
-
-// accountKey reads AccountName and AccountKey from a connection string.
-// Errors never include the string: it holds the key.
-func accountKey(cs string) (account, key string, err error) {
-	for part := range strings.SplitSeq(cs, ";") {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		switch strings.ToLower(k) {
-		case "usedevelopmentstorage":
-			if strings.EqualFold(v, "true") {
-				return devAccount, devKey, nil
-			}
-		case "accountname":
-			account = v
-		case "accountkey":
-			key = v
-		}
-	}
-	if account == "" || key == "" {
-		return "", "", errors.New("signing a SAS needs AccountName and AccountKey in the connection string")
-	}
-	return account, key, nil
 }
 
 func isLoopback(endpoint string) bool {

@@ -27,7 +27,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/tablekit/tablekit/query"
@@ -77,11 +76,12 @@ func run() error {
 	}
 	fmt.Printf("service: table %s holds 3 orders of alice and 1 of bob\n", orders.Name())
 
-	account, key, err := accountKey(cs)
+	// The issuer reads the account key from its own connection string.
+	info, err := table.ParseConnectionString(cs)
 	if err != nil {
 		return err
 	}
-	cred, err := sas.NewCredential(account, key)
+	cred, err := sas.NewCredential(info.AccountName, info.AccountKey)
 	if err != nil {
 		return err
 	}
@@ -166,34 +166,6 @@ func run() error {
 	}
 	fmt.Println("OK: read-only, one-partition, short-lived access without the key")
 	return nil
-}
-
-// Azurite's well-known development account (public, not a secret).
-const (
-	devAccount = "devstoreaccount1"
-	devKey     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-)
-
-// accountKey reads AccountName and AccountKey from a connection string.
-// Errors never include the string: it holds the key.
-func accountKey(cs string) (account, key string, err error) {
-	for part := range strings.SplitSeq(cs, ";") {
-		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
-		switch strings.ToLower(k) {
-		case "usedevelopmentstorage":
-			if strings.EqualFold(v, "true") {
-				return devAccount, devKey, nil
-			}
-		case "accountname":
-			account = v
-		case "accountkey":
-			key = v
-		}
-	}
-	if account == "" || key == "" {
-		return "", "", errors.New("signing a SAS needs AccountName and AccountKey in the connection string")
-	}
-	return account, key, nil
 }
 
 func isLoopback(endpoint string) bool {

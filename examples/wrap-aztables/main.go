@@ -111,7 +111,16 @@ type result struct {
 func run() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cs := aztablesConnectionString(connectionString())
+	// aztables does not understand "UseDevelopmentStorage=true"; tablekit's
+	// parser does, and gives the endpoint and key for a plain aztables client.
+	cs, err := table.ParseConnectionString(connectionString())
+	if err != nil {
+		return err
+	}
+	cred, err := aztables.NewSharedKeyCredential(cs.AccountName, cs.AccountKey)
+	if err != nil {
+		return err
+	}
 
 	// Both clients get the same instruments (a meter and a fault injector),
 	// added as azcore per-retry policies so they see every attempt. The
@@ -119,7 +128,7 @@ func run() error {
 	measure := func(label string, base func(azcore.ClientOptions) *aztables.ClientOptions) (result, error) {
 		var r result
 		m, f := &meter{}, &loseResponse{}
-		svc, err := aztables.NewServiceClientFromConnectionString(cs,
+		svc, err := aztables.NewServiceClientWithSharedKey(cs.Endpoint, cred,
 			base(azcore.ClientOptions{PerRetryPolicies: []policy.Policy{f, m}}))
 		if err != nil {
 			return r, err
@@ -237,18 +246,6 @@ func (f *loseResponse) Do(req *policy.Request) (*http.Response, error) {
 		resp.Body.Close()
 	}
 	return nil, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
-}
-
-// aztablesConnectionString expands "UseDevelopmentStorage=true", which
-// aztables does not understand (table.NewService does), into the Azurite
-// development account's full connection string. Its key is public.
-func aztablesConnectionString(cs string) string {
-	if strings.EqualFold(strings.TrimSpace(strings.TrimSuffix(cs, ";")), "UseDevelopmentStorage=true") {
-		return "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;" +
-			"AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;" +
-			"TableEndpoint=http://127.0.0.1:10002/devstoreaccount1;"
-	}
-	return cs
 }
 
 // connectionString returns TABLEKIT_CONNECTION_STRING, or the local Azurite
