@@ -50,7 +50,9 @@
 // the "json" tag option; otherwise [New] reports a [TypeError]. NaN and
 // infinities are rejected: the service has no JSON form for them.
 //
-// Tag options: omitempty (zero values are not sent), json, etag and
+// Tag options: omitempty (zero values, as reflect.Value.IsZero sees them,
+// are not sent: unlike encoding/json an empty non-nil slice is not zero),
+// json, etag and
 // timestamp (receive the ETag / Timestamp of what was read), and "-" to skip
 // a field. Embedded structs are flattened, as in encoding/json.
 //
@@ -66,7 +68,9 @@
 // property names, strings of at most 32 Ki UTF-16 code units, binary values
 // of at most 64 KiB, and 1 MiB per entity by the service's size formula. A
 // failure is a [*ValidationError] naming the property and the rule; it
-// matches [ErrInvalidEntity].
+// matches [ErrInvalidEntity]. The Azurite emulator measures entity size on
+// the JSON body instead (binary counts 4/3 as base64), so it refuses some
+// entities near 1 MiB that the service and this package accept.
 //
 // # Errors
 //
