@@ -166,7 +166,9 @@ func (t *Table[T]) Keys(e *T) (partitionKey, rowKey string) {
 }
 
 // SetETag stores etag in e's ETag field, if T has one.
-func (t *Table[T]) SetETag(e *T, etag azcore.ETag) { t.plan.SetETag(reflect.ValueOf(e).Elem(), string(etag)) }
+func (t *Table[T]) SetETag(e *T, etag azcore.ETag) {
+	t.plan.SetETag(reflect.ValueOf(e).Elem(), string(etag))
+}
 
 // Properties lists T's property names (keys excluded), in field order.
 func (t *Table[T]) Properties() []string { return t.plan.Names() }

@@ -44,7 +44,10 @@ func TestValidationSendsNothing(t *testing.T) {
 	}{
 		{"Add", func(ctx context.Context, e Valid) error { _, err := tbl.Add(ctx, e, nil); return err }},
 		{"Upsert", func(ctx context.Context, e Valid) error { _, err := tbl.Upsert(ctx, e, table.Merge); return err }},
-		{"Update", func(ctx context.Context, e Valid) error { _, err := tbl.Update(ctx, e, table.Replace, table.AnyETag); return err }},
+		{"Update", func(ctx context.Context, e Valid) error {
+			_, err := tbl.Update(ctx, e, table.Replace, table.AnyETag)
+			return err
+		}},
 	}
 	before := rec.count()
 	for _, w := range writes {
