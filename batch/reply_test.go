@@ -235,3 +235,83 @@ func TestSubmitContextCanceled(t *testing.T) {
 		t.Errorf("error %v, want context.Canceled", err)
 	}
 }
+
+// TestWriteBookkeeping drives Write against a fake service with many
+// interleaved partitions, a tiny buffer, retryable and final in-batch
+// failures: the Summary's counts must match what the service committed.
+func TestWriteBookkeeping(t *testing.T) {
+	for _, reorder := range []bool{false, true} {
+		t.Run(fmt.Sprint("reorder=", reorder), func(t *testing.T) {
+			var mu sync.Mutex
+			committed := 0
+			f := &fakeService{reply: func(call, ops int) (int, string, string) {
+				switch {
+				case call%7 == 0:
+					return 202, replyType, failReply(0, 503, "ServerBusy") // retried
+				case call%23 == 0:
+					return 202, replyType, failReply(ops-1, 409, "EntityAlreadyExists") // final
+				case call%31 == 0:
+					return 503, "application/json", `{"odata.error":{"code":"ServerBusy","message":{"value":"busy"}}}`
+				}
+				mu.Lock()
+				committed += ops
+				mu.Unlock()
+				return 202, replyType, okReply(ops)
+			}}
+			tbl := fakeTable(t, f)
+			const n = 3000
+			seq := func(yield func(batch.Op[item]) bool) {
+				for i := range n {
+					e := item{PartitionKey: fmt.Sprint("p", i%60), RowKey: fmt.Sprint("r", i%1000), N: int64(i)}
+					if i%5 == 0 {
+						e.S = strings.Repeat("x", 20000)
+					}
+					if !yield(batch.Op[item]{Entity: e}) {
+						return
+					}
+				}
+			}
+			var calls []batch.Progress
+			sum, err := batch.WriteSeq(ctxT(t, time.Minute), tbl, seq, &batch.WriteOptions{
+				Parallelism: 3, MaxBuffered: 1 << 20, ContinueOnError: true, Reorder: reorder,
+				Retry:    &retry.Policy{InitialInterval: time.Millisecond, MaxInterval: time.Millisecond, MaxAttempts: 4},
+				Progress: func(p batch.Progress) { calls = append(calls, p) },
+			})
+			if !errors.Is(err, batch.ErrIncomplete) || !errors.Is(err, table.ErrAlreadyExists) {
+				t.Fatalf("WriteSeq: %v", err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if sum.Ops != committed {
+				t.Errorf("Summary.Ops = %d, the service committed %d", sum.Ops, committed)
+			}
+			count := map[batch.State]int{}
+			for i := range n {
+				count[sum.State(i)]++
+			}
+			inChunks := 0
+			for _, c := range sum.Incomplete {
+				inChunks += len(c.Ops)
+				for _, i := range c.Ops {
+					if sum.State(i) != c.State {
+						t.Fatalf("op %d: State %v, its chunk %v", i, sum.State(i), c.State)
+					}
+				}
+			}
+			if count[batch.Committed] != committed || sum.Read != n || count[batch.Unknown] != 0 {
+				t.Errorf("states %v, read %d; %d committed", count, sum.Read, committed)
+			}
+			if count[batch.Failed] == 0 || count[batch.NotSent] == 0 {
+				t.Errorf("states %v: the fake fails some transactions, whose partitions stop", count)
+			}
+			last := calls[len(calls)-1]
+			if !last.Final || last.Ops != committed || last.OpsTotal != n || last.Chunks+last.Failed != last.ChunksTotal || last.Retries != sum.Retries {
+				t.Errorf("last Progress %+v, summary %+v", last, sum)
+			}
+			if sum.Retries == 0 {
+				t.Error("no retries counted")
+			}
+			t.Logf("%d requests; states %v; %d chunks incomplete holding %d ops; %d retries", f.count(), count, len(sum.Incomplete), inChunks, sum.Retries)
+		})
+	}
+}

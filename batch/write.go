@@ -64,10 +64,10 @@ type WriteOptions struct {
 	// Summary.
 	Retry *retry.Policy
 
-	// Progress, when set, is called after each transaction finishes
-	// (committed or not) and once more at the end with Final set. Calls
-	// never overlap and their counts never go down; a slow callback slows
-	// the writer, so keep it short.
+	// Progress, when set, is called as transactions finish (committed or
+	// not) and once more at the end, with Final set. Calls never overlap
+	// and their counts never go down; a slow callback slows the writer, so
+	// keep it short. It may cancel the context given to Write.
 	Progress func(Progress)
 
 	// ContinueOnError keeps writing the other partitions after a
@@ -169,7 +169,10 @@ type Chunk struct {
 
 // Summary reports a Write. Atomicity is per transaction only: when Write
 // fails, some transactions may have committed and others not. Every
-// operation's fate is State(i); Incomplete has the reasons.
+// operation's fate is State(i); Incomplete has the transactions that did
+// not commit and why. Operations that never got into a transaction (read
+// after an earlier transaction of their partition failed, or not read
+// because the writer stopped) are in none; their State is NotSent.
 type Summary struct {
 	// Ops and Chunks are the operations and transactions committed.
 	Ops, Chunks int
@@ -199,14 +202,16 @@ func (s Summary) State(i int) State {
 // transactions as the limits allow, with bounded parallelism and retries.
 //
 // Operations are grouped by PartitionKey (in order of first appearance)
-// and packed into transactions of at most 100 operations and under 4 MiB.
-// A transaction is closed when it has 100 operations, when the next
-// operation does not fit, or when less than 1 KiB of room is left;
-// only the last transaction of a partition (and, with Reorder off, one cut
-// short by an entity of more than 5% of 4 MiB, or by a second operation on
-// the same entity) is less full than 95% of the limit that binds. A second
-// operation on an entity goes into a later transaction, which runs only
-// after the earlier one committed.
+// and packed into transactions of at most 100 operations and under 4 MiB,
+// each filled until the next operation does not fit. So every transaction
+// is at least 95% full by the limit that binds, except: the last of each
+// partition; one that the next entity does not fit into when entities are
+// bigger than 5% of 4 MiB (about 210 KB as sent); one closed because the
+// next operation is on an entity it already holds (a second operation on
+// an entity goes into a later transaction, which is sent only after the
+// earlier one committed); and, for WriteSeq, one closed early by
+// WriteOptions.MaxBuffered. WriteOptions.Reorder makes the second and
+// third cases rare.
 //
 // The default operation, Op{Entity: e}, is an upsert that replaces: a
 // transaction of upserts can be retried after a lost response without
@@ -307,7 +312,6 @@ type writer[T any] struct {
 	chunks    int  // chunks formed
 	done      int  // chunks committed
 	failed    int  // chunks not committed
-	final     bool // the input is read and every chunk formed
 	cut       bool // the input was not read to its end
 	retries   atomic.Int64
 }
@@ -400,7 +404,7 @@ func (w *writer[T]) run(input func(yield func(int, Op[T]) bool)) {
 	for _, p := range w.partOrder {
 		starts = w.sealAll(p, starts)
 	}
-	w.final, w.cut = true, cut
+	w.cut = cut
 	w.mu.Unlock()
 	w.startWorkers(starts)
 	_ = w.g.Wait()
@@ -732,11 +736,10 @@ func (w *writer[T]) finishLocked(p *partition[T], c *chunk[T], state State, err 
 		w.states[i] = state
 	}
 	c.state, c.err = state, err
-	c.wire, c.rows = nil, nil
+	c.ops, c.wire, c.rows = nil, nil, nil // an OpError keeps its own copy
 	if state == Committed {
 		w.done++
 		w.opsDone += len(c.seqs)
-		c.ops = nil
 		return
 	}
 	w.failures = append(w.failures, c)

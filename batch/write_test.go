@@ -16,26 +16,34 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
+// noise is random bytes that binary values are cut from.
+var noise = func() []byte {
+	r := rand.New(rand.NewPCG(11, 13))
+	b := make([]byte, 128*1024)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}()
+
 // load makes n upserts over parts partitions, interleaved (operation i is
-// on partition i%parts), with mixed sizes: mostly small, some of a few KB,
-// some 30 Ki-character strings and some 60 KiB binary values.
+// on partition i%parts), with mixed sizes: mostly under 400 bytes, some of
+// 1 to 4 KB, some 30 Ki-character strings and some 60 KiB binary values.
 func load(n, parts int, seed uint64) []batch.Op[item] {
 	r := rand.New(rand.NewPCG(seed, 7))
 	ops := make([]batch.Op[item], n)
 	for i := range ops {
 		e := item{PartitionKey: fmt.Sprintf("p%02d", i%parts), RowKey: fmt.Sprintf("r%06d", i), N: int64(i)}
-		switch x := r.IntN(100); {
-		case x < 80:
+		switch x := r.IntN(1000); {
+		case x < 850:
 			e.S = strings.Repeat(string(rune('a'+i%26)), r.IntN(400))
-		case x < 95:
+		case x < 980:
 			e.S = strings.Repeat("0123456789abcdef", 64+r.IntN(192))
-		case x < 99:
+		case x < 995:
 			e.S = strings.Repeat("s", 30*1024)
 		default:
-			e.B = make([]byte, 60*1024)
-			for j := range e.B {
-				e.B[j] = byte(r.Uint32())
-			}
+			off := r.IntN(len(noise) - 60*1024)
+			e.B = noise[off : off+60*1024]
 		}
 		ops[i] = batch.Op[item]{Entity: e}
 	}
@@ -477,11 +485,11 @@ func TestWritePacksBySize(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 9))
 		var ops []batch.Op[item]
 		for i := range n {
-			e := item{PartitionKey: fmt.Sprint("p", i%3), RowKey: fmt.Sprintf("r%04d", i)}
+			e := item{PartitionKey: "p", RowKey: fmt.Sprintf("r%04d", i)}
 			size := (minKB + r.IntN(maxKB-minKB+1)) * 1024
 			// Up to 64 KiB binary, the rest in 32 Ki-character strings.
 			b := min(size, 48*1024)
-			e.B = make([]byte, b)
+			e.B = noise[i : i+b]
 			size -= b * 4 / 3
 			if size > 0 {
 				e.S = strings.Repeat("s", min(size, 32*1024))
@@ -501,9 +509,9 @@ func TestWritePacksBySize(t *testing.T) {
 		minFill float64
 	}{
 		// Entities up to 5% of 4 MiB: cut only when the next does not fit.
-		{"20 to 120 KB in order", mk(600, 20, 120, 1), false, 0.95},
+		{"20 to 120 KB in order", mk(150, 20, 120, 1), false, 0.95},
 		// Entities of 100 to 130 KB with first fit over 4 open transactions.
-		{"100 to 130 KB reordered", mk(300, 100, 130, 2), true, 0.95},
+		{"100 to 130 KB reordered", mk(100, 100, 130, 2), true, 0.95},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
