@@ -38,8 +38,8 @@ func (s Scope) String() string {
 }
 
 // SinglePartition reports whether the filter stays within one partition
-// (point or partition scope): such a query can never be slowed by another
-// partition's load, and its results come from one partition server.
+// (point or partition scope): one partition server answers it, and its cost
+// does not grow with the rest of the table.
 func (s Scope) SinglePartition() bool { return s == ScopePoint || s == ScopePartition }
 
 // Scope tells point, partition, range and table-scan filters apart. An
