@@ -56,6 +56,7 @@ type InvalidError struct {
 	Err error
 }
 
+// Error names the operation and the rule.
 func (e *InvalidError) Error() string {
 	msg := strings.TrimPrefix(e.Err.Error(), "batch: ")
 	if e.Index < 0 {
@@ -103,6 +104,8 @@ type OpError[T any] struct {
 	Response *azcore.ResponseError
 }
 
+// Error names the operation, its status, code and message; never its keys
+// or values.
 func (e *OpError[T]) Error() string {
 	var b strings.Builder
 	b.WriteString("batch: ")
@@ -155,6 +158,7 @@ type ReplyError struct {
 	Response *azcore.ResponseError
 }
 
+// Error says that the outcome is unknown and why.
 func (e *ReplyError) Error() string {
 	return fmt.Sprintf("%s (status %d: %v)", ErrMalformedReply, e.StatusCode, e.Err)
 }

@@ -350,6 +350,7 @@ type odataMessage struct {
 	Plain string
 }
 
+// UnmarshalJSON accepts both forms of the message.
 func (m *odataMessage) UnmarshalJSON(b []byte) error {
 	var s string
 	if json.Unmarshal(b, &s) == nil {

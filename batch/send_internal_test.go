@@ -1,0 +1,80 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/table"
+)
+
+type row struct {
+	PartitionKey, RowKey string
+	V                    int32
+}
+
+// TestSendUnchecked sends what Transaction refuses, to see what Azurite
+// answers and that the reply is still read: 101 operations (a reply that
+// net/http cannot parse), a RowKey twice, mixed PartitionKeys (accepted by
+// Azurite, refused by the service).
+func TestSendUnchecked(t *testing.T) {
+	env := testenv.Azurite(t)
+	svc, err := table.NewServiceWithSharedKey(env.Endpoint, env.Account, env.Key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.New[row](svc, testenv.TableName(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := tbl.CreateTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.DeleteTable(context.Background())
+	enc := newEncoder(tbl)
+	prepare := func(ops []Op[row]) []encoded {
+		wire := make([]encoded, len(ops))
+		for i := range ops {
+			if wire[i], err = enc.encode(&ops[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return wire
+	}
+
+	var many []Op[row]
+	for i := range 101 {
+		many = append(many, Op[row]{Kind: Add, Entity: row{PartitionKey: "p", RowKey: fmt.Sprint(i)}})
+	}
+	_, err = send(ctx, tbl, prepare(many), many)
+	var oe *OpError[row]
+	if !errors.As(err, &oe) || oe.StatusCode != 400 || oe.Code != "InvalidInput" || !strings.Contains(oe.Message, "100 changes") {
+		t.Errorf("101 operations: %v, want a clear 400 InvalidInput about the 100 changes limit", err)
+	}
+
+	dup := []Op[row]{
+		{Entity: row{PartitionKey: "p", RowKey: "a"}},
+		{Entity: row{PartitionKey: "p", RowKey: "b"}},
+		{Entity: row{PartitionKey: "p", RowKey: "a", V: 2}},
+	}
+	_, err = send(ctx, tbl, prepare(dup), dup)
+	if !errors.As(err, &oe) || oe.Index != 2 || oe.Code != "InvalidDuplicateRow" || !errors.Is(err, ErrDuplicateRowKey) || !errors.Is(err, table.ErrBadRequest) {
+		t.Errorf("RowKey twice: %v, want InvalidDuplicateRow at 2 matching ErrDuplicateRowKey", err)
+	}
+
+	mixed := []Op[row]{{Entity: row{PartitionKey: "p", RowKey: "m"}}, {Entity: row{PartitionKey: "q", RowKey: "m"}}}
+	if res, err := send(ctx, tbl, prepare(mixed), mixed); err != nil || len(res) != 2 {
+		t.Logf("Azurite now refuses mixed PartitionKeys (%v); the client-side check stays", err)
+	}
+
+	// Nothing of the refused transactions was written.
+	if _, err := tbl.Get(ctx, "p", "0", nil); !errors.Is(err, table.ErrNotFound) {
+		t.Errorf("an operation of the refused 101 was written: %v", err)
+	}
+}
