@@ -80,8 +80,9 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 // the reply is retryable) rather than the 202 of the whole reply, which is
 // in Response.
 type OpError[T any] struct {
-	// Index is the failed operation's position in the transaction, or -1
-	// when the reply did not say which one failed. The service puts it in
+	// Index is the failed operation's position in the transaction (in
+	// the input, for errors of Write and WriteSeq), or -1 when the reply
+	// did not say which one failed. The service puts it in
 	// front of the message ("1:The specified entity already exists.");
 	// otherwise Index comes from the position of the failed response or its
 	// Content-ID.

@@ -39,8 +39,9 @@ func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []O
 		}
 		return nil, &ReplyError{StatusCode: status, Err: errors.New("no multipart reply")}
 	}
-	if mapped := table.MapError("batch", err); mapped != err {
-		return nil, mapped
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return nil, table.MapError("batch", err)
 	}
 	return nil, fmt.Errorf("batch: %w", err)
 }

@@ -61,7 +61,9 @@ type WriteOptions struct {
 	// retryable failure inside a 202 reply (an operation's 503 ServerBusy
 	// or 500 OperationTimedOut), which the pipeline cannot see. Its OnRetry
 	// hook is called as usual; retries are also counted in Progress and
-	// Summary.
+	// Summary. (A client built without table.ClientOptions keeps azcore's
+	// own retry policy, which retries inside each attempt: build clients
+	// with table.ClientOptions.)
 	Retry *retry.Policy
 
 	// Progress, when set, is called as transactions finish (committed or
@@ -158,12 +160,13 @@ type Chunk struct {
 	Ops []int
 	// State is Failed, Unknown or NotSent.
 	State State
-	// Err is why: an *OpError (which operation the service refused), a
-	// *table.ServiceError, a *ReplyError, an *InvalidError (an invalid
-	// operation, which forms a chunk of its own), an error matching
-	// table.ErrMaybeCommitted (a retry after a lost response found the
-	// change already made), a transport or context error, or, for
-	// NotSent, an error matching ErrNotSent.
+	// Err is why: an *OpError (which operation the service refused; in a
+	// Write, its Index is the operation's position in the input), a
+	// *table.ServiceError, a *ReplyError, an *InvalidError
+	// (an invalid operation, which forms a chunk of its own), an error
+	// matching table.ErrMaybeCommitted (a retry after a lost response
+	// found the change already made), a transport or context error, or,
+	// for NotSent, an error matching ErrNotSent.
 	Err error
 }
 
@@ -687,6 +690,11 @@ func (w *writer[T]) submit(c *chunk[T]) (State, error) {
 		}
 		return err
 	})
+	// Report the failed operation by its position in the input.
+	var oe *OpError[T]
+	if errors.As(err, &oe) && oe.Index >= 0 && oe.Index < len(c.seqs) {
+		oe.Index = c.seqs[oe.Index]
+	}
 	var reply *ReplyError
 	switch {
 	case err == nil:
