@@ -27,8 +27,9 @@ var ErrInvalidConnectionString = errors.New("table: invalid connection string")
 // Cosmos DB Table API account). It is cheap to share and safe for concurrent
 // use; make one per account and open tables from it.
 type Service struct {
-	raw      *aztables.ServiceClient
-	endpoint string
+	raw         *aztables.ServiceClient
+	endpoint    string
+	parallelism int // the idle pool size of its transport; 0 when unknown
 }
 
 // NewService connects with a connection string: the form the portal shows
@@ -49,7 +50,7 @@ func NewService(connectionString string, o *Options) (*Service, error) {
 		if err != nil {
 			return nil, fmt.Errorf("table: service client: %w", err)
 		}
-		return &Service{raw: raw, endpoint: cs.endpoint}, nil
+		return &Service{raw: raw, endpoint: cs.endpoint, parallelism: o.poolSize()}, nil
 	}
 	return NewServiceWithSharedKey(cs.endpoint, cs.account, cs.key, o)
 }
@@ -69,7 +70,7 @@ func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Serv
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: serviceURL}, nil
+	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize()}, nil
 }
 
 // NewServiceWithToken connects with a Microsoft Entra ID credential (for
@@ -83,7 +84,7 @@ func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Opti
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: serviceURL}, nil
+	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize()}, nil
 }
 
 // NewServiceWithSAS connects with an account SAS URL, e.g.
@@ -101,7 +102,7 @@ func NewServiceWithSAS(sasURL string, o *Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: endpoint}, nil
+	return &Service{raw: raw, endpoint: endpoint, parallelism: o.poolSize()}, nil
 }
 
 // NewClientFromSASURL returns an aztables client for the table in a table
@@ -130,6 +131,11 @@ func NewClientFromSASURL(tableSASURL string, o *Options) (*aztables.Client, stri
 	}
 	return c, name, nil
 }
+
+// Parallelism is the number of idle connections its transport keeps per
+// host (Options.Parallelism), or 0 when a caller-supplied Transport makes it
+// unknown. Parallel work above it opens and closes connections.
+func (s *Service) Parallelism() int { return s.parallelism }
 
 // Endpoint is the table service URL, without a trailing slash.
 func (s *Service) Endpoint() string { return s.endpoint }

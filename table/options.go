@@ -62,6 +62,15 @@ func (o *Options) parallelism() int {
 	return o.Parallelism
 }
 
+// poolSize is the idle pool per host of the transport ClientOptions builds,
+// or 0 when the caller supplied the transport.
+func (o *Options) poolSize() int {
+	if o != nil && o.Transport != nil {
+		return 0
+	}
+	return o.parallelism()
+}
+
 // NewHTTPClient returns the tuned *http.Client that ClientOptions installs:
 // TCP_NODELAY set explicitly on every connection (Nagle off: small requests
 // are not held back waiting for ACKs), an idle pool per host sized to the

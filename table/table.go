@@ -69,9 +69,10 @@ type Result struct {
 // properties (see the package documentation for tags and types). A Table is
 // safe for concurrent use and cheap: New does no I/O.
 type Table[T any] struct {
-	client *aztables.Client
-	name   string
-	plan   *codec.Plan
+	client      *aztables.Client
+	name        string
+	plan        *codec.Plan
+	parallelism int
 }
 
 // New returns a typed handle on the named table of the service. It checks T's
@@ -81,7 +82,12 @@ func New[T any](s *Service, name string) (*Table[T], error) {
 	if err := ValidateTableName(name); err != nil {
 		return nil, err
 	}
-	return Wrap[T](s.Client(name), name)
+	t, err := Wrap[T](s.Client(name), name)
+	if err != nil {
+		return nil, err
+	}
+	t.parallelism = s.parallelism
+	return t, nil
 }
 
 // Wrap returns a typed handle over an aztables client you already have. name
@@ -108,8 +114,18 @@ func NewFromSASURL[T any](tableSASURL string, o *Options) (*Table[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return Wrap[T](c, name)
+	t, err := Wrap[T](c, name)
+	if err != nil {
+		return nil, err
+	}
+	t.parallelism = o.poolSize()
+	return t, nil
 }
+
+// Parallelism is the connection pool size per host of the table's transport
+// (Options.Parallelism), or 0 when unknown (Wrap, or a caller-supplied
+// Transport). Package query refuses to run more requests at once than it.
+func (t *Table[T]) Parallelism() int { return t.parallelism }
 
 // Name is the table's name.
 func (t *Table[T]) Name() string { return t.name }

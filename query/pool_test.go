@@ -1,0 +1,39 @@
+package query
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Parallel refuses more requests in flight than the table's connection pool
+// holds: above it, connections would be opened and closed all the time.
+func TestParallelismBoundedByPool(t *testing.T) {
+	svc, err := table.NewService("UseDevelopmentStorage=true", &table.Options{Parallelism: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.New[item](svc, "poolcheck")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tbl.Parallelism(); got != 4 {
+		t.Fatalf("Parallelism() = %d, want 4", got)
+	}
+	q := New(tbl)
+	if _, err := q.Parallel(ShardSegments(8), &ParallelOptions{Parallelism: 8}); !errors.Is(err, table.ErrInvalidOptions) {
+		t.Errorf("parallelism 8 over a pool of 4: err = %v, want ErrInvalidOptions", err)
+	}
+	if _, err := q.Parallel(ShardSegments(8), &ParallelOptions{Parallelism: 4}); err != nil {
+		t.Errorf("parallelism 4 over a pool of 4: %v", err)
+	}
+	def, _ := table.NewService("UseDevelopmentStorage=true", nil)
+	if tb, _ := table.New[item](def, "poolcheck"); tb.Parallelism() != table.DefaultParallelism {
+		t.Errorf("default Parallelism() = %d, want %d", tb.Parallelism(), table.DefaultParallelism)
+	}
+	custom, _ := table.NewService("UseDevelopmentStorage=true", &table.Options{Transport: table.NewHTTPClient(nil)})
+	if tb, _ := table.New[item](custom, "poolcheck"); tb.Parallelism() != 0 {
+		t.Errorf("caller transport: Parallelism() = %d, want 0 (unknown)", tb.Parallelism())
+	}
+}
