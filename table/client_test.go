@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"log/slog"
 	"net"
 	"net/http"
@@ -173,5 +174,25 @@ func TestConnectionStringRedacted(t *testing.T) {
 	dev, err := ParseConnectionString("UseDevelopmentStorage=true")
 	if err != nil || dev.Endpoint != devEndpoint || dev.AccountName != devAccount || dev.AccountKey != devKey {
 		t.Errorf("dev storage: %s, %v", dev, err)
+	}
+}
+
+type fakeToken struct{}
+
+func (fakeToken) GetToken(context.Context, policy.TokenRequestOptions) (azcore.AccessToken, error) {
+	return azcore.AccessToken{Token: "t", ExpiresOn: time.Now().Add(time.Hour)}, nil
+}
+
+func TestNewServiceWithToken(t *testing.T) {
+	svc, err := NewServiceWithToken("https://acct.table.core.windows.net/", fakeToken{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svc.Endpoint() != "https://acct.table.core.windows.net" || svc.Parallelism() != DefaultParallelism {
+		t.Errorf("endpoint %q, parallelism %d", svc.Endpoint(), svc.Parallelism())
+	}
+	// A bearer token must never travel in clear, not even to loopback.
+	if _, err := NewServiceWithToken("http://127.0.0.1:10002/devstoreaccount1", fakeToken{}, nil); !errors.Is(err, ErrInvalidConnectionString) {
+		t.Errorf("token over http: err = %v, want ErrInvalidConnectionString", err)
 	}
 }
