@@ -113,7 +113,7 @@ func fmtNum(n float64) string {
 	switch {
 	case math.IsNaN(n) || math.IsInf(n, 0):
 		return "n/a"
-	case math.Abs(n) >= 100:
+	case math.Abs(n) >= 100 || n == math.Trunc(n):
 		return group(fmt.Sprintf("%.0f", n))
 	case math.Abs(n) >= 10:
 		return fmt.Sprintf("%.1f", n)
