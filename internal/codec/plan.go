@@ -66,16 +66,19 @@ type Plan struct {
 }
 
 var (
-	plans          sync.Map // reflect.Type -> *Plan or error
-	timeType       = reflect.TypeFor[time.Time]()
-	guidType       = reflect.TypeFor[GUID]()
-	etagType       = reflect.TypeFor[azcore.ETag]()
-	bytesType      = reflect.TypeFor[[]byte]()
-	textMarshaler  = reflect.TypeFor[encoding.TextMarshaler]()
-	textUnmarshal  = reflect.TypeFor[encoding.TextUnmarshaler]()
-	reservedNames  = map[string]bool{"PartitionKey": true, "RowKey": true, "Timestamp": true, "ETag": false}
-	maxPropNameLen = 255
+	plans         sync.Map // reflect.Type -> *Plan or error
+	timeType      = reflect.TypeFor[time.Time]()
+	guidType      = reflect.TypeFor[GUID]()
+	etagType      = reflect.TypeFor[azcore.ETag]()
+	bytesType     = reflect.TypeFor[[]byte]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+	textUnmarshal = reflect.TypeFor[encoding.TextUnmarshaler]()
+	// reservedNames are the service's system properties.
+	reservedNames = map[string]bool{"PartitionKey": true, "RowKey": true, "Timestamp": true}
 )
+
+// maxPropNameLen is the service's limit on a property name.
+const maxPropNameLen = 255
 
 // For returns the plan of a struct type, computing it once.
 func For(t reflect.Type) (*Plan, error) {
