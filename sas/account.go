@@ -48,16 +48,7 @@ func (s AccountSignature) sign(cred *Credential, now func() time.Time) (url.Valu
 	if err != nil {
 		return nil, err
 	}
-	if cred == nil {
-		return nil, invalid("credential", "is nil")
-	}
-	sig, err := cred.sign(f.stringToSign(cred.AccountName()))
-	if err != nil {
-		return nil, err
-	}
-	v := f.values()
-	v.Set("sig", sig)
-	return v, nil
+	return signFields(cred, f)
 }
 
 type accountFields struct {

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"net/url"
 )
 
 // Credential is a storage account name and its shared key, the secret that
@@ -65,4 +66,25 @@ func (c *Credential) sign(stringToSign string) (string, error) {
 	h := hmac.New(sha256.New, c.key.b)
 	h.Write([]byte(stringToSign))
 	return base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+}
+
+// signable is a resolved, validated set of SAS fields: what is signed and
+// what is sent.
+type signable interface {
+	stringToSign(account string) string
+	values() url.Values
+}
+
+// signFields signs f with cred and returns its query parameters with sig.
+func signFields(cred *Credential, f signable) (url.Values, error) {
+	if cred == nil {
+		return nil, invalid("credential", "is nil")
+	}
+	sig, err := cred.sign(f.stringToSign(cred.AccountName()))
+	if err != nil {
+		return nil, err
+	}
+	v := f.values()
+	v.Set("sig", sig)
+	return v, nil
 }

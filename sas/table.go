@@ -79,16 +79,7 @@ func (s TableSignature) sign(cred *Credential, now func() time.Time) (url.Values
 	if err != nil {
 		return nil, err
 	}
-	if cred == nil {
-		return nil, invalid("credential", "is nil")
-	}
-	sig, err := cred.sign(f.stringToSign(cred.AccountName()))
-	if err != nil {
-		return nil, err
-	}
-	v := f.values()
-	v.Set("sig", sig)
-	return v, nil
+	return signFields(cred, f)
 }
 
 // tableFields are the resolved, validated values exactly as signed and sent.
