@@ -3,7 +3,7 @@
 # free 127.0.0.1 port in memory and stop it afterwards.
 
 GO         ?= go
-WITH_AZ    := $(GO) run ./internal/cmd/withazurite --
+WITH_AZ    := $(GO) run ./devtools/cmd/withazurite --
 EXAMPLES   := $(sort $(dir $(wildcard examples/*/main.go)))
 GOTESTFLAGS ?= -race -count=1 -timeout 15m
 
@@ -34,7 +34,7 @@ demo: npm
 
 # make bench: side-by-side benchmarks against plain aztables; writes BENCHMARKS.md.
 bench: npm
-	$(GO) run ./internal/cmd/bench -out BENCHMARKS.md
+	$(GO) run ./devtools/cmd/bench -out BENCHMARKS.md
 
 vet:
 	$(GO) vet ./...

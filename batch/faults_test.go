@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit/batch"
-	"github.com/tablekit/tablekit/internal/faults"
-	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablekit/tablekit/internal/azurite"
-	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/devtools/azurite"
+	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablekit/tablekit/internal/faults"
-	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }

@@ -12,7 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/tablekit/tablekit/internal/faults"
+	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/retry"
 )
 

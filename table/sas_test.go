@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/sas"
 	"github.com/tablekit/tablekit/table"
 )

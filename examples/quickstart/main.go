@@ -1,7 +1,7 @@
 // Quickstart: a tour of tablekit against a local Azurite (or a real account).
 //
 //	make demo
-//	# or: go run ./internal/cmd/withazurite -- go run ./examples/quickstart
+//	# or: go run ./devtools/cmd/withazurite -- go run ./examples/quickstart
 //	# or: TABLEKIT_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...' go run ./examples/quickstart
 //
 // It stores Go structs as entities, reads one back by key, updates it safely

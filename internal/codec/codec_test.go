@@ -97,8 +97,8 @@ func TestRoundTripAllTypes(t *testing.T) {
 		PartitionKey: "p'k", RowKey: "r\"k ü",
 		S: "line1\nline2 \"quoted\" \\ \u2028 😀", B: true, I: math.MaxInt32, I32: math.MinInt32, I8: -8, U16: 65535,
 		I64: math.MaxInt64, U64: math.MaxInt64, F: 1.0, F32: 1.5,
-		T:   time.Date(2024, 2, 29, 23, 59, 59, 123456700, time.FixedZone("X", 3600)),
-		G:   g, Bin: []byte{0, 1, 2, 255}, PS: &s, PI: &i64, PT: &pt,
+		T: time.Date(2024, 2, 29, 23, 59, 59, 123456700, time.FixedZone("X", 3600)),
+		G: g, Bin: []byte{0, 1, 2, 255}, PS: &s, PI: &i64, PT: &pt,
 		Lvl: 2, Nested: inner{A: 7, B: []string{"x", "y"}}, Renamed: "r", Skipped: "not stored", Omit: 0,
 	}
 	p := plan(t, in)
@@ -132,7 +132,10 @@ func TestEncodeWireTypes(t *testing.T) {
 	if err := json.Unmarshal(body, &m); err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct{ key string; want any }{
+	tests := []struct {
+		key  string
+		want any
+	}{
 		{"I64@odata.type", "Edm.Int64"},
 		{"I64", "5"},
 		{"F@odata.type", "Edm.Double"},

@@ -3,8 +3,8 @@ package codec
 import (
 	"errors"
 	"math"
-	"strconv"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +21,6 @@ type small struct {
 	T            time.Time
 	Lvl          level
 }
-
 
 func TestValidation(t *testing.T) {
 	base := func() small { return small{PartitionKey: "p", RowKey: "r", Lvl: 1} }
@@ -98,8 +97,8 @@ func TestValidation(t *testing.T) {
 }
 
 type wide struct {
-	PartitionKey string
-	RowKey       string
+	PartitionKey                                                              string
+	RowKey                                                                    string
 	B0, B1, B2, B3, B4, B5, B6, B7, B8, B9, B10, B11, B12, B13, B14, B15, B16 []byte
 }
 
@@ -145,7 +144,6 @@ func TestTooManyProperties(t *testing.T) {
 		t.Fatalf("252 properties: err = %v", err)
 	}
 }
-
 
 func TestTypeErrors(t *testing.T) {
 	type noKeys struct{ A string }

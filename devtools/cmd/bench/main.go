@@ -2,7 +2,7 @@
 // against a freshly started Azurite, optionally behind the latency proxy,
 // and writes the results to BENCHMARKS.md. `make bench` runs it:
 //
-//	go run ./internal/cmd/bench -out BENCHMARKS.md
+//	go run ./devtools/cmd/bench -out BENCHMARKS.md
 //
 // -quick runs every scenario once with tiny counts (well under a minute), to
 // check the program rather than measure. Everything runs on 127.0.0.1, and
@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tablekit/tablekit/internal/azurite"
+	"github.com/tablekit/tablekit/devtools/azurite"
 )
 
 func main() {

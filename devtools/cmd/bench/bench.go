@@ -11,9 +11,9 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/tablekit/tablekit/internal/azurite"
-	"github.com/tablekit/tablekit/internal/benchcodec"
-	"github.com/tablekit/tablekit/internal/faults"
+	"github.com/tablekit/tablekit/devtools/azurite"
+	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/workload"
 )
 
 // config is the size of a run.
@@ -96,7 +96,7 @@ type bench struct {
 	via    string        // the proxy's endpoint
 	m      meter
 	log    func(format string, args ...any)
-	items  []benchcodec.Item
+	items  []workload.Item
 	tables atomic.Int64
 	prefix string
 
@@ -208,7 +208,7 @@ func run(ctx context.Context, cfg config, endpoint string, logf func(string, ...
 	}
 	env := collectEnv(cfg)
 	start := time.Now()
-	b.items = benchcodec.Items(0, cfg.entities)
+	b.items = workload.Items(0, cfg.entities)
 
 	over := map[string][]overheadObs{}
 	steps := []struct {

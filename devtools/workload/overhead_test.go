@@ -1,4 +1,4 @@
-package benchcodec
+package workload
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 // BenchmarkClient runs every client-overhead benchmark:
 //
-//	go test -run '^$' -bench . -benchmem ./internal/benchcodec
+//	go test -run '^$' -bench . -benchmem ./devtools/workload
 func BenchmarkClient(b *testing.B) {
 	for _, bb := range Benchmarks() {
 		b.Run(bb.Name, bb.F)

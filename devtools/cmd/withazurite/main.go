@@ -2,7 +2,7 @@
 // the given command with TABLEKIT_CONNECTION_STRING and TABLEKIT_AZURITE_ENDPOINT
 // set to it, stops Azurite, and exits with the command's status.
 //
-//	go run ./internal/cmd/withazurite -- go test ./...
+//	go run ./devtools/cmd/withazurite -- go test ./...
 package main
 
 import (
@@ -14,7 +14,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/tablekit/tablekit/internal/azurite"
+	"github.com/tablekit/tablekit/devtools/azurite"
 )
 
 func main() {

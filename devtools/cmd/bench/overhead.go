@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablekit/tablekit/internal/benchcodec"
+	"github.com/tablekit/tablekit/devtools/workload"
 )
 
 // overheadObs is one testing.Benchmark result, per entity.
@@ -18,21 +18,21 @@ type overheadObs struct {
 	runs   int // b.N
 }
 
-// runOverhead runs the client-overhead benchmarks of package benchcodec
-// (the functions `go test -bench . ./internal/benchcodec` runs) through
+// runOverhead runs the client-overhead benchmarks of package workload
+// (the functions `go test -bench . ./devtools/workload` runs) through
 // testing.Benchmark, round by round so that drift hits them all alike.
 func (b *bench) runOverhead() (map[string][]overheadObs, error) {
 	setBenchTime(b.cfg.benchTime)
 	out := map[string][]overheadObs{}
 	for round := range b.cfg.overheadRounds {
-		for _, bb := range benchcodec.Benchmarks() {
+		for _, bb := range workload.Benchmarks() {
 			r := testing.Benchmark(bb.F)
 			if r.N == 0 {
 				return nil, fmt.Errorf("benchmark %s failed (round %d)", bb.Name, round+1)
 			}
 			per := float64(bb.PerOp)
 			o := overheadObs{
-				cpuNs:  r.Extra[benchcodec.CPUMetric],
+				cpuNs:  r.Extra[workload.CPUMetric],
 				wallNs: float64(r.T.Nanoseconds()) / float64(r.N) / per,
 				allocs: float64(r.MemAllocs) / float64(r.N) / per,
 				bytes:  float64(r.MemBytes) / float64(r.N) / per,

@@ -27,7 +27,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/tablekit/tablekit/internal/azurite"
+	"github.com/tablekit/tablekit/devtools/azurite"
 )
 
 // Env is a reachable Azurite table service.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tablekit/tablekit/internal/testenv"
+	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }

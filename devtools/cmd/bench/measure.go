@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tablekit/tablekit/internal/benchcodec"
+	"github.com/tablekit/tablekit/devtools/workload"
 )
 
 // sample is one timed run of a scenario.
@@ -74,11 +74,11 @@ type meter struct {
 func (m *meter) measure(ctx context.Context, f func(ctx context.Context) (int, error)) (sample, error) {
 	runtime.GC()
 	busy0, total0 := machineCPU()
-	c0, s0 := benchcodec.CPUTime(), m.srv.read()
+	c0, s0 := workload.CPUTime(), m.srv.read()
 	t0 := time.Now()
 	n, err := f(ctx)
 	wall := time.Since(t0)
-	c1, s1 := benchcodec.CPUTime(), m.srv.read()
+	c1, s1 := workload.CPUTime(), m.srv.read()
 	busy1, total1 := machineCPU()
 	s := sample{n: n, wall: wall, cpu: c1 - c0, srv: -1, sys: -1}
 	if s0 >= 0 && s1 >= 0 {

@@ -11,9 +11,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/tablekit/tablekit/internal/azurite"
-	"github.com/tablekit/tablekit/internal/benchcodec"
-	"github.com/tablekit/tablekit/internal/faults"
+	"github.com/tablekit/tablekit/devtools/azurite"
+	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/workload"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -43,15 +43,15 @@ func (b *bench) runConns(ctx context.Context) error {
 
 	type variant struct {
 		key string
-		get func(ep string) (func(ctx context.Context, it *benchcodec.Item) error, error)
+		get func(ep string) (func(ctx context.Context, it *workload.Item) error, error)
 	}
-	plainGet := func(tr policy.Transporter) func(ep string) (func(context.Context, *benchcodec.Item) error, error) {
-		return func(ep string) (func(context.Context, *benchcodec.Item) error, error) {
+	plainGet := func(tr policy.Transporter) func(ep string) (func(context.Context, *workload.Item) error, error) {
+		return func(ep string) (func(context.Context, *workload.Item) error, error) {
 			c, err := plainClient(ep, name, tr)
 			if err != nil {
 				return nil, err
 			}
-			return func(ctx context.Context, it *benchcodec.Item) error {
+			return func(ctx context.Context, it *workload.Item) error {
 				resp, err := c.GetEntity(ctx, it.PartitionKey, it.RowKey, nil)
 				if err != nil {
 					return err
@@ -62,17 +62,17 @@ func (b *bench) runConns(ctx context.Context) error {
 		}
 	}
 	variants := []variant{
-		{"conns/go-default", func(ep string) (func(context.Context, *benchcodec.Item) error, error) {
+		{"conns/go-default", func(ep string) (func(context.Context, *workload.Item) error, error) {
 			tr := http.DefaultTransport.(*http.Transport).Clone()
 			return plainGet(&http.Client{Transport: tr})(ep)
 		}},
 		{"conns/az-default", plainGet(nil)},
-		{"conns/tk", func(ep string) (func(context.Context, *benchcodec.Item) error, error) {
+		{"conns/tk", func(ep string) (func(context.Context, *workload.Item) error, error) {
 			tbl, err := tkTable(ep, name, nil)
 			if err != nil {
 				return nil, err
 			}
-			return func(ctx context.Context, it *benchcodec.Item) error {
+			return func(ctx context.Context, it *workload.Item) error {
 				_, err := tbl.Get(ctx, it.PartitionKey, it.RowKey, nil)
 				return err
 			}, nil
@@ -80,7 +80,7 @@ func (b *bench) runConns(ctx context.Context) error {
 	}
 	patterns := []struct {
 		name string
-		run  func(ctx context.Context, items []benchcodec.Item, get func(context.Context, *benchcodec.Item) error) (int, error)
+		run  func(ctx context.Context, items []workload.Item, get func(context.Context, *workload.Item) error) (int, error)
 	}{
 		{"steady", b.pointGets},
 		{"burst", b.pointGetBursts},
@@ -116,7 +116,7 @@ func (b *bench) runConns(ctx context.Context) error {
 }
 
 // pointGets runs connRequests gets with connWorkers goroutines.
-func (b *bench) pointGets(ctx context.Context, items []benchcodec.Item, get func(context.Context, *benchcodec.Item) error) (int, error) {
+func (b *bench) pointGets(ctx context.Context, items []workload.Item, get func(context.Context, *workload.Item) error) (int, error) {
 	var next atomic.Int64
 	g, ctx := errgroup.WithContext(ctx)
 	for range b.cfg.connWorkers {
@@ -141,7 +141,7 @@ func (b *bench) pointGets(ctx context.Context, items []benchcodec.Item, get func
 // pointGetBursts runs connRequests gets in bursts of connWorkers at once,
 // each burst waiting for all of its gets, as a handler that fans out per
 // incoming request does.
-func (b *bench) pointGetBursts(ctx context.Context, items []benchcodec.Item, get func(context.Context, *benchcodec.Item) error) (int, error) {
+func (b *bench) pointGetBursts(ctx context.Context, items []workload.Item, get func(context.Context, *workload.Item) error) (int, error) {
 	for done := 0; done < b.cfg.connRequests; {
 		n := min(b.cfg.connWorkers, b.cfg.connRequests-done)
 		g, gctx := errgroup.WithContext(ctx)

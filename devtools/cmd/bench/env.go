@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tablekit/tablekit/internal/azurite"
+	"github.com/tablekit/tablekit/devtools/azurite"
 )
 
 // envInfo describes the machine and the software of a run.
@@ -68,9 +68,9 @@ func (e *envInfo) finish(d time.Duration) {
 func commandLine() string {
 	args := os.Args[1:]
 	if strings.HasSuffix(os.Args[0], ".test") {
-		return "go test ./internal/cmd/bench (quick mode)"
+		return "go test ./devtools/cmd/bench (quick mode)"
 	}
-	return strings.TrimSpace("go run ./internal/cmd/bench " + strings.Join(args, " "))
+	return strings.TrimSpace("go run ./devtools/cmd/bench " + strings.Join(args, " "))
 }
 
 func cpuModel() string {

@@ -10,7 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/tablekit/tablekit/internal/benchcodec"
+	"github.com/tablekit/tablekit/devtools/workload"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
@@ -19,7 +19,7 @@ import (
 // is the cheapest decoding plain code gets, cheaper than aztables.EDMEntity
 // (see the client-overhead section), so the scan baselines measure paging
 // and parallelism, not a slow decoder.
-type plainItem = benchcodec.PlainItem
+type plainItem = workload.PlainItem
 
 // sink keeps decoded values alive.
 var sink atomic.Value
@@ -82,7 +82,7 @@ func scanPlainFanOut(ctx context.Context, c *aztables.Client, pks []string, limi
 }
 
 // scanTkSeq is tablekit's sequential iterator over the whole table.
-func scanTkSeq(ctx context.Context, q query.Query[benchcodec.Item]) (int, error) {
+func scanTkSeq(ctx context.Context, q query.Query[workload.Item]) (int, error) {
 	n := 0
 	for it, err := range q.All(ctx) {
 		if err != nil {
@@ -96,7 +96,7 @@ func scanTkSeq(ctx context.Context, q query.Query[benchcodec.Item]) (int, error)
 
 // scanTkParallel is tablekit's parallel segmented query: one segment per
 // partition, parallel requests in flight.
-func scanTkParallel(ctx context.Context, q query.Query[benchcodec.Item], pks []string, parallel int) (int, error) {
+func scanTkParallel(ctx context.Context, q query.Query[workload.Item], pks []string, parallel int) (int, error) {
 	cur, err := q.Parallel(query.PartitionSegments(pks...), &query.ParallelOptions{Parallelism: parallel})
 	if err != nil {
 		return 0, err
@@ -127,7 +127,7 @@ func (b *bench) scanScenarios(lat, ep, name string) ([]scanRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	pks := benchcodec.PartitionKeys()
+	pks := workload.PartitionKeys()
 	par := b.cfg.scanParallel
 	return []scanRun{
 		{"scan/plain-seq/" + lat, "plain aztables pager, sequential", func(ctx context.Context) (int, error) {
@@ -240,10 +240,10 @@ func (b *bench) runProjection(ctx context.Context, name string) error {
 	}
 	runs := []struct {
 		key string
-		q   query.Query[benchcodec.Item]
+		q   query.Query[workload.Item]
 	}{
 		{"scan/tk-all/proj", query.New(tbl)},
-		{"scan/tk-select/proj", query.New(tbl).Select(benchcodec.Projection...)},
+		{"scan/tk-select/proj", query.New(tbl).Select(workload.Projection...)},
 	}
 	for round := range b.cfg.rounds {
 		for _, r := range runs {

@@ -1,4 +1,4 @@
-package benchcodec
+package workload
 
 import (
 	"bytes"

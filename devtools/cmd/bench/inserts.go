@@ -9,7 +9,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/tablekit/tablekit/internal/benchcodec"
+	"github.com/tablekit/tablekit/devtools/workload"
 )
 
 // txnAction is the operation of the hand-written transaction loop: an
@@ -20,9 +20,9 @@ const txnAction = aztables.TransactionTypeInsertReplace
 // insertPlainSeq is plain aztables code inserting one entity at a time: the
 // usual hand-written encoding (a map with EDM annotations and encoding/json)
 // and AddEntity with default options (so the service echoes each entity).
-func insertPlainSeq(ctx context.Context, c *aztables.Client, items []benchcodec.Item) (int, error) {
+func insertPlainSeq(ctx context.Context, c *aztables.Client, items []workload.Item) (int, error) {
 	for i := range items {
-		body, err := benchcodec.MarshalMap(&items[i])
+		body, err := workload.MarshalMap(&items[i])
 		if err != nil {
 			return i, err
 		}
@@ -35,7 +35,7 @@ func insertPlainSeq(ctx context.Context, c *aztables.Client, items []benchcodec.
 
 // insertPlainParallel is the same with workers goroutines sharing the
 // client (and azcore's default transport).
-func insertPlainParallel(ctx context.Context, c *aztables.Client, items []benchcodec.Item, workers int) (int, error) {
+func insertPlainParallel(ctx context.Context, c *aztables.Client, items []workload.Item, workers int) (int, error) {
 	var next atomic.Int64
 	g, ctx := errgroup.WithContext(ctx)
 	for range workers {
@@ -45,7 +45,7 @@ func insertPlainParallel(ctx context.Context, c *aztables.Client, items []benchc
 				if i >= len(items) {
 					return nil
 				}
-				body, err := benchcodec.MarshalMap(&items[i])
+				body, err := workload.MarshalMap(&items[i])
 				if err != nil {
 					return err
 				}
@@ -64,7 +64,7 @@ func insertPlainParallel(ctx context.Context, c *aztables.Client, items []benchc
 // insertPlainTxn is a hand-written aztables transaction loop: group by
 // PartitionKey, cut groups into transactions of ops operations, submit them
 // with workers goroutines (errgroup), encode each entity the usual way.
-func insertPlainTxn(ctx context.Context, c *aztables.Client, items []benchcodec.Item, ops, workers int) (int, error) {
+func insertPlainTxn(ctx context.Context, c *aztables.Client, items []workload.Item, ops, workers int) (int, error) {
 	groups := map[string][]int{}
 	var order []string
 	for i := range items {
@@ -89,7 +89,7 @@ func insertPlainTxn(ctx context.Context, c *aztables.Client, items []benchcodec.
 		g.Go(func() error {
 			actions := make([]aztables.TransactionAction, len(chunk))
 			for j, i := range chunk {
-				body, err := benchcodec.MarshalMap(&items[i])
+				body, err := workload.MarshalMap(&items[i])
 				if err != nil {
 					return err
 				}
@@ -111,7 +111,7 @@ func insertPlainTxn(ctx context.Context, c *aztables.Client, items []benchcodec.
 type insertRun struct {
 	key, label string
 	count      int // entities written per round
-	write      func(ctx context.Context, endpoint, name string, items []benchcodec.Item) (int, error)
+	write      func(ctx context.Context, endpoint, name string, items []workload.Item) (int, error)
 }
 
 // insertScenarios are the bulk insert scenarios through endpoint (Azurite
@@ -124,7 +124,7 @@ func (b *bench) insertScenarios(lat string, latency time.Duration) []insertRun {
 	runs := []insertRun{
 		{
 			key: "insert/plain-seq/" + lat, label: "plain aztables `AddEntity`, sequential", count: seq,
-			write: func(ctx context.Context, ep, name string, items []benchcodec.Item) (int, error) {
+			write: func(ctx context.Context, ep, name string, items []workload.Item) (int, error) {
 				c, err := plainClient(ep, name, nil)
 				if err != nil {
 					return 0, err
@@ -134,7 +134,7 @@ func (b *bench) insertScenarios(lat string, latency time.Duration) []insertRun {
 		},
 		{
 			key: "insert/plain-par/" + lat, label: fmt.Sprintf("plain aztables `AddEntity`, %d goroutines, default transport", b.cfg.parWorkers), count: par,
-			write: func(ctx context.Context, ep, name string, items []benchcodec.Item) (int, error) {
+			write: func(ctx context.Context, ep, name string, items []workload.Item) (int, error) {
 				c, err := plainClient(ep, name, nil)
 				if err != nil {
 					return 0, err
@@ -144,7 +144,7 @@ func (b *bench) insertScenarios(lat string, latency time.Duration) []insertRun {
 		},
 		{
 			key: "insert/plain-txn/" + lat, label: fmt.Sprintf("hand-written aztables `SubmitTransaction` loop (%d ops, %d goroutines)", b.cfg.txnOps, b.cfg.txnWorkers), count: b.cfg.entities,
-			write: func(ctx context.Context, ep, name string, items []benchcodec.Item) (int, error) {
+			write: func(ctx context.Context, ep, name string, items []workload.Item) (int, error) {
 				c, err := plainClient(ep, name, nil)
 				if err != nil {
 					return 0, err

@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/tablekit/tablekit/internal/benchcodec"
+	"github.com/tablekit/tablekit/devtools/workload"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -125,7 +125,7 @@ func (b *bench) report(env *envInfo, over map[string][]overheadObs) *Report {
 		mode = " **Quick smoke run (-quick): tiny counts and one round; the numbers mean nothing.**"
 	}
 	r.Intro = []string{
-		"This file is written by `make bench` (`go run ./internal/cmd/bench -out BENCHMARKS.md`); do not edit it by hand." + mode,
+		"This file is written by `make bench` (`go run ./devtools/cmd/bench -out BENCHMARKS.md`); do not edit it by hand." + mode,
 		"Every number below comes from one run on the machine described under Environment: tablekit and plain " +
 			"`aztables` code side by side against the same freshly started Azurite, so the ratios compare like with " +
 			"like even where absolute rates are those of a small, shared machine. Azurite is an emulator: its rates are " +
@@ -147,11 +147,11 @@ func (b *bench) report(env *envInfo, over map[string][]overheadObs) *Report {
 	}
 	r.Method = []string{
 		fmt.Sprintf("Each scenario runs %s, interleaved (round 1 of every scenario, then round 2, ...), so drift on a shared machine hits all alike. Tables show the median rate and the spread; ratios are medians over medians of the same run.", plural(cfg.rounds, "round")),
-		fmt.Sprintf("The entity is an order with 10 properties of every common EDM type (strings, Int32, Double, Int64, Boolean, DateTime, Guid), about 1.1 KB of JSON, spread round robin over %d partitions (`internal/benchcodec`).", benchcodec.Partitions),
+		fmt.Sprintf("The entity is an order with 10 properties of every common EDM type (strings, Int32, Double, Int64, Boolean, DateTime, Guid), about 1.1 KB of JSON, spread round robin over %d partitions (`devtools/workload`).", workload.Partitions),
 		"Plain aztables code encodes entities the usual hand-written way (a map with `@odata.type` annotations and encoding/json), uses `aztables.NewClientWithSharedKey` with nil options (azcore's default transport and retry), and decodes reads with encoding/json into a struct. tablekit code uses `table.New`, `query` and `batch` with default options.",
 		"**Machine busy** is the share of all cores busy during the run, every process counted (`/proc/stat`): when it is near 100% while this process and Azurite use much less, other work on the machine was taking the CPU.",
 		"**Client CPU** is this process's user+system CPU time (`getrusage(RUSAGE_SELF)`, all threads, garbage collector included) around each timed run, per entity. **Azurite runs in another process, so its CPU is not in that figure;** it is read separately from `/proc/<pid>/stat` of Azurite's process group (10 ms resolution) and shown in its own column.",
-		fmt.Sprintf("Latency is added by tablekit's fault/latency proxy (`internal/faults`), which runs inside the benchmark process and delays every request by %s or %s before forwarding it to Azurite: a client in another region. Its CPU is therefore counted in the client CPU of those rows.", fmtDur(cfg.latency), fmtDur(cfg.latencyHigh)),
+		fmt.Sprintf("Latency is added by tablekit's fault/latency proxy (`devtools/faults`), which runs inside the benchmark process and delays every request by %s or %s before forwarding it to Azurite: a client in another region. Its CPU is therefore counted in the client CPU of those rows.", fmtDur(cfg.latency), fmtDur(cfg.latencyHigh)),
 		fmt.Sprintf("Sequential single inserts are slow (%s/s locally and %s/s at %s in this run), so the plain `AddEntity` baselines write a fixed smaller sample of the same data: %s entities sequentially and %s with %d goroutines locally, %s and %s at %s. They report entities/s like the others; every other insert scenario writes all %s entities. Every insert round writes into a new table, which is counted after the first round (so that no scenario is fast by losing writes) and then deleted.",
 			fmtNum(b.rate("insert/plain-seq/local")), fmtNum(b.rate("insert/plain-seq/lat")), fmtDur(cfg.latency),
 			fmtInt(cfg.seqSample), fmtInt(cfg.parSample), cfg.parWorkers, fmtInt(cfg.seqSampleLat), fmtInt(cfg.parSampleLat), fmtDur(cfg.latency), fmtInt(cfg.entities)),
@@ -176,7 +176,7 @@ func (b *bench) insertSection() Section {
 		return []trow{{"insert/plain-seq/" + lat, "sequential"}, {"insert/plain-txn/" + lat, "transactions"}}
 	}
 	return Section{
-		Title: fmt.Sprintf("Bulk insert: %s entities over %d partitions", fmtInt(cfg.entities), benchcodec.Partitions),
+		Title: fmt.Sprintf("Bulk insert: %s entities over %d partitions", fmtInt(cfg.entities), workload.Partitions),
 		Text: []string{
 			"The hand-written transaction loop groups entities by PartitionKey, cuts groups into transactions of 100 and submits them from 4 goroutines (errgroup) with upserts that replace (`TransactionTypeInsertReplace`), the same operation as the bulk writer's default, so both ask the same work of Azurite. The bulk writer runs with its defaults (4 transactions in flight, upsert-replace, per-chunk retries).",
 		},
@@ -193,7 +193,7 @@ func (b *bench) scanSection() Section {
 		return []trow{
 			{"scan/plain-seq/" + lat, "plain aztables pager, sequential"},
 			{"scan/tk-seq/" + lat, "tablekit sequential iterator"},
-			{"scan/tk-par/" + lat, fmt.Sprintf("tablekit parallel segmented query (%d segments, %d in flight)", benchcodec.Partitions, cfg.scanParallel)},
+			{"scan/tk-par/" + lat, fmt.Sprintf("tablekit parallel segmented query (%d segments, %d in flight)", workload.Partitions, cfg.scanParallel)},
 			{"scan/plain-fan/" + lat, fmt.Sprintf("hand-written errgroup fan-out over aztables pagers (%d in flight)", cfg.scanParallel)},
 		}
 	}
@@ -201,7 +201,7 @@ func (b *bench) scanSection() Section {
 		return []trow{{"scan/plain-seq/" + lat, "plain pager"}, {"scan/plain-fan/" + lat, "fan-out"}}
 	}
 	proj := Table{
-		Caption: fmt.Sprintf("Projection: the tablekit iterator reading all %s entities with all 10 properties, and with `Select(%q, %q)`; bytes received counted on the wire (status lines, headers and bodies) by a counting dialer under tablekit's transport, locally:", fmtInt(cfg.entities), benchcodec.Projection[0], benchcodec.Projection[1]),
+		Caption: fmt.Sprintf("Projection: the tablekit iterator reading all %s entities with all 10 properties, and with `Select(%q, %q)`; bytes received counted on the wire (status lines, headers and bodies) by a counting dialer under tablekit's transport, locally:", fmtInt(cfg.entities), workload.Projection[0], workload.Projection[1]),
 		Header:  []string{"Scenario", "bytes received per entity", "response bodies per entity", "entities/s (median)", "client CPU µs/entity", "Azurite CPU µs/entity"},
 	}
 	for _, pr := range []trow{{"scan/tk-all/proj", "all 10 properties"}, {"scan/tk-select/proj", "2 of 10 properties (`$select`)"}} {
@@ -216,7 +216,7 @@ func (b *bench) scanSection() Section {
 		})
 	}
 	return Section{
-		Title: fmt.Sprintf("Scan: %s entities (%d partitions of %s)", fmtInt(cfg.entities), benchcodec.Partitions, fmtInt(cfg.entities/benchcodec.Partitions)),
+		Title: fmt.Sprintf("Scan: %s entities (%d partitions of %s)", fmtInt(cfg.entities), workload.Partitions, fmtInt(cfg.entities/workload.Partitions)),
 		Text: []string{
 			fmt.Sprintf("Every scan reads and decodes the whole table with the service's default page size (1,000). The parallel scans split the table into one segment per partition and keep %d requests in flight; the hand-written fan-out does the same with `errgroup.SetLimit(%d)`, one aztables pager per partition, decoding in its workers. Plain code decodes into a struct with encoding/json (cheaper than `aztables.EDMEntity`, see client overhead), tablekit into the typed struct.", cfg.scanParallel, cfg.scanParallel),
 		},
@@ -288,7 +288,7 @@ func (b *bench) bytesSection() Section {
 }
 
 func overheadSection(over map[string][]overheadObs) Section {
-	row := func(bb benchcodec.Bench, base string) []string {
+	row := func(bb workload.Bench, base string) []string {
 		obs := over[bb.Name]
 		if len(obs) == 0 {
 			return nil
@@ -307,14 +307,14 @@ func overheadSection(over map[string][]overheadObs) Section {
 		Header:  []string{"Write path", "CPU ns/entity", "wall ns/entity", "allocs/entity", "bytes allocated/entity", "CPU vs pre-built bytes"},
 	}
 	d := Table{
-		Caption: fmt.Sprintf("Reads: decoding each entity of a %s-entity page as aztables' pager hands it over (`[][]byte`):", fmtNum(benchcodec.PageSize)),
+		Caption: fmt.Sprintf("Reads: decoding each entity of a %s-entity page as aztables' pager hands it over (`[][]byte`):", fmtNum(workload.PageSize)),
 		Header:  []string{"Decode path", "CPU ns/entity", "wall ns/entity", "allocs/entity", "bytes allocated/entity", "CPU vs EDMEntity"},
 	}
 	pg := Table{
-		Caption: fmt.Sprintf("Whole pages: reading a %s-entity page through the client from the in-process service. aztables' pager decodes the response into maps and encodes every entity back to JSON before the caller sees it; tablekit's iterator uses that pager too:", fmtNum(benchcodec.PageSize)),
+		Caption: fmt.Sprintf("Whole pages: reading a %s-entity page through the client from the in-process service. aztables' pager decodes the response into maps and encodes every entity back to JSON before the caller sees it; tablekit's iterator uses that pager too:", fmtNum(workload.PageSize)),
 		Header:  []string{"Read path", "CPU ns/entity", "wall ns/entity", "allocs/entity", "bytes allocated/entity", "CPU vs plain scan path"},
 	}
-	for _, bb := range benchcodec.Benchmarks() {
+	for _, bb := range workload.Benchmarks() {
 		switch {
 		case strings.HasPrefix(bb.Name, "write/"):
 			if rr := row(bb, "write/prebuilt"); rr != nil {
@@ -333,7 +333,7 @@ func overheadSection(over map[string][]overheadObs) Section {
 	return Section{
 		Title: "Client overhead without a server",
 		Text: []string{
-			"Go benchmarks in `internal/benchcodec` (`go test -run '^$' -bench . -benchmem ./internal/benchcodec` runs the same functions) with an in-process `policy.Transporter` that answers like the service, so only the client's work is measured. CPU is this process's CPU time per entity (all threads: the garbage collector's work counts, which wall time per operation hides on a 2-core machine); medians over the repetitions.",
+			"Go benchmarks in `devtools/workload` (`go test -run '^$' -bench . -benchmem ./devtools/workload` runs the same functions) with an in-process `policy.Transporter` that answers like the service, so only the client's work is measured. CPU is this process's CPU time per entity (all threads: the garbage collector's work counts, which wall time per operation hides on a 2-core machine); medians over the repetitions.",
 		},
 		Tables: []Table{w, d, pg},
 	}

@@ -1,14 +1,14 @@
-// Package benchcodec holds what tablekit's benchmarks share: the entity they
+// Package workload is the benchmark workload: it holds what tablekit's benchmarks share: the entity they
 // write and read (about 1 KB of JSON, 10 properties of every common EDM type),
 // the ways plain aztables code encodes it (a map with EDM annotations,
 // aztables.EDMEntity), an in-process transport that answers like the Table
 // service without a network, and the client-overhead benchmarks that compare
 // tablekit's typed paths with those hand-written ones.
 //
-// `go test -bench . -benchmem ./internal/benchcodec` runs the benchmarks;
-// internal/cmd/bench runs the same functions through testing.Benchmark and
+// `go test -bench . -benchmem ./devtools/workload` runs the benchmarks;
+// devtools/cmd/bench runs the same functions through testing.Benchmark and
 // puts the results into BENCHMARKS.md.
-package benchcodec
+package workload
 
 import (
 	"encoding/binary"

@@ -1,4 +1,4 @@
-package benchcodec
+package workload
 
 import (
 	"cmp"
@@ -16,7 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/tablekit/tablekit/internal/azurite"
+	"github.com/tablekit/tablekit/devtools/azurite"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
@@ -159,7 +159,7 @@ func PageEntities(its []Item) ([][]byte, error) {
 		return nil, err
 	}
 	if len(resp.Entities) != len(its) {
-		return nil, fmt.Errorf("benchcodec: page has %d entities, want %d", len(resp.Entities), len(its))
+		return nil, fmt.Errorf("workload: page has %d entities, want %d", len(resp.Entities), len(its))
 	}
 	return resp.Entities, nil
 }
@@ -280,7 +280,7 @@ func DecodeMap(b *testing.B) {
 func PagePager(b *testing.B) { pagePager(b, nil) }
 
 // PagePagerStruct is PagePager plus json.Unmarshal of each entity into a
-// struct, as the plain scans of internal/cmd/bench read them.
+// struct, as the plain scans of devtools/cmd/bench read them.
 func PagePagerStruct(b *testing.B) {
 	pagePager(b, func(e []byte) error {
 		var v PlainItem

@@ -1,6 +1,6 @@
 //go:build unix
 
-package benchcodec
+package workload
 
 import (
 	"syscall"

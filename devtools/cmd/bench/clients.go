@@ -11,8 +11,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/tablekit/tablekit/internal/azurite"
-	"github.com/tablekit/tablekit/internal/benchcodec"
+	"github.com/tablekit/tablekit/devtools/azurite"
+	"github.com/tablekit/tablekit/devtools/workload"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -40,12 +40,12 @@ func tkService(endpoint string, o *table.Options) (*table.Service, error) {
 }
 
 // tkTable opens the typed benchmark table on endpoint.
-func tkTable(endpoint, name string, o *table.Options) (*table.Table[benchcodec.Item], error) {
+func tkTable(endpoint, name string, o *table.Options) (*table.Table[workload.Item], error) {
 	svc, err := tkService(endpoint, o)
 	if err != nil {
 		return nil, err
 	}
-	return table.New[benchcodec.Item](svc, name)
+	return table.New[workload.Item](svc, name)
 }
 
 // wire counts what crosses the TCP connections of a transport: connections
