@@ -2,21 +2,30 @@
 # Both start their own Azurite (npm package, pinned in package-lock.json) on a
 # free 127.0.0.1 port in memory and stop it afterwards.
 
-GO         ?= go
-WITH_AZ    := $(GO) run ./devtools/cmd/withazurite --
-EXAMPLES   := $(sort $(dir $(wildcard examples/*/main.go)))
+GO          ?= go
+WITH_AZ     := $(GO) run ./devtools/cmd/withazurite --
+EXAMPLES    := $(sort $(dir $(wildcard examples/*/main.go)))
 GOTESTFLAGS ?= -race -count=1 -timeout 15m
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# npm writes this file on every install; newer than package-lock.json means
+# node_modules already matches the lock file and nothing is reinstalled.
+NPM_STAMP   := node_modules/.package-lock.json
 
-.PHONY: test demo bench vet unit examples npm clean
+.PHONY: test short demo bench lint vet examples npm clean
 
-# make test: install the pinned emulator, vet, run every test (integration
-# tests included; a missing emulator fails the run), then every example.
-test: npm vet
+# make test: install the pinned emulator (if not yet), lint, run every test
+# (integration tests included; a missing emulator fails the run), then every
+# example.
+test: npm lint
 	TABLEKIT_REQUIRE_AZURITE=1 $(WITH_AZ) $(MAKE) --no-print-directory _test_with_azurite
 
 _test_with_azurite:
 	$(GO) test $(GOTESTFLAGS) ./...
 	$(MAKE) --no-print-directory examples
+
+# make short: the fast loop, without the long soaks.
+short: npm
+	$(GO) test -race -short -count=1 ./...
 
 # Runs every example program once against the emulator that is already up.
 examples:
@@ -36,11 +45,20 @@ demo: npm
 bench: npm
 	$(GO) run ./devtools/cmd/bench -out BENCHMARKS.md
 
+# make lint: formatting, go vet and staticcheck (pinned, run with go run).
+lint: vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) run $(STATICCHECK) ./...
+
 vet:
 	$(GO) vet ./...
 
-npm:
-	npm ci --no-audit --no-fund --loglevel=error
+npm: $(NPM_STAMP)
+
+# flock keeps two make runs from installing into the same node_modules at once.
+$(NPM_STAMP): package-lock.json
+	flock .npm.lock sh -c '[ $@ -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error'
+	@touch $@
 
 clean:
-	rm -rf bin node_modules
+	rm -rf bin node_modules .npm.lock

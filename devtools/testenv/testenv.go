@@ -16,6 +16,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -51,11 +53,21 @@ var (
 // Run runs the tests and stops an emulator that this binary started. It
 // also sets TABLEKIT_CONNECTION_STRING when it is unset, so that runnable
 // Example functions, which read it as users' programs do, find the emulator.
+//
+// Without an emulator (and without TABLEKIT_REQUIRE_AZURITE=1) the Examples,
+// which cannot skip themselves, are left out of the run unless -run names
+// them, and one line says how to install the emulator.
 func Run(m *testing.M) int {
 	if os.Getenv("TABLEKIT_CONNECTION_STRING") == "" {
 		once.Do(func() { env, envErr = setup() })
 		if envErr == nil {
 			os.Setenv("TABLEKIT_CONNECTION_STRING", env.ConnectionString)
+		} else if !Required() {
+			flag.Parse()
+			if run := flag.Lookup("test.run"); run != nil && run.Value.String() == "" {
+				_ = flag.Set("test.run", "^(Test|Fuzz)")
+			}
+			fmt.Fprintf(os.Stderr, "testenv: %s; integration tests and Examples skipped\n", unavailable(envErr))
 		}
 	}
 	code := m.Run()
@@ -92,9 +104,17 @@ func Azurite(tb testing.TB) *Env {
 		if Required() {
 			tb.Fatalf("Azurite is required (TABLEKIT_REQUIRE_AZURITE=1) but unavailable: %v", envErr)
 		}
-		tb.Skipf("Azurite unavailable (set TABLEKIT_REQUIRE_AZURITE=1 to fail instead): %v", envErr)
+		tb.Skipf("%s (TABLEKIT_REQUIRE_AZURITE=1 fails instead)", unavailable(envErr))
 	}
 	return env
+}
+
+// unavailable says why there is no emulator and how to get one.
+func unavailable(err error) string {
+	if errors.Is(err, azurite.ErrNotInstalled) {
+		return "Azurite is not installed: run `npm ci` at the repository root (needs Node.js and npm)"
+	}
+	return fmt.Sprintf("Azurite unavailable: %v", err)
 }
 
 // Credential is the shared key of the development account.

@@ -35,16 +35,6 @@ func (b *bench) serverCPU(key string) float64 {
 	})
 }
 
-// serverBusy is the share of one core Azurite used during the run.
-func (b *bench) serverBusy(key string) float64 {
-	return b.med(key, func(s sample) float64 {
-		if s.srv < 0 || s.wall <= 0 {
-			return math.NaN()
-		}
-		return s.srv.Seconds() / s.wall.Seconds()
-	})
-}
-
 // sysBusy is the share of all cores that every process on the machine kept
 // busy during key's runs.
 func (b *bench) sysBusy(key string) float64 {
