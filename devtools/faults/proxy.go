@@ -232,6 +232,10 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	case kindDropAfterForward:
 		p.rp.ServeHTTP(&discardWriter{h: make(http.Header)}, r)
 		reset(w)
+	case kindTruncateAfterForward, kindGarbleAfterForward:
+		rec := &recordWriter{h: make(http.Header), status: http.StatusOK}
+		p.rp.ServeHTTP(rec, r)
+		mangle(w, rec, f.kind)
 	default:
 		p.rp.ServeHTTP(w, r)
 	}
@@ -346,6 +350,55 @@ type discardWriter struct{ h http.Header }
 func (d *discardWriter) Header() http.Header         { return d.h }
 func (d *discardWriter) WriteHeader(int)             {}
 func (d *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+
+// recordWriter keeps a forwarded response for the faults that alter it.
+type recordWriter struct {
+	h      http.Header
+	status int
+	body   []byte
+}
+
+func (d *recordWriter) Header() http.Header  { return d.h }
+func (d *recordWriter) WriteHeader(code int) { d.status = code }
+func (d *recordWriter) Write(b []byte) (int, error) {
+	d.body = append(d.body, b...)
+	return len(b), nil
+}
+
+// mangle sends the client a recorded response cut to half its body (then a
+// reset) or with its body replaced by garbage of the same length.
+func mangle(w http.ResponseWriter, rec *recordWriter, kind faultKind) {
+	h := w.Header()
+	for k, vs := range rec.h {
+		h[k] = append([]string(nil), vs...)
+	}
+	body := rec.body
+	if kind == kindGarbleAfterForward {
+		body = garbage(len(body))
+	}
+	h.Set("Content-Length", fmt.Sprint(len(rec.body)))
+	w.WriteHeader(rec.status)
+	if kind == kindTruncateAfterForward {
+		_, _ = w.Write(body[:len(body)/2])
+		rc := http.NewResponseController(w)
+		_ = rc.Flush()
+		if conn, _, err := rc.Hijack(); err == nil {
+			_ = conn.Close() // an orderly close: the client reads the half, then EOF
+		}
+		return
+	}
+	_, _ = w.Write(body)
+}
+
+// garbage is n bytes that no JSON or multipart parser accepts.
+func garbage(n int) []byte {
+	const pattern = "\x00<garbled reply>\x00"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = pattern[i%len(pattern)]
+	}
+	return b
+}
 
 // countingListener counts accepted connections. It returns them unwrapped,
 // so a hijacked connection is still a *net.TCPConn (needed for SetLinger).

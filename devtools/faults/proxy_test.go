@@ -191,6 +191,44 @@ func TestDropAfterForward(t *testing.T) {
 	}
 }
 
+func TestRepliesAlteredAfterForward(t *testing.T) {
+	const payload = "a reply long enough to be cut in half"
+	for _, tc := range []struct {
+		name     string
+		fault    faults.Fault
+		wantErr  error  // reading the body
+		wantBody string // what the client reads
+	}{
+		{"truncate", faults.TruncateAfterForward(), io.ErrUnexpectedEOF, ("POST " + payload)[:len("POST "+payload)/2]},
+		{"garble", faults.GarbleAfterForward(), nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := startUpstream(t)
+			px := startProxy(t, up.URL)
+			px.SetRules(faults.Rule{Times: 1, Fault: tc.fault})
+			resp, body, err := send(t, newClient(t), http.MethodPost, px.URL()+"/x", payload)
+			if resp == nil {
+				t.Fatalf("got no response (%v), want the service's status and headers", err)
+			}
+			if got, want := resp.StatusCode, http.StatusOK; got != want {
+				t.Errorf("status: got %d, want %d", got, want)
+			}
+			if got, want := up.hits.Load(), int64(1); got != want {
+				t.Errorf("upstream hits: got %d, want %d (the request must reach the server)", got, want)
+			}
+			if !errors.Is(err, tc.wantErr) {
+				t.Errorf("reading the body: got %v, want %v", err, tc.wantErr)
+			}
+			if tc.wantBody != "" && body != tc.wantBody {
+				t.Errorf("body: got %q, want %q", body, tc.wantBody)
+			}
+			if tc.wantBody == "" && (len(body) != len("POST "+payload) || strings.Contains(body, payload)) {
+				t.Errorf("body: got %q, want garbage of the reply's length", body)
+			}
+		})
+	}
+}
+
 func TestLatency(t *testing.T) {
 	up := startUpstream(t)
 	px := startProxy(t, up.URL)

@@ -64,11 +64,13 @@ const (
 	kindResetBeforeForward
 	kindDropAfterForward
 	kindLatency
+	kindTruncateAfterForward
+	kindGarbleAfterForward
 )
 
 // Fault is what the proxy does to a request instead of (or besides)
 // forwarding it. Make one with [Status], [ResetBeforeForward],
-// [DropAfterForward] or [Latency]; the zero Fault forwards unchanged.
+// [DropAfterForward], [TruncateAfterForward], [GarbleAfterForward] or [Latency]; the zero Fault forwards unchanged.
 type Fault struct {
 	kind   faultKind
 	status int
@@ -94,6 +96,17 @@ func ResetBeforeForward() Fault { return Fault{kind: kindResetBeforeForward} }
 // the client's connection: the client cannot know the request succeeded.
 func DropAfterForward() Fault { return Fault{kind: kindDropAfterForward} }
 
+// TruncateAfterForward forwards the request, waits for the service's
+// complete response (the change is committed), sends the client its status,
+// headers (the original Content-Length included) and the first half of its
+// body, then closes the connection: a reply cut short.
+func TruncateAfterForward() Fault { return Fault{kind: kindTruncateAfterForward} }
+
+// GarbleAfterForward forwards the request and sends the client the service's
+// status and headers with a body of the same length that is neither JSON nor
+// multipart: a reply that arrives whole but cannot be parsed.
+func GarbleAfterForward() Fault { return Fault{kind: kindGarbleAfterForward} }
+
 // Latency waits d and then forwards the request normally.
 func Latency(d time.Duration) Fault { return Fault{kind: kindLatency, delay: d} }
 
@@ -106,6 +119,10 @@ func (f Fault) String() string {
 		return "reset before forward"
 	case kindDropAfterForward:
 		return "drop after forward"
+	case kindTruncateAfterForward:
+		return "truncate after forward"
+	case kindGarbleAfterForward:
+		return "garble after forward"
 	case kindLatency:
 		return "latency " + f.delay.String()
 	}
