@@ -419,6 +419,7 @@ func TestPolicies(t *testing.T) {
 	for _, bad := range []sas.Policy{
 		{ID: ""},
 		{ID: strings.Repeat("x", 65)},
+		{ID: "line\nbreak", Permissions: sas.Read},
 		{ID: "times", Start: start, Expiry: start},
 	} {
 		if err := sas.SetPolicy(ctx, admin, bad); !errors.Is(err, sas.ErrInvalid) {

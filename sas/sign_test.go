@@ -319,6 +319,9 @@ func TestTableValidation(t *testing.T) {
 		{"bad version", func(s *TableSignature) { s.Version = "latest" }, "Version"},
 		{"old version", func(s *TableSignature) { s.Version = "2013-08-15" }, "Version"},
 		{"identifier too long", func(s *TableSignature) { s.Identifier = strings.Repeat("i", 65) }, "Identifier"},
+		{"newline in identifier", func(s *TableSignature) { s.Identifier = "p1\nr" }, "Identifier"},
+		{"tab in identifier", func(s *TableSignature) { s.Identifier = "p1\t" }, "Identifier"},
+		{"C1 control character in identifier", func(s *TableSignature) { s.Identifier = "p\u0085" }, "Identifier"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -85,7 +85,7 @@ func checkKey(field, k string) error {
 		return invalid(field, "key is not valid UTF-8")
 	}
 	for _, r := range k {
-		if r == '/' || r == '\\' || r == '#' || r == '?' || r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+		if r == '/' || r == '\\' || r == '#' || r == '?' || isControl(r) {
 			return invalid(field, `key contains / \ # ? or a control character`)
 		}
 	}
@@ -102,8 +102,16 @@ func checkIdentifier(field, id string) error {
 	if !utf8.ValidString(id) {
 		return invalid(field, "not valid UTF-8")
 	}
+	// The string-to-sign is newline-separated: a control character could
+	// shift or forge the lines after it.
+	if strings.ContainsFunc(id, isControl) {
+		return invalid(field, "contains a control character")
+	}
 	return nil
 }
+
+// isControl reports the C0 and C1 control characters and DEL.
+func isControl(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }
 
 // window resolves start and expiry: both UTC and truncated to the second,
 // start backdated by skew when unset and backdate is true (a negative skew
