@@ -6,12 +6,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
-	"path"
 	"strings"
 	"syscall"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
+	"github.com/tablekit/tablekit/internal/reqshape"
 )
 
 // Service error codes that the classifier and the ambiguity check look at.
@@ -59,7 +59,7 @@ func statusRetryable(re *azcore.ResponseError) bool {
 		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
 	case http.StatusConflict:
-		return re.ErrorCode == codeTableBeingDeleted && isTableCreate(requestOf(re))
+		return re.ErrorCode == codeTableBeingDeleted && reqshape.TableCreate(requestOf(re))
 	}
 	return false
 }
@@ -149,32 +149,6 @@ func mayHaveReachedServer(err error) bool {
 	return true
 }
 
-// isTableCreate reports a Create Table request: POST to .../Tables.
-func isTableCreate(req *http.Request) bool {
-	return req != nil && req.Method == http.MethodPost && strings.EqualFold(lastSegment(req.URL), "Tables")
-}
-
-// isEntityInsert reports an Insert Entity request: POST to a table's path,
-// that is neither Create Table (.../Tables) nor a batch (.../$batch).
-func isEntityInsert(req *http.Request) bool {
-	if req == nil || req.Method != http.MethodPost {
-		return false
-	}
-	seg := lastSegment(req.URL)
-	return seg != "" && !strings.EqualFold(seg, "Tables") && seg != "$batch"
-}
-
-func lastSegment(u *url.URL) string {
-	if u == nil {
-		return ""
-	}
-	p := strings.TrimSuffix(u.Path, "/")
-	if p == "" {
-		return ""
-	}
-	return path.Base(p)
-}
-
 // requestOf returns the request that produced a response error, if known.
 func requestOf(re *azcore.ResponseError) *http.Request {
 	if re.RawResponse == nil {
@@ -189,7 +163,7 @@ func isInsertConflict(err error) (*azcore.ResponseError, bool) {
 	if !errors.As(err, &re) {
 		return nil, false
 	}
-	ok := re.StatusCode == http.StatusConflict && re.ErrorCode == codeEntityAlreadyExists && isEntityInsert(requestOf(re))
+	ok := re.StatusCode == http.StatusConflict && re.ErrorCode == codeEntityAlreadyExists && reqshape.EntityInsert(requestOf(re))
 	return re, ok
 }
 

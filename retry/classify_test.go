@@ -172,33 +172,3 @@ func TestMayHaveReachedServer(t *testing.T) {
 		}
 	}
 }
-
-func TestRequestKinds(t *testing.T) {
-	tests := []struct {
-		method, path            string
-		tableCreate, entityPost bool
-	}{
-		{"POST", "/devstoreaccount1/Tables", true, false},
-		{"POST", "/Tables", true, false},
-		{"POST", "/tables/", true, false},
-		{"POST", "/devstoreaccount1/mytable", false, true},
-		{"POST", "/mytable", false, true},
-		{"POST", "/devstoreaccount1/$batch", false, false},
-		{"PUT", "/devstoreaccount1/mytable(PartitionKey='p',RowKey='r')", false, false},
-		{"GET", "/devstoreaccount1/Tables", false, false},
-		{"POST", "/", false, false},
-	}
-	for _, tc := range tests {
-		u, _ := url.Parse("http://127.0.0.1" + tc.path)
-		req := &http.Request{Method: tc.method, URL: u}
-		if got := isTableCreate(req); got != tc.tableCreate {
-			t.Errorf("isTableCreate(%s %s): got %v, want %v", tc.method, tc.path, got, tc.tableCreate)
-		}
-		if got := isEntityInsert(req); got != tc.entityPost {
-			t.Errorf("isEntityInsert(%s %s): got %v, want %v", tc.method, tc.path, got, tc.entityPost)
-		}
-	}
-	if isTableCreate(nil) || isEntityInsert(nil) {
-		t.Error("nil request: got true, want false")
-	}
-}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/tablekit/tablekit/internal/reqshape"
 )
 
 // NewPipelinePolicy returns an azcore pipeline policy that retries every
@@ -91,7 +93,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 			return nil, stopped(ctx, last)
 		}
 
-		if mayHaveCommitted && isEntityInsert(req.Raw()) {
+		if mayHaveCommitted && reqshape.EntityInsert(req.Raw()) {
 			if re, conflict := isInsertConflict(failure); conflict {
 				return nil, &AmbiguousError{Attempts: attempt, Err: re}
 			}

@@ -5,13 +5,13 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/reqshape"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -154,15 +154,8 @@ type noEchoPolicy struct{}
 
 func (noEchoPolicy) Do(req *policy.Request) (*http.Response, error) {
 	r := req.Raw()
-	if r.Method == http.MethodPost && r.Header.Get("Prefer") == "" && isEntityInsert(r.URL.Path) {
+	if r.Header.Get("Prefer") == "" && reqshape.EntityInsert(r) {
 		r.Header.Set("Prefer", "return-no-content")
 	}
 	return req.Next()
-}
-
-// isEntityInsert: POST /<table> (entity insert) as opposed to POST /Tables
-// (create table) and POST /$batch.
-func isEntityInsert(path string) bool {
-	last := path[strings.LastIndexByte(path, '/')+1:]
-	return last != "Tables" && last != "$batch" && last != ""
 }
