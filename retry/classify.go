@@ -131,11 +131,16 @@ func isConnError(err error) bool {
 		strings.Contains(msg, "transport connection broken")
 }
 
-// mayHaveReachedServer reports a transport error after which the server may
-// have received, and committed, the request: everything except failures to
-// resolve or connect.
-func mayHaveReachedServer(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
+// MayHaveReached reports whether a failed attempt may have reached the
+// service, and so may have been applied. It is what decides whether a
+// non-idempotent write (an insert, a batch) that failed may still have
+// committed, so that a later conflict is reported as ambiguous rather than
+// as someone else's write. An error response means the service answered
+// and refused the request; a refused connection or a failed DNS lookup
+// means nothing was sent. Every other error, nil excepted, may have reached
+// the service: when unsure, the answer is true.
+func MayHaveReached(err error) bool {
+	if err == nil || hasResponse(err) || errors.Is(err, syscall.ECONNREFUSED) {
 		return false
 	}
 	var dns *net.DNSError
@@ -147,6 +152,12 @@ func mayHaveReachedServer(err error) bool {
 		return false
 	}
 	return true
+}
+
+// hasResponse reports an error that carries an HTTP response.
+func hasResponse(err error) bool {
+	var re *azcore.ResponseError
+	return errors.As(err, &re)
 }
 
 // requestOf returns the request that produced a response error, if known.

@@ -1,11 +1,6 @@
 package retry
 
-import (
-	"context"
-	"errors"
-
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-)
+import "context"
 
 // inDoKey marks the context that Do hands to its operation. The pipeline
 // policy sees it and makes a single attempt per call, so that a client with
@@ -57,7 +52,7 @@ func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) erro
 			return &AmbiguousError{Attempts: attempt, Err: err}
 		}
 		responded := hasResponse(err)
-		if !responded && isTransportError(err) && mayHaveReachedServer(err) {
+		if isTransportError(err) && MayHaveReached(err) {
 			mayHaveCommitted = true
 		}
 		if !pol.Classify(err) {
@@ -75,10 +70,4 @@ func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) erro
 			return stopped(ctx, last)
 		}
 	}
-}
-
-// hasResponse reports an error that carries an HTTP response.
-func hasResponse(err error) bool {
-	var re *azcore.ResponseError
-	return errors.As(err, &re)
 }

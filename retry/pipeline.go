@@ -99,7 +99,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 			}
 		}
 		connBroken := err != nil && resp == nil && isConnError(err)
-		if err != nil && resp == nil && isTransportError(err) && mayHaveReachedServer(err) {
+		if err != nil && resp == nil && isTransportError(err) && MayHaveReached(err) {
 			mayHaveCommitted = true
 		}
 		if !pp.p.Classify(failure) {
