@@ -47,8 +47,9 @@ type Options struct {
 	// (Azurite on 127.0.0.1 is always allowed). Default https only.
 	AllowInsecureHTTP bool
 	// EchoInserts lets the service send every inserted entity back, as
-	// plain aztables does. Default false: inserts send
-	// Prefer: return-no-content and AddEntityResponse.Value is "null".
+	// plain aztables does. Default false: inserts (Table.Add and aztables'
+	// AddEntity alike) send Prefer: return-no-content and
+	// AddEntityResponse.Value is "null".
 	EchoInserts bool
 	// Azcore is the base azcore configuration (logging, telemetry, tracing,
 	// extra policies, cloud). Its Transport and Retry fields are replaced.
