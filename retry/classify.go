@@ -6,12 +6,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
-	"path"
 	"strings"
 	"syscall"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
+	"github.com/tablekit/tablekit/internal/reqshape"
 )
 
 // Service error codes that the classifier and the ambiguity check look at.
@@ -59,7 +59,7 @@ func statusRetryable(re *azcore.ResponseError) bool {
 		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
 	case http.StatusConflict:
-		return re.ErrorCode == codeTableBeingDeleted && isTableCreate(requestOf(re))
+		return re.ErrorCode == codeTableBeingDeleted && reqshape.TableCreate(requestOf(re))
 	}
 	return false
 }
@@ -131,11 +131,16 @@ func isConnError(err error) bool {
 		strings.Contains(msg, "transport connection broken")
 }
 
-// mayHaveReachedServer reports a transport error after which the server may
-// have received, and committed, the request: everything except failures to
-// resolve or connect.
-func mayHaveReachedServer(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
+// MayHaveReached reports whether a failed attempt may have reached the
+// service, and so may have been applied. It is what decides whether a
+// non-idempotent write (an insert, a batch) that failed may still have
+// committed, so that a later conflict is reported as ambiguous rather than
+// as someone else's write. An error response means the service answered
+// and refused the request; a refused connection or a failed DNS lookup
+// means nothing was sent. Every other error, nil excepted, may have reached
+// the service: when unsure, the answer is true.
+func MayHaveReached(err error) bool {
+	if err == nil || hasResponse(err) || errors.Is(err, syscall.ECONNREFUSED) {
 		return false
 	}
 	var dns *net.DNSError
@@ -149,30 +154,10 @@ func mayHaveReachedServer(err error) bool {
 	return true
 }
 
-// isTableCreate reports a Create Table request: POST to .../Tables.
-func isTableCreate(req *http.Request) bool {
-	return req != nil && req.Method == http.MethodPost && strings.EqualFold(lastSegment(req.URL), "Tables")
-}
-
-// isEntityInsert reports an Insert Entity request: POST to a table's path,
-// that is neither Create Table (.../Tables) nor a batch (.../$batch).
-func isEntityInsert(req *http.Request) bool {
-	if req == nil || req.Method != http.MethodPost {
-		return false
-	}
-	seg := lastSegment(req.URL)
-	return seg != "" && !strings.EqualFold(seg, "Tables") && seg != "$batch"
-}
-
-func lastSegment(u *url.URL) string {
-	if u == nil {
-		return ""
-	}
-	p := strings.TrimSuffix(u.Path, "/")
-	if p == "" {
-		return ""
-	}
-	return path.Base(p)
+// hasResponse reports an error that carries an HTTP response.
+func hasResponse(err error) bool {
+	var re *azcore.ResponseError
+	return errors.As(err, &re)
 }
 
 // requestOf returns the request that produced a response error, if known.
@@ -189,7 +174,7 @@ func isInsertConflict(err error) (*azcore.ResponseError, bool) {
 	if !errors.As(err, &re) {
 		return nil, false
 	}
-	ok := re.StatusCode == http.StatusConflict && re.ErrorCode == codeEntityAlreadyExists && isEntityInsert(requestOf(re))
+	ok := re.StatusCode == http.StatusConflict && re.ErrorCode == codeEntityAlreadyExists && reqshape.EntityInsert(requestOf(re))
 	return re, ok
 }
 

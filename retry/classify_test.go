@@ -154,7 +154,7 @@ func TestResponseHeaderTimeoutIsRetryable(t *testing.T) {
 	}
 }
 
-func TestMayHaveReachedServer(t *testing.T) {
+func TestMayHaveReached(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
@@ -162,43 +162,19 @@ func TestMayHaveReachedServer(t *testing.T) {
 	}{
 		{"reset", connErr("read", syscall.ECONNRESET), true},
 		{"EOF", &url.Error{Op: "Post", URL: "http://x/t", Err: io.EOF}, true},
+		{"read timeout", connErr("read", syscall.ETIMEDOUT), true},
+		{"canceled in flight", &url.Error{Op: "Post", URL: "http://x/t", Err: context.Canceled}, true},
+		{"unknown error", errors.New("something else"), true},
 		{"refused", connErr("dial", syscall.ECONNREFUSED), false},
 		{"dial timeout", connErr("dial", syscall.ETIMEDOUT), false},
 		{"dns", &net.DNSError{Err: "no such host", IsNotFound: true}, false},
+		{"error response", respErr(503, "ServerBusy", "POST", "/devstoreaccount1/t"), false},
+		{"wrapped error response", fmt.Errorf("add: %w", respErr(409, "EntityAlreadyExists", "POST", "/t")), false},
+		{"nil", nil, false},
 	}
 	for _, tc := range tests {
-		if got := mayHaveReachedServer(tc.err); got != tc.want {
-			t.Errorf("mayHaveReachedServer(%s): got %v, want %v", tc.name, got, tc.want)
+		if got := MayHaveReached(tc.err); got != tc.want {
+			t.Errorf("MayHaveReached(%s): got %v, want %v", tc.name, got, tc.want)
 		}
-	}
-}
-
-func TestRequestKinds(t *testing.T) {
-	tests := []struct {
-		method, path            string
-		tableCreate, entityPost bool
-	}{
-		{"POST", "/devstoreaccount1/Tables", true, false},
-		{"POST", "/Tables", true, false},
-		{"POST", "/tables/", true, false},
-		{"POST", "/devstoreaccount1/mytable", false, true},
-		{"POST", "/mytable", false, true},
-		{"POST", "/devstoreaccount1/$batch", false, false},
-		{"PUT", "/devstoreaccount1/mytable(PartitionKey='p',RowKey='r')", false, false},
-		{"GET", "/devstoreaccount1/Tables", false, false},
-		{"POST", "/", false, false},
-	}
-	for _, tc := range tests {
-		u, _ := url.Parse("http://127.0.0.1" + tc.path)
-		req := &http.Request{Method: tc.method, URL: u}
-		if got := isTableCreate(req); got != tc.tableCreate {
-			t.Errorf("isTableCreate(%s %s): got %v, want %v", tc.method, tc.path, got, tc.tableCreate)
-		}
-		if got := isEntityInsert(req); got != tc.entityPost {
-			t.Errorf("isEntityInsert(%s %s): got %v, want %v", tc.method, tc.path, got, tc.entityPost)
-		}
-	}
-	if isTableCreate(nil) || isEntityInsert(nil) {
-		t.Error("nil request: got true, want false")
 	}
 }

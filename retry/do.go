@@ -1,11 +1,6 @@
 package retry
 
-import (
-	"context"
-	"errors"
-
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-)
+import "context"
 
 // inDoKey marks the context that Do hands to its operation. The pipeline
 // policy sees it and makes a single attempt per call, so that a client with
@@ -34,51 +29,10 @@ type inDoKey struct{}
 // the first broken connection, at least a server's Retry-After when the
 // error is an *azcore.ResponseError that carries one.
 func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) error {
-	pol := resolve(p)
-	s := newSchedule(pol)
 	opCtx := context.WithValue(ctx, inDoKey{}, true)
-	var last error
-	mayHaveCommitted := false
-	for attempt := 1; ; attempt++ {
-		if ctx.Err() != nil {
-			return stopped(ctx, last)
-		}
+	_, err := run(ctx, resolve(p), nil, nil, func() outcome[struct{}] {
 		err := op(opCtx)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			if !isContextError(err) {
-				last = err
-			}
-			return stopped(ctx, last)
-		}
-		if _, conflict := isInsertConflict(err); conflict && mayHaveCommitted {
-			return &AmbiguousError{Attempts: attempt, Err: err}
-		}
-		responded := hasResponse(err)
-		if !responded && isTransportError(err) && mayHaveReachedServer(err) {
-			mayHaveCommitted = true
-		}
-		if !pol.Classify(err) {
-			return err
-		}
-		last = err
-		d, ok := s.next(attempt, err, !responded && isConnError(err))
-		if !ok {
-			return exhausted(attempt, err)
-		}
-		if pol.OnRetry != nil {
-			pol.OnRetry(newEvent(attempt, d, err))
-		}
-		if !sleep(ctx, d) {
-			return stopped(ctx, last)
-		}
-	}
-}
-
-// hasResponse reports an error that carries an HTTP response.
-func hasResponse(err error) bool {
-	var re *azcore.ResponseError
-	return errors.As(err, &re)
+		return outcome[struct{}]{err: err, responded: hasResponse(err)}
+	})
+	return err
 }

@@ -71,6 +71,8 @@
 // entity. Both layers report that case as an [*AmbiguousError]
 // (errors.Is(err, [ErrAmbiguousInsert])) rather than a plain conflict; read
 // the entity to decide. Upserts are idempotent and never ambiguous.
+// [MayHaveReached] is the test behind this, for code that retries its own
+// non-idempotent writes (package batch does, for transactions).
 //
 // # Observing retries
 //

@@ -62,64 +62,22 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		return resp, redactURLError(err)
 	}
 
-	s := newSchedule(pp.p)
-	var last error
-	mayHaveCommitted := false
-	for attempt := 1; ; attempt++ {
+	return run(ctx, pp.p, req.Raw(), runtime.Drain, func() outcome[*http.Response] {
 		if err := req.RewindBody(); err != nil {
-			return nil, err
+			return outcome[*http.Response]{err: err, final: true}
 		}
 		resp, err := req.Clone(attemptCtx).Next()
-		if err == nil && resp == nil {
-			return nil, errNoResponse
-		}
-		if err == nil && resp.StatusCode < http.StatusBadRequest {
-			return resp, nil
-		}
-		err = redactURLError(err)
-		failure := err
-		if err == nil {
+		switch {
+		case err != nil:
+			return outcome[*http.Response]{val: resp, err: redactURLError(err), responded: resp != nil}
+		case resp == nil:
+			return outcome[*http.Response]{err: errNoResponse, final: true}
+		case resp.StatusCode >= http.StatusBadRequest:
 			// The body download policy (later in the pipeline) has buffered
-			// the body, so reading it here leaves it intact for aztables.
-			failure = runtime.NewResponseError(resp)
+			// the body, so reading it here leaves it intact for aztables,
+			// which gets the response back when retrying ends on it.
+			return outcome[*http.Response]{val: resp, err: runtime.NewResponseError(resp), responded: true, handBack: true}
 		}
-		if ctx.Err() != nil {
-			runtime.Drain(resp)
-			if !isContextError(failure) {
-				last = failure
-			}
-			return nil, stopped(ctx, last)
-		}
-
-		if mayHaveCommitted && isEntityInsert(req.Raw()) {
-			if re, conflict := isInsertConflict(failure); conflict {
-				return nil, &AmbiguousError{Attempts: attempt, Err: re}
-			}
-		}
-		connBroken := err != nil && resp == nil && isConnError(err)
-		if err != nil && resp == nil && isTransportError(err) && mayHaveReachedServer(err) {
-			mayHaveCommitted = true
-		}
-		if !pp.p.Classify(failure) {
-			return resp, err
-		}
-		last = failure
-		d, ok := s.next(attempt, failure, connBroken)
-		if !ok {
-			if err != nil {
-				runtime.Drain(resp)
-				return nil, exhausted(attempt, err)
-			}
-			return resp, nil
-		}
-		if pp.p.OnRetry != nil {
-			ev := newEvent(attempt, d, failure)
-			ev.Method, ev.Path = req.Raw().Method, req.Raw().URL.Path
-			pp.p.OnRetry(ev)
-		}
-		runtime.Drain(resp)
-		if !sleep(ctx, d) {
-			return nil, stopped(ctx, last)
-		}
-	}
+		return outcome[*http.Response]{val: resp}
+	})
 }

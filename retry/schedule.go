@@ -8,8 +8,8 @@ import (
 )
 
 // schedule decides, attempt after attempt, whether and how long to wait. One
-// schedule serves one call of Do or one request through the pipeline
-// policy; it is not safe for concurrent use.
+// schedule serves one run of the retry loop (one call of Do, one request
+// through the pipeline policy); it is not safe for concurrent use.
 type schedule struct {
 	p           Policy // resolved
 	b           *backoff.ExponentialBackOff

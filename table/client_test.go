@@ -144,17 +144,6 @@ func TestClientOptionsInstallOneRetryLayer(t *testing.T) {
 	}
 }
 
-func TestIsEntityInsert(t *testing.T) {
-	for path, want := range map[string]bool{
-		"/devstoreaccount1/orders": true, "/orders": true, "/Tables": false, "/devstoreaccount1/Tables": false,
-		"/devstoreaccount1/$batch": false, "/": false,
-	} {
-		if got := isEntityInsert(path); got != want {
-			t.Errorf("isEntityInsert(%q) = %v, want %v", path, got, want)
-		}
-	}
-}
-
 func TestConnectionStringRedacted(t *testing.T) {
 	secret := "c2VjcmV0c2VjcmV0"
 	cs, err := ParseConnectionString("AccountName=acct;AccountKey=" + secret + ";EndpointSuffix=core.windows.net")

@@ -2,6 +2,7 @@ package table_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -27,10 +28,11 @@ func ctxT(t *testing.T) context.Context {
 // recorder is a transport that forwards to a real HTTP client and records
 // what was sent and received, so tests can prove that no request was made.
 type recorder struct {
-	next  *http.Client
-	mu    sync.Mutex
-	reqs  []*http.Request
-	bytes int64 // response body bytes received
+	next     *http.Client
+	mu       sync.Mutex
+	reqs     []*http.Request
+	statuses []int // of every response, 0 for a transport error
+	bytes    int64 // response body bytes read, chunked bodies included
 }
 
 func (r *recorder) Do(req *http.Request) (*http.Response, error) {
@@ -38,12 +40,35 @@ func (r *recorder) Do(req *http.Request) (*http.Response, error) {
 	r.reqs = append(r.reqs, req)
 	r.mu.Unlock()
 	resp, err := r.next.Do(req)
-	if err == nil && resp.ContentLength > 0 {
-		r.mu.Lock()
-		r.bytes += resp.ContentLength
-		r.mu.Unlock()
+	status := 0
+	if err == nil {
+		status = resp.StatusCode
+		resp.Body = &countingBody{ReadCloser: resp.Body, r: r}
 	}
+	r.mu.Lock()
+	r.statuses = append(r.statuses, status)
+	r.mu.Unlock()
 	return resp, err
+}
+
+// countingBody adds what is read from a response body to the recorder.
+type countingBody struct {
+	io.ReadCloser
+	r *recorder
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.r.mu.Lock()
+	b.r.bytes += int64(n)
+	b.r.mu.Unlock()
+	return n, err
+}
+
+func (r *recorder) lastStatus() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.statuses[len(r.statuses)-1]
 }
 
 func (r *recorder) count() int {

@@ -5,13 +5,13 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/reqshape"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -47,8 +47,9 @@ type Options struct {
 	// (Azurite on 127.0.0.1 is always allowed). Default https only.
 	AllowInsecureHTTP bool
 	// EchoInserts lets the service send every inserted entity back, as
-	// plain aztables does. Default false: inserts send
-	// Prefer: return-no-content and AddEntityResponse.Value is "null".
+	// plain aztables does. Default false: inserts (Table.Add and aztables'
+	// AddEntity alike) send Prefer: return-no-content and
+	// AddEntityResponse.Value is "null".
 	EchoInserts bool
 	// Azcore is the base azcore configuration (logging, telemetry, tracing,
 	// extra policies, cloud). Its Transport and Retry fields are replaced.
@@ -154,15 +155,8 @@ type noEchoPolicy struct{}
 
 func (noEchoPolicy) Do(req *policy.Request) (*http.Response, error) {
 	r := req.Raw()
-	if r.Method == http.MethodPost && r.Header.Get("Prefer") == "" && isEntityInsert(r.URL.Path) {
+	if r.Header.Get("Prefer") == "" && reqshape.EntityInsert(r) {
 		r.Header.Set("Prefer", "return-no-content")
 	}
 	return req.Next()
-}
-
-// isEntityInsert: POST /<table> (entity insert) as opposed to POST /Tables
-// (create table) and POST /$batch.
-func isEntityInsert(path string) bool {
-	last := path[strings.LastIndexByte(path, '/')+1:]
-	return last != "Tables" && last != "$batch" && last != ""
 }

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/codec"
@@ -92,7 +91,9 @@ func New[T any](s *Service, name string) (*Table[T], error) {
 
 // Wrap returns a typed handle over an aztables client you already have. name
 // must be the client's table name (aztables does not expose it). For
-// tablekit's transport and retry, build the client with ClientOptions.
+// tablekit's transport, retry and inserts without echo, build the client with
+// ClientOptions; any other client works too, with its own behaviour (Add then
+// downloads the echoed entity and discards it).
 func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
 	if c == nil {
 		return nil, fmt.Errorf("%w: nil client", ErrInvalidOptions)
@@ -284,15 +285,16 @@ type AddOptions struct {
 
 // Add inserts e. It fails with an error matching ErrAlreadyExists when an
 // entity with the same keys exists, and ErrMaybeCommitted when a retry after
-// a lost response found it (see AddOptions.Verify). The service is asked not
-// to echo the entity back: Result carries the ETag and Timestamp, the only
-// things the echo would add.
+// a lost response found it (see AddOptions.Verify). Result carries the ETag
+// and Timestamp, all that the service's echo of the entity would add, so a
+// client from ClientOptions asks for no echo unless Options.EchoInserts is
+// set; a client given to Wrap without it gets the echo, which only costs the
+// download.
 func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) {
 	body, err := t.Marshal(e)
 	if err != nil {
 		return Result{}, err
 	}
-	ctx = policy.WithHTTPHeader(ctx, http.Header{"Prefer": {"return-no-content"}})
 	resp, err := t.client.AddEntity(ctx, body, nil)
 	if err != nil {
 		err = MapError("add", err)

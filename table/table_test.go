@@ -347,3 +347,45 @@ func TestNoEcho(t *testing.T) {
 		t.Errorf("EchoInserts: AddEntity value has no entity")
 	}
 }
+
+// TestAddEcho: Table.Add follows Options.EchoInserts like aztables' own
+// AddEntity does, because the one no-echo policy serves both.
+func TestAddEcho(t *testing.T) {
+	type Big struct {
+		PartitionKey, RowKey string
+		Payload              string
+	}
+	payload := strings.Repeat("x", 20000)
+	tests := []struct {
+		name       string
+		opts       *table.Options
+		wantPrefer string
+		wantStatus int
+		wantEcho   bool
+	}{
+		{"default", nil, "return-no-content", http.StatusNoContent, false},
+		{"EchoInserts", &table.Options{EchoInserts: true}, "", http.StatusCreated, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tbl, rec := newTable[Big](t, tc.opts)
+			before := rec.bytes
+			res, err := tbl.Add(ctxT(t), Big{"p", "r", payload}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ETag == "" || res.Timestamp.IsZero() {
+				t.Errorf("Result: got %+v, want ETag and Timestamp", res)
+			}
+			if got := rec.last().Header.Get("Prefer"); got != tc.wantPrefer {
+				t.Errorf("Prefer: got %q, want %q", got, tc.wantPrefer)
+			}
+			if got := rec.lastStatus(); got != tc.wantStatus {
+				t.Errorf("status: got %d, want %d", got, tc.wantStatus)
+			}
+			if got := rec.bytes - before; (got >= int64(len(payload))) != tc.wantEcho {
+				t.Errorf("response body: got %d bytes, want the entity echoed: %v", got, tc.wantEcho)
+			}
+		})
+	}
+}
