@@ -21,6 +21,9 @@ const (
 // TestBigTable runs paging, limits, projection, resume and parallel runs
 // over one table of 5,280 entities in 24 partitions, loaded once.
 func TestBigTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long soak; runs without -short")
+	}
 	svc := newService(t, "", nil)
 	tbl := newTable[item](t, svc)
 	var all []item
