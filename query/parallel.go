@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"strings"
@@ -483,7 +482,7 @@ func (r *run[T]) loop(yield func(T, error) bool) {
 		case wait || r.inflight > 0:
 			if r.inflight == 0 { // cannot happen: schedule starts what the merge waits for
 				var zero T
-				yield(zero, errors.New("query: internal error: parallel run waits with no request in flight"))
+				yield(zero, errRunStalled)
 				return
 			}
 			r.receive(<-r.results)

@@ -18,10 +18,6 @@ import (
 // the default PageSize.
 const MaxPageSize = 1000
 
-// ErrTableScan is returned by a query marked NoTableScan whose filter (or
-// one of whose parallel segments) is a table scan. Nothing was sent.
-var ErrTableScan = errors.New("query: table scan refused (NoTableScan)")
-
 // Query is a read of a typed table beyond a single point get: a filter, an
 // optional projection, a page size and an optional limit. It is an immutable
 // value: every method returns a changed copy, so a base query can be shared

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 )
 
@@ -116,13 +115,3 @@ func decodeToken(s, bind string) (tokenJSON, error) {
 	}
 	return t, nil
 }
-
-var (
-	// ErrInvalidToken: a continuation token that this package did not make
-	// (truncated, edited, or of a newer format).
-	ErrInvalidToken = errors.New("query: invalid continuation token")
-	// ErrTokenMismatch: a continuation token made by a different query
-	// (another table, filter, projection or set of segments). Resuming it
-	// would return wrong data, so it is refused.
-	ErrTokenMismatch = errors.New("query: continuation token belongs to a different query")
-)
