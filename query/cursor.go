@@ -18,47 +18,6 @@ type Page[T any] struct {
 	Token string
 }
 
-// tracker is a consumer's position: it advances only when an entity is
-// handed to the caller, never when one is merely fetched.
-type tracker struct {
-	pos    position
-	inPage bool // an entity of the current page was returned
-}
-
-// keep reports whether the entity at k is new: not at or before the
-// position's last returned keys.
-func (t *tracker) keep(k keyPair) bool {
-	a, ok := t.pos.after()
-	return !ok || compareKeys(k, a) > 0
-}
-
-// took records that the entity at k was returned, from a page fetched at
-// from.
-func (t *tracker) took(from position, k keyPair) {
-	pk, rk := k.pk, k.rk
-	t.pos = position{NPK: from.NPK, NRK: from.NRK, AK: &pk, AR: &rk}
-	t.inPage = true
-}
-
-// finish records that a page whose continuation is next was consumed to its
-// end. Entities beyond the
-// page's continuation all sort after everything in the page, so the
-// position becomes the bare continuation, unless nothing of the page was
-// returned (all skipped, or empty): then the skip keys still apply.
-func (t *tracker) finish(next position) {
-	if next.Done {
-		t.pos = position{Done: true}
-		t.inPage = false
-		return
-	}
-	next = position{NPK: next.NPK, NRK: next.NRK}
-	if !t.inPage {
-		next.AK, next.AR = t.pos.AK, t.pos.AR
-	}
-	t.pos = next
-	t.inPage = false
-}
-
 // Cursor is a resumable position in a query. Iterate it with All or Pages;
 // Token tells, at any moment, how to continue after the last entity handed
 // out, in this process or another. A Cursor can be iterated again after a

@@ -44,33 +44,11 @@ import (
 
 const tokenVersion = 1
 
-type position struct {
-	NPK  *string `json:"p,omitempty"`
-	NRK  *string `json:"r,omitempty"`
-	AK   *string `json:"ak,omitempty"`
-	AR   *string `json:"ar,omitempty"`
-	Done bool    `json:"d,omitempty"`
-}
-
 type tokenJSON struct {
 	V        int        `json:"v"`
 	Q        string     `json:"q"`
 	position            // one query
 	Segments []position `json:"s,omitempty"`
-}
-
-func (p position) after() (keyPair, bool) {
-	if p.AK == nil || p.AR == nil {
-		return keyPair{}, false
-	}
-	return keyPair{*p.AK, *p.AR}, true
-}
-
-func (p position) valid() bool {
-	if p.Done {
-		return p.NPK == nil && p.NRK == nil && p.AK == nil && p.AR == nil
-	}
-	return (p.AK == nil) == (p.AR == nil) && (p.NRK == nil || p.NPK != nil)
 }
 
 func binding(parts ...string) string {
