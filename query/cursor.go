@@ -78,6 +78,37 @@ func (c *Cursor[T]) position() position {
 	return c.tr.pos
 }
 
+// pageLoop is the loop of All and Pages: it fetches the page at the
+// cursor's position, hands it to consume and follows the continuation until
+// the query is done, the limit is reached, a request fails (its error is
+// returned) or consume returns false. consume gets how many entities were
+// handed out before the page, moves the position, and returns how many it
+// handed out.
+func (c *Cursor[T]) pageLoop(ctx context.Context, consume func(page *rawPage[T], returned int) (handed int, more bool)) error {
+	returned := 0
+	for {
+		pos := c.position()
+		if pos.Done {
+			return nil
+		}
+		top, ok := c.top(returned)
+		if !ok {
+			return nil
+		}
+		page, err := c.p.fetch(ctx, pos, top)
+		if err != nil {
+			return err
+		}
+		handed, more := consume(page, returned)
+		returned += handed
+		if !more {
+			return nil
+		}
+	}
+}
+
+// top is the $top of the next request: a page, or what the limit still
+// needs; false when the limit is reached.
 func (c *Cursor[T]) top(returned int) (int, bool) {
 	top := c.p.pageSize
 	if c.p.limit > 0 {
@@ -99,31 +130,17 @@ func (c *Cursor[T]) top(returned int) (int, bool) {
 // there. Service errors match table's sentinels (table.MapError).
 func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		returned := 0
-		for {
-			pos := c.position()
-			if pos.Done {
-				return
-			}
-			top, ok := c.top(returned)
-			if !ok {
-				return
-			}
-			page, err := c.p.fetch(ctx, pos, top)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
+		err := c.pageLoop(ctx, func(page *rawPage[T], returned int) (int, bool) {
 			if len(page.items) == 0 {
 				c.mu.Lock()
 				c.tr.finish(page.next)
 				c.mu.Unlock()
-				continue
+				return 0, true
 			}
+			handed := 0
 			for i, e := range page.items {
-				if c.p.limit > 0 && returned >= c.p.limit {
-					return // only if the service sent more than $top
+				if c.p.limit > 0 && returned+handed >= c.p.limit {
+					return handed, false // only if the service sent more than $top
 				}
 				// The position moves before the entity is handed out, so
 				// Token inside the loop body, and after a break, is exact.
@@ -139,11 +156,16 @@ func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 				if !keep {
 					continue
 				}
-				returned++
+				handed++
 				if !yield(e, nil) {
-					return
+					return handed, false
 				}
 			}
+			return handed, true
+		})
+		if err != nil {
+			var zero T
+			yield(zero, err)
 		}
 	}
 }
@@ -156,21 +178,7 @@ func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 // and breaks behave as in All.
 func (c *Cursor[T]) Pages(ctx context.Context) iter.Seq2[Page[T], error] {
 	return func(yield func(Page[T], error) bool) {
-		returned := 0
-		for {
-			pos := c.position()
-			if pos.Done {
-				return
-			}
-			top, ok := c.top(returned)
-			if !ok {
-				return
-			}
-			page, err := c.p.fetch(ctx, pos, top)
-			if err != nil {
-				yield(Page[T]{}, err)
-				return
-			}
+		err := c.pageLoop(ctx, func(page *rawPage[T], _ int) (int, bool) {
 			out := Page[T]{Entities: make([]T, 0, len(page.items))}
 			c.mu.Lock()
 			for i, e := range page.items {
@@ -182,10 +190,10 @@ func (c *Cursor[T]) Pages(ctx context.Context) iter.Seq2[Page[T], error] {
 			c.tr.finish(page.next)
 			out.Token = c.tokenLocked()
 			c.mu.Unlock()
-			returned += len(out.Entities)
-			if !yield(out, nil) {
-				return
-			}
+			return len(out.Entities), yield(out, nil)
+		})
+		if err != nil {
+			yield(Page[T]{}, err)
 		}
 	}
 }
