@@ -24,10 +24,10 @@ type Page[T any] struct {
 // break or an error: it continues where it stopped. Its methods may be
 // called from any goroutine, but iterate it from one at a time.
 type Cursor[T any] struct {
-	p    *plan[T]
-	bind string
-	mu   sync.Mutex
-	tr   tracker
+	plan    *plan[T]
+	binding string
+	mu      sync.Mutex
+	tracker tracker
 }
 
 // Resume returns a cursor at the position of token, a string from
@@ -41,16 +41,16 @@ func (q Query[T]) Resume(token string) (*Cursor[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cursor[T]{p: p, bind: binding("tablekit.query/1", q.t.Name(), p.filter, p.selectText())}
+	c := &Cursor[T]{plan: p, binding: binding("tablekit.query/1", q.t.Name(), p.filter, p.selectText())}
 	if token != "" {
-		t, err := decodeToken(token, c.bind)
+		tok, err := decodeToken(token, c.binding)
 		if err != nil {
 			return nil, err
 		}
-		if len(t.Segments) > 0 {
+		if len(tok.Segments) > 0 {
 			return nil, ErrTokenMismatch
 		}
-		c.tr.pos = t.position
+		c.tracker.position = tok.position
 	}
 	return c, nil
 }
@@ -66,16 +66,16 @@ func (c *Cursor[T]) Token() string {
 }
 
 func (c *Cursor[T]) tokenLocked() string {
-	if c.tr.pos.Done {
+	if c.tracker.position.Done {
 		return ""
 	}
-	return encodeToken(tokenJSON{Q: c.bind, position: c.tr.pos})
+	return encodeToken(tokenJSON{Binding: c.binding, position: c.tracker.position})
 }
 
 func (c *Cursor[T]) position() position {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.tr.pos
+	return c.tracker.position
 }
 
 // pageLoop is the loop of All and Pages: it fetches the page at the
@@ -95,7 +95,7 @@ func (c *Cursor[T]) pageLoop(ctx context.Context, consume func(page *rawPage[T],
 		if !ok {
 			return nil
 		}
-		page, err := c.p.fetch(ctx, pos, top)
+		page, err := c.plan.fetch(ctx, pos, top)
 		if err != nil {
 			return err
 		}
@@ -110,9 +110,9 @@ func (c *Cursor[T]) pageLoop(ctx context.Context, consume func(page *rawPage[T],
 // top is the $top of the next request: a page, or what the limit still
 // needs; false when the limit is reached.
 func (c *Cursor[T]) top(returned int) (int, bool) {
-	top := c.p.pageSize
-	if c.p.limit > 0 {
-		rest := c.p.limit - returned
+	top := c.plan.pageSize
+	if c.plan.limit > 0 {
+		rest := c.plan.limit - returned
 		if rest <= 0 {
 			return 0, false
 		}
@@ -131,29 +131,29 @@ func (c *Cursor[T]) top(returned int) (int, bool) {
 func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		err := c.pageLoop(ctx, func(page *rawPage[T], returned int) (int, bool) {
-			if len(page.items) == 0 {
+			if len(page.entities) == 0 {
 				c.mu.Lock()
-				c.tr.finish(page.next)
+				c.tracker.finishPage(page.next)
 				c.mu.Unlock()
 				return 0, true
 			}
 			handed := 0
-			for i, e := range page.items {
-				if c.p.limit > 0 && returned+handed >= c.p.limit {
+			for i, e := range page.entities {
+				if c.plan.limit > 0 && returned+handed >= c.plan.limit {
 					return handed, false // only if the service sent more than $top
 				}
 				// The position moves before the entity is handed out, so
 				// Token inside the loop body, and after a break, is exact.
 				c.mu.Lock()
-				keep := c.tr.keep(page.keys[i])
-				if keep {
-					c.tr.took(page.from, page.keys[i])
+				isNew := c.tracker.isNew(page.keys[i])
+				if isNew {
+					c.tracker.advanceTo(page.fetchedAt, page.keys[i])
 				}
-				if i == len(page.items)-1 {
-					c.tr.finish(page.next)
+				if i == len(page.entities)-1 {
+					c.tracker.finishPage(page.next)
 				}
 				c.mu.Unlock()
-				if !keep {
+				if !isNew {
 					continue
 				}
 				handed++
@@ -179,15 +179,15 @@ func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 func (c *Cursor[T]) Pages(ctx context.Context) iter.Seq2[Page[T], error] {
 	return func(yield func(Page[T], error) bool) {
 		err := c.pageLoop(ctx, func(page *rawPage[T], _ int) (int, bool) {
-			out := Page[T]{Entities: make([]T, 0, len(page.items))}
+			out := Page[T]{Entities: make([]T, 0, len(page.entities))}
 			c.mu.Lock()
-			for i, e := range page.items {
-				if c.tr.keep(page.keys[i]) {
-					c.tr.took(page.from, page.keys[i])
+			for i, e := range page.entities {
+				if c.tracker.isNew(page.keys[i]) {
+					c.tracker.advanceTo(page.fetchedAt, page.keys[i])
 					out.Entities = append(out.Entities, e)
 				}
 			}
-			c.tr.finish(page.next)
+			c.tracker.finishPage(page.next)
 			out.Token = c.tokenLocked()
 			c.mu.Unlock()
 			return len(out.Entities), yield(out, nil)

@@ -214,12 +214,12 @@ type pager struct {
 	partitionCut bool
 	mu           sync.Mutex
 	seen         map[string]bool
-	emptied      int
-	cut          int
+	emptyPages   int // empty pages sent
+	cutPages     int // pages cut at a partition boundary
 }
 
-func newPager(empty, cut bool) *pager {
-	return &pager{next: table.NewHTTPClient(nil), empty: empty, partitionCut: cut, seen: map[string]bool{}}
+func newPager(empty, partitionCut bool) *pager {
+	return &pager{next: table.NewHTTPClient(nil), empty: empty, partitionCut: partitionCut, seen: map[string]bool{}}
 }
 
 const (
@@ -238,7 +238,7 @@ func (p *pager) Do(req *http.Request) (*http.Response, error) {
 		first := !p.seen[pos]
 		p.seen[pos] = true
 		if first {
-			p.emptied++
+			p.emptyPages++
 		}
 		p.mu.Unlock()
 		if first {
@@ -281,7 +281,7 @@ func (p *pager) Do(req *http.Request) (*http.Response, error) {
 			resp.Header.Set(hdrNPK, base64.StdEncoding.EncodeToString([]byte(k.PartitionKey)))
 			resp.Header.Del(hdrNRK)
 			p.mu.Lock()
-			p.cut++
+			p.cutPages++
 			p.mu.Unlock()
 			break
 		}
@@ -300,7 +300,7 @@ func queryGoroutines() (int, string) {
 	n := 0
 	var stacks []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "tablekit/query.(*run[") || strings.Contains(g, "tablekit/query.(*plan[") {
+		if strings.Contains(g, "tablekit/query.(*parallelRun[") || strings.Contains(g, "tablekit/query.(*plan[") {
 			n++
 			stacks = append(stacks, g)
 		}

@@ -1,86 +1,86 @@
 package query
 
-// pop removes segment i's consumed first page.
-func (r *run[T]) pop(i int) {
-	s := &r.segs[i]
-	r.c.tr[i].finish(s.queue[0].next)
-	s.queue[0] = nil
-	s.queue = s.queue[1:]
-	s.idx = 0
-	if !r.c.ordered {
-		r.arrivals = r.arrivals[1:]
+// popPage removes segment i's consumed first page.
+func (r *parallelRun[T]) popPage(i int) {
+	seg := &r.segments[i]
+	r.cursor.trackers[i].finishPage(seg.pages[0].next)
+	seg.pages[0] = nil
+	seg.pages = seg.pages[1:]
+	seg.nextEntity = 0
+	if !r.cursor.ordered {
+		r.arrivalOrder = r.arrivalOrder[1:]
 	}
 }
 
-// head returns segment i's next entity to hand out, skipping entities at or
+// peek returns segment i's next entity to hand out, skipping entities at or
 // before its position and finishing consumed pages. Unordered it looks at
 // the first queued page only (pages are consumed in arrival order); ordered
 // at every queued page. ok is false when there is none. Needs c.mu.
-func (r *run[T]) head(i int) (e T, k keyPair, ok bool) {
-	s := &r.segs[i]
-	tr := &r.c.tr[i]
-	for len(s.queue) > 0 {
-		p := s.queue[0]
-		for s.idx < len(p.items) {
-			if tr.keep(p.keys[s.idx]) {
-				return p.items[s.idx], p.keys[s.idx], true
+func (r *parallelRun[T]) peek(i int) (entity T, keys keyPair, ok bool) {
+	seg := &r.segments[i]
+	tracker := &r.cursor.trackers[i]
+	for len(seg.pages) > 0 {
+		page := seg.pages[0]
+		for seg.nextEntity < len(page.entities) {
+			if tracker.isNew(page.keys[seg.nextEntity]) {
+				return page.entities[seg.nextEntity], page.keys[seg.nextEntity], true
 			}
-			s.idx++
-			r.buffered--
+			seg.nextEntity++
+			r.bufferedEntities--
 		}
-		r.pop(i)
-		if !r.c.ordered {
+		r.popPage(i)
+		if !r.cursor.ordered {
 			break
 		}
 	}
-	return e, k, false
+	return entity, keys, false
 }
 
-// take records that segment i's head was handed out. Needs c.mu.
-func (r *run[T]) take(i int) {
-	s := &r.segs[i]
-	p := s.queue[0]
-	r.c.tr[i].took(p.from, p.keys[s.idx])
-	s.idx++
-	r.buffered--
-	if s.idx == len(p.items) {
-		r.pop(i)
+// handOut records that segment i's peeked entity was handed out. Needs c.mu.
+func (r *parallelRun[T]) handOut(i int) {
+	seg := &r.segments[i]
+	page := seg.pages[0]
+	r.cursor.trackers[i].advanceTo(page.fetchedAt, page.keys[seg.nextEntity])
+	seg.nextEntity++
+	r.bufferedEntities--
+	if seg.nextEntity == len(page.entities) {
+		r.popPage(i)
 	}
 }
 
 // next picks the entity to hand out, if one can be picked now, and moves
 // its segment's position. wait is true when the run must first receive a
 // page.
-func (r *run[T]) next() (e T, ok, wait bool) {
-	c := r.c
+func (r *parallelRun[T]) next() (entity T, ok, wait bool) {
+	c := r.cursor
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	pick := -1
+	chosen := -1 // the segment whose entity is handed out
 	if c.ordered {
-		var best keyPair
-		for i := range r.segs {
-			he, hk, has := r.head(i)
-			if !has {
-				if !r.segs[i].fetchPos.Done {
-					return e, false, true // this segment's next entity must be seen first
+		var chosenKeys keyPair
+		for i := range r.segments {
+			e, keys, found := r.peek(i)
+			if !found {
+				if !r.segments[i].fetchAt.Done {
+					return entity, false, true // this segment's next entity must be seen first
 				}
 				continue // finished
 			}
-			if pick < 0 || compareKeys(hk, best) < 0 {
-				pick, best, e = i, hk, he
+			if chosen < 0 || compareKeys(keys, chosenKeys) < 0 {
+				chosen, chosenKeys, entity = i, keys, e
 			}
 		}
 	} else {
-		for pick < 0 && len(r.arrivals) > 0 {
-			i := r.arrivals[0]
-			if he, _, has := r.head(i); has {
-				pick, e = i, he
+		for chosen < 0 && len(r.arrivalOrder) > 0 {
+			i := r.arrivalOrder[0]
+			if e, _, found := r.peek(i); found {
+				chosen, entity = i, e
 			}
 		}
 	}
-	if pick < 0 {
-		return e, false, r.inflight > 0
+	if chosen < 0 {
+		return entity, false, r.inFlight > 0
 	}
-	r.take(pick)
-	return e, true, false
+	r.handOut(chosen)
+	return entity, true, false
 }

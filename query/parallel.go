@@ -59,13 +59,13 @@ type ParallelOptions struct {
 // interrupted run resumes every segment where it stopped. Methods may be
 // called from any goroutine; iterate it from one at a time.
 type ParallelCursor[T any] struct {
-	plans   []*plan[T]
-	bind    string
-	par     int
-	ordered bool
-	limit   int
-	mu      sync.Mutex
-	tr      []tracker
+	plans       []*plan[T]
+	binding     string
+	parallelism int
+	ordered     bool
+	limit       int
+	mu          sync.Mutex
+	trackers    []tracker
 }
 
 // Parallel prepares a run of q split into segments, with at most
@@ -94,31 +94,31 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 		return nil, fmt.Errorf("%w: query: no segments", table.ErrInvalidOptions)
 	}
 	base, _ := q.filter.Build() // checked by compile below
-	parts := []string{q.t.Name(), base}
-	c := &ParallelCursor[T]{par: opts.Parallelism, ordered: opts.Ordered, limit: q.limit}
-	for i, s := range segments {
-		p, err := q.compile(s.Filter)
+	bindingParts := []string{q.t.Name(), base}
+	c := &ParallelCursor[T]{parallelism: opts.Parallelism, ordered: opts.Ordered, limit: q.limit}
+	for i, seg := range segments {
+		segPlan, err := q.compile(seg.Filter)
 		if err != nil {
 			return nil, fmt.Errorf("segment %d: %w", i, err)
 		}
-		p.limit = 0 // the run's limit is counted by the run
-		c.plans = append(c.plans, p)
-		segText, _ := s.Filter.Build()
-		parts = append(parts, segText)
+		segPlan.limit = 0 // the run's limit is counted by the run
+		c.plans = append(c.plans, segPlan)
+		segFilter, _ := seg.Filter.Build()
+		bindingParts = append(bindingParts, segFilter)
 	}
-	parts = append(parts, c.plans[0].selectText())
-	c.bind = binding(append([]string{"tablekit.parallel/1"}, parts...)...)
-	c.tr = make([]tracker, len(segments))
+	bindingParts = append(bindingParts, c.plans[0].selectText())
+	c.binding = binding(append([]string{"tablekit.parallel/1"}, bindingParts...)...)
+	c.trackers = make([]tracker, len(segments))
 	if opts.Resume != "" {
-		t, err := decodeToken(opts.Resume, c.bind)
+		tok, err := decodeToken(opts.Resume, c.binding)
 		if err != nil {
 			return nil, err
 		}
-		if len(t.Segments) != len(segments) {
-			return nil, fmt.Errorf("%w: %d segment positions for %d segments", ErrInvalidToken, len(t.Segments), len(segments))
+		if len(tok.Segments) != len(segments) {
+			return nil, fmt.Errorf("%w: %d segment positions for %d segments", ErrInvalidToken, len(tok.Segments), len(segments))
 		}
-		for i, p := range t.Segments {
-			c.tr[i].pos = p
+		for i, pos := range tok.Segments {
+			c.trackers[i].position = pos
 		}
 	}
 	return c, nil
@@ -131,16 +131,16 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 func (c *ParallelCursor[T]) Token() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := tokenJSON{Q: c.bind, Segments: make([]position, len(c.tr))}
+	tok := tokenJSON{Binding: c.binding, Segments: make([]position, len(c.trackers))}
 	done := true
-	for i, tr := range c.tr {
-		t.Segments[i] = tr.pos
-		done = done && tr.pos.Done
+	for i, tracker := range c.trackers {
+		tok.Segments[i] = tracker.position
+		done = done && tracker.position.Done
 	}
 	if done {
 		return ""
 	}
-	return encodeToken(t)
+	return encodeToken(tok)
 }
 
 // All runs the segments with bounded parallelism and returns their entities
@@ -152,21 +152,20 @@ func (c *ParallelCursor[T]) Token() string {
 // Each segment's position advances only with the entities handed out.
 func (c *ParallelCursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		r := &run[T]{c: c, segs: make([]segRun[T], len(c.plans))}
+		r := &parallelRun[T]{cursor: c, segments: make([]segmentRun[T], len(c.plans))}
 		ctx, cancel := context.WithCancel(ctx)
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(c.par)
-		r.g, r.gctx = g, gctx
+		r.group, r.groupCtx = errgroup.WithContext(ctx)
+		r.group.SetLimit(c.parallelism)
 		// Every request sends exactly one result; with room for all of
 		// them no sender ever blocks, so Wait below cannot hang.
-		r.results = make(chan fetched[T], c.par)
+		r.results = make(chan fetchResult[T], c.parallelism)
 		defer func() {
 			cancel()
-			_ = g.Wait()
+			_ = r.group.Wait()
 		}()
 		c.mu.Lock()
-		for i := range r.segs {
-			r.segs[i].fetchPos = c.tr[i].pos
+		for i := range r.segments {
+			r.segments[i].fetchAt = c.trackers[i].position
 		}
 		c.mu.Unlock()
 		r.loop(yield)

@@ -426,8 +426,8 @@ func TestBigTable(t *testing.T) {
 				}
 			})
 		}
-		t.Logf("pager transport: %d empty pages, %d pages cut to a NextPartitionKey-only continuation", pg.emptied, pg.cut)
-		if pg.cut == 0 {
+		t.Logf("pager transport: %d empty pages, %d pages cut to a NextPartitionKey-only continuation", pg.emptyPages, pg.cutPages)
+		if pg.cutPages == 0 {
 			t.Error("no page was cut at a partition boundary")
 		}
 	})

@@ -6,37 +6,38 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// segRun is a segment's state within one iteration.
-type segRun[T any] struct {
-	fetchPos position      // where its next request starts
-	inflight bool          // a request is running
-	asked    int           // its $top
-	queue    []*rawPage[T] // fetched, not yet consumed
-	idx      int           // next entity of queue[0]
+// segmentRun is a segment's state within one iteration.
+type segmentRun[T any] struct {
+	fetchAt    position      // where its next request starts
+	fetching   bool          // a request is running
+	requested  int           // the $top of its request
+	pages      []*rawPage[T] // fetched, not yet consumed
+	nextEntity int           // index of the next entity in pages[0]
 }
 
-func (s *segRun[T]) finished() bool { return s.fetchPos.Done && len(s.queue) == 0 && !s.inflight }
+func (s *segmentRun[T]) finished() bool { return s.fetchAt.Done && len(s.pages) == 0 && !s.fetching }
 
-type fetched[T any] struct {
-	seg  int
-	page *rawPage[T]
-	err  error
+// fetchResult is what a fetch goroutine sends back.
+type fetchResult[T any] struct {
+	segment int
+	page    *rawPage[T]
+	err     error
 }
 
-// run is one iteration of a ParallelCursor. Only the iterating goroutine
-// touches it; the fetch goroutines only send on results.
-type run[T any] struct {
-	c        *ParallelCursor[T]
-	segs     []segRun[T]
-	g        *errgroup.Group
-	gctx     context.Context
-	results  chan fetched[T]
-	inflight int
-	buffered int   // entities in queues, not yet consumed
-	asked    int   // $top of the requests in flight
-	returned int   // entities handed out
-	arrivals []int // unordered: the segment of each queued page, in arrival order
-	failed   error
+// parallelRun is one iteration of a ParallelCursor. Only the iterating
+// goroutine touches it; the fetch goroutines only send on results.
+type parallelRun[T any] struct {
+	cursor            *ParallelCursor[T]
+	segments          []segmentRun[T]
+	group             *errgroup.Group
+	groupCtx          context.Context
+	results           chan fetchResult[T]
+	inFlight          int   // requests running
+	bufferedEntities  int   // entities in pages, not yet consumed
+	requestedEntities int   // $top of the requests in flight
+	handedOut         int   // entities handed out
+	arrivalOrder      []int // unordered: the segment of each queued page, in arrival order
+	firstErr          error
 }
 
 // readAhead is how many pages per request in flight a run may hold before
@@ -45,29 +46,31 @@ type run[T any] struct {
 // which the merge needs).
 const readAhead = 2
 
-func (r *run[T]) launch(i, top int) {
-	s := &r.segs[i]
-	s.inflight, s.asked = true, top
-	r.inflight++
-	r.asked += top
-	p, pos := r.c.plans[i], s.fetchPos
-	r.g.Go(func() error {
-		page, err := p.fetch(r.gctx, pos, top)
-		r.results <- fetched[T]{seg: i, page: page, err: err}
+// startFetch requests up to top entities of segment i at its fetch
+// position, in a goroutine of the run's group.
+func (r *parallelRun[T]) startFetch(i, top int) {
+	seg := &r.segments[i]
+	seg.fetching, seg.requested = true, top
+	r.inFlight++
+	r.requestedEntities += top
+	plan, at := r.cursor.plans[i], seg.fetchAt
+	r.group.Go(func() error {
+		page, err := plan.fetch(r.groupCtx, at, top)
+		r.results <- fetchResult[T]{segment: i, page: page, err: err}
 		return err
 	})
 }
 
-// topFor sizes the next request: a page, or less when the limit needs
+// nextTop sizes the next request: a page, or less when the limit needs
 // less. Unordered, what is buffered or asked for already counts; ordered,
 // each segment may have to supply all that is left. 0: fetch nothing.
-func (r *run[T]) topFor() int {
-	c := r.c
+func (r *parallelRun[T]) nextTop() int {
+	c := r.cursor
 	top := c.plans[0].pageSize
 	if c.limit > 0 {
-		rest := c.limit - r.returned
+		rest := c.limit - r.handedOut
 		if !c.ordered {
-			rest -= r.buffered + r.asked
+			rest -= r.bufferedEntities + r.requestedEntities
 		} else {
 			rest = max(rest, 1)
 		}
@@ -79,51 +82,53 @@ func (r *run[T]) topFor() int {
 // schedule starts requests up to the parallelism: first for segments with
 // nothing queued (the merge waits on them), then read-ahead for the others,
 // while what is held stays within the read-ahead budget.
-func (r *run[T]) schedule() {
-	c := r.c
-	budget := readAhead * c.par * c.plans[0].pageSize
+func (r *parallelRun[T]) schedule() {
+	c := r.cursor
+	budget := readAhead * c.parallelism * c.plans[0].pageSize
 	for pass := range 2 {
-		for i := range r.segs {
-			if r.inflight >= c.par {
+		for i := range r.segments {
+			if r.inFlight >= c.parallelism {
 				return
 			}
-			s := &r.segs[i]
-			if s.inflight || s.fetchPos.Done || (pass == 0) != (len(s.queue) == 0) {
+			seg := &r.segments[i]
+			if seg.fetching || seg.fetchAt.Done || (pass == 0) != (len(seg.pages) == 0) {
 				continue
 			}
-			needed := c.ordered && len(s.queue) == 0
-			if !needed && r.buffered+r.asked >= budget {
+			needed := c.ordered && len(seg.pages) == 0
+			if !needed && r.bufferedEntities+r.requestedEntities >= budget {
 				return // plenty is waiting for the caller
 			}
-			top := r.topFor()
+			top := r.nextTop()
 			if top < 1 {
 				return // the limit is covered by what is held or asked for
 			}
-			r.launch(i, top)
+			r.startFetch(i, top)
 		}
 	}
 }
 
-func (r *run[T]) receive(f fetched[T]) {
-	s := &r.segs[f.seg]
-	s.inflight = false
-	r.inflight--
-	r.asked -= s.asked
+// receive books a finished request: its page, or the run's first error.
+func (r *parallelRun[T]) receive(f fetchResult[T]) {
+	seg := &r.segments[f.segment]
+	seg.fetching = false
+	r.inFlight--
+	r.requestedEntities -= seg.requested
 	if f.err != nil {
-		if r.failed == nil {
-			r.failed = f.err
+		if r.firstErr == nil {
+			r.firstErr = f.err
 		}
 		return
 	}
-	s.fetchPos = f.page.next
-	s.queue = append(s.queue, f.page)
-	r.buffered += len(f.page.items)
-	if !r.c.ordered {
-		r.arrivals = append(r.arrivals, f.seg)
+	seg.fetchAt = f.page.next
+	seg.pages = append(seg.pages, f.page)
+	r.bufferedEntities += len(f.page.entities)
+	if !r.cursor.ordered {
+		r.arrivalOrder = append(r.arrivalOrder, f.segment)
 	}
 }
 
-func (r *run[T]) drain() {
+// receiveReady receives the results that are ready without waiting.
+func (r *parallelRun[T]) receiveReady() {
 	for {
 		select {
 		case f := <-r.results:
@@ -133,38 +138,41 @@ func (r *run[T]) drain() {
 		}
 	}
 }
-func (r *run[T]) loop(yield func(T, error) bool) {
-	c := r.c
+
+// loop hands out entities, scheduling and receiving fetches, until the run
+// ends.
+func (r *parallelRun[T]) loop(yield func(T, error) bool) {
+	c := r.cursor
 	for {
-		if r.failed != nil {
+		if r.firstErr != nil {
 			var zero T
-			yield(zero, r.failed)
+			yield(zero, r.firstErr)
 			return
 		}
-		if c.limit > 0 && r.returned >= c.limit {
+		if c.limit > 0 && r.handedOut >= c.limit {
 			return
 		}
 		r.schedule()
-		e, ok, wait := r.next()
+		entity, ok, wait := r.next()
 		switch {
 		case ok:
-			r.returned++
-			if !yield(e, nil) {
+			r.handedOut++
+			if !yield(entity, nil) {
 				return
 			}
-			r.drain()
-		case wait || r.inflight > 0:
-			if r.inflight == 0 { // cannot happen: schedule starts what the merge waits for
+			r.receiveReady()
+		case wait || r.inFlight > 0:
+			if r.inFlight == 0 { // cannot happen: schedule starts what the merge waits for
 				var zero T
 				yield(zero, errRunStalled)
 				return
 			}
 			r.receive(<-r.results)
-			r.drain()
+			r.receiveReady()
 		default:
 			done := true
-			for i := range r.segs {
-				done = done && r.segs[i].finished()
+			for i := range r.segments {
+				done = done && r.segments[i].finished()
 			}
 			if done {
 				return

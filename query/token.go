@@ -44,9 +44,11 @@ import (
 
 const tokenVersion = 1
 
+// tokenJSON is a token's content; its tags are the format, read back from
+// tokens that callers have stored.
 type tokenJSON struct {
-	V        int        `json:"v"`
-	Q        string     `json:"q"`
+	Version  int        `json:"v"`
+	Binding  string     `json:"q"`
 	position            // one query
 	Segments []position `json:"s,omitempty"`
 }
@@ -60,7 +62,7 @@ func binding(parts ...string) string {
 }
 
 func encodeToken(t tokenJSON) string {
-	t.V = tokenVersion
+	t.Version = tokenVersion
 	b, err := json.Marshal(t)
 	if err != nil { // cannot happen: strings and bools only
 		panic("query: encoding token: " + err.Error())
@@ -77,10 +79,10 @@ func decodeToken(s, bind string) (tokenJSON, error) {
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return t, fmt.Errorf("%w: malformed", ErrInvalidToken)
 	}
-	if t.V != tokenVersion {
-		return t, fmt.Errorf("%w: version %d, this library reads version %d", ErrInvalidToken, t.V, tokenVersion)
+	if t.Version != tokenVersion {
+		return t, fmt.Errorf("%w: version %d, this library reads version %d", ErrInvalidToken, t.Version, tokenVersion)
 	}
-	if t.Q != bind {
+	if t.Binding != bind {
 		return t, ErrTokenMismatch
 	}
 	if !t.position.valid() {

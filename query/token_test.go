@@ -60,7 +60,7 @@ func TestTokenFixtureDecodes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("sequential fixture: %v", err)
 	}
-	if last, ok := c.position().after(); !ok || last != (keyPair{"p01", "r0000"}) {
+	if last, ok := c.position().lastReturned(); !ok || last != (keyPair{"p01", "r0000"}) {
 		t.Errorf("sequential fixture: last returned %v, %v; want p01/r0000", last, ok)
 	}
 	if c.Token() != fixtureSequential {
