@@ -292,25 +292,20 @@ func (p *pager) Do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// queryGoroutines counts goroutines running code of this package other
-// than tests: after an iterator returns there must be none.
-func queryGoroutines() (int, string) {
+// checkNoGoroutines fails the test if a goroutine is still running code of
+// the package other than tests: after an iterator returns there must be
+// none.
+func checkNoGoroutines(t *testing.T) {
+	t.Helper()
 	buf := make([]byte, 4<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	n := 0
 	var stacks []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
 		if strings.Contains(g, "tablekit/query.(*parallelRun[") || strings.Contains(g, "tablekit/query.(*plan[") {
-			n++
 			stacks = append(stacks, g)
 		}
 	}
-	return n, strings.Join(stacks, "\n\n")
-}
-
-func checkNoGoroutines(t *testing.T) {
-	t.Helper()
-	if n, stacks := queryGoroutines(); n > 0 {
-		t.Errorf("%d goroutines of the run still alive:\n%s", n, stacks)
+	if len(stacks) > 0 {
+		t.Errorf("%d goroutines of the run still alive:\n%s", len(stacks), strings.Join(stacks, "\n\n"))
 	}
 }
