@@ -18,57 +18,16 @@ type Page[T any] struct {
 	Token string
 }
 
-// tracker is a consumer's position: it advances only when an entity is
-// handed to the caller, never when one is merely fetched.
-type tracker struct {
-	pos    position
-	inPage bool // an entity of the current page was returned
-}
-
-// keep reports whether the entity at k is new: not at or before the
-// position's last returned keys.
-func (t *tracker) keep(k keyPair) bool {
-	a, ok := t.pos.after()
-	return !ok || compareKeys(k, a) > 0
-}
-
-// took records that the entity at k was returned, from a page fetched at
-// from.
-func (t *tracker) took(from position, k keyPair) {
-	pk, rk := k.pk, k.rk
-	t.pos = position{NPK: from.NPK, NRK: from.NRK, AK: &pk, AR: &rk}
-	t.inPage = true
-}
-
-// finish records that a page whose continuation is next was consumed to its
-// end. Entities beyond the
-// page's continuation all sort after everything in the page, so the
-// position becomes the bare continuation, unless nothing of the page was
-// returned (all skipped, or empty): then the skip keys still apply.
-func (t *tracker) finish(next position) {
-	if next.Done {
-		t.pos = position{Done: true}
-		t.inPage = false
-		return
-	}
-	next = position{NPK: next.NPK, NRK: next.NRK}
-	if !t.inPage {
-		next.AK, next.AR = t.pos.AK, t.pos.AR
-	}
-	t.pos = next
-	t.inPage = false
-}
-
 // Cursor is a resumable position in a query. Iterate it with All or Pages;
 // Token tells, at any moment, how to continue after the last entity handed
 // out, in this process or another. A Cursor can be iterated again after a
 // break or an error: it continues where it stopped. Its methods may be
 // called from any goroutine, but iterate it from one at a time.
 type Cursor[T any] struct {
-	p    *plan[T]
-	bind string
-	mu   sync.Mutex
-	tr   tracker
+	plan    *plan[T]
+	binding string
+	mu      sync.Mutex
+	tracker tracker
 }
 
 // Resume returns a cursor at the position of token, a string from
@@ -82,16 +41,16 @@ func (q Query[T]) Resume(token string) (*Cursor[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cursor[T]{p: p, bind: binding("tablekit.query/1", q.t.Name(), p.filter, p.selectText())}
+	c := &Cursor[T]{plan: p, binding: binding("tablekit.query/1", q.t.Name(), p.filter, p.selectText())}
 	if token != "" {
-		t, err := decodeToken(token, c.bind)
+		tok, err := decodeToken(token, c.binding)
 		if err != nil {
 			return nil, err
 		}
-		if len(t.Segments) > 0 {
+		if len(tok.Segments) > 0 {
 			return nil, ErrTokenMismatch
 		}
-		c.tr.pos = t.position
+		c.tracker.position = tok.position
 	}
 	return c, nil
 }
@@ -107,22 +66,53 @@ func (c *Cursor[T]) Token() string {
 }
 
 func (c *Cursor[T]) tokenLocked() string {
-	if c.tr.pos.Done {
+	if c.tracker.position.Done {
 		return ""
 	}
-	return encodeToken(tokenJSON{Q: c.bind, position: c.tr.pos})
+	return encodeToken(tokenJSON{Binding: c.binding, position: c.tracker.position})
 }
 
 func (c *Cursor[T]) position() position {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.tr.pos
+	return c.tracker.position
 }
 
+// pageLoop is the loop of All and Pages: it fetches the page at the
+// cursor's position, hands it to consume and follows the continuation until
+// the query is done, the limit is reached, a request fails (its error is
+// returned) or consume returns false. consume gets how many entities were
+// handed out before the page, moves the position, and returns how many it
+// handed out.
+func (c *Cursor[T]) pageLoop(ctx context.Context, consume func(page *rawPage[T], returned int) (handed int, more bool)) error {
+	returned := 0
+	for {
+		pos := c.position()
+		if pos.Done {
+			return nil
+		}
+		top, ok := c.top(returned)
+		if !ok {
+			return nil
+		}
+		page, err := c.plan.fetch(ctx, pos, top)
+		if err != nil {
+			return err
+		}
+		handed, more := consume(page, returned)
+		returned += handed
+		if !more {
+			return nil
+		}
+	}
+}
+
+// top is the $top of the next request: a page, or what the limit still
+// needs; false when the limit is reached.
 func (c *Cursor[T]) top(returned int) (int, bool) {
-	top := c.p.pageSize
-	if c.p.limit > 0 {
-		rest := c.p.limit - returned
+	top := c.plan.pageSize
+	if c.plan.limit > 0 {
+		rest := c.plan.limit - returned
 		if rest <= 0 {
 			return 0, false
 		}
@@ -140,51 +130,42 @@ func (c *Cursor[T]) top(returned int) (int, bool) {
 // there. Service errors match table's sentinels (table.MapError).
 func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		returned := 0
-		for {
-			pos := c.position()
-			if pos.Done {
-				return
-			}
-			top, ok := c.top(returned)
-			if !ok {
-				return
-			}
-			page, err := c.p.fetch(ctx, pos, top)
-			if err != nil {
-				var zero T
-				yield(zero, err)
-				return
-			}
-			if len(page.items) == 0 {
+		err := c.pageLoop(ctx, func(page *rawPage[T], returned int) (int, bool) {
+			if len(page.entities) == 0 {
 				c.mu.Lock()
-				c.tr.finish(page.next)
+				c.tracker.finishPage(page.next)
 				c.mu.Unlock()
-				continue
+				return 0, true
 			}
-			for i, e := range page.items {
-				if c.p.limit > 0 && returned >= c.p.limit {
-					return // only if the service sent more than $top
+			handed := 0
+			for i, e := range page.entities {
+				if c.plan.limit > 0 && returned+handed >= c.plan.limit {
+					return handed, false // only if the service sent more than $top
 				}
 				// The position moves before the entity is handed out, so
 				// Token inside the loop body, and after a break, is exact.
 				c.mu.Lock()
-				keep := c.tr.keep(page.keys[i])
-				if keep {
-					c.tr.took(page.from, page.keys[i])
+				isNew := c.tracker.isNew(page.keys[i])
+				if isNew {
+					c.tracker.advanceTo(page.fetchedAt, page.keys[i])
 				}
-				if i == len(page.items)-1 {
-					c.tr.finish(page.next)
+				if i == len(page.entities)-1 {
+					c.tracker.finishPage(page.next)
 				}
 				c.mu.Unlock()
-				if !keep {
+				if !isNew {
 					continue
 				}
-				returned++
+				handed++
 				if !yield(e, nil) {
-					return
+					return handed, false
 				}
 			}
+			return handed, true
+		})
+		if err != nil {
+			var zero T
+			yield(zero, err)
 		}
 	}
 }
@@ -197,36 +178,22 @@ func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 // and breaks behave as in All.
 func (c *Cursor[T]) Pages(ctx context.Context) iter.Seq2[Page[T], error] {
 	return func(yield func(Page[T], error) bool) {
-		returned := 0
-		for {
-			pos := c.position()
-			if pos.Done {
-				return
-			}
-			top, ok := c.top(returned)
-			if !ok {
-				return
-			}
-			page, err := c.p.fetch(ctx, pos, top)
-			if err != nil {
-				yield(Page[T]{}, err)
-				return
-			}
-			out := Page[T]{Entities: make([]T, 0, len(page.items))}
+		err := c.pageLoop(ctx, func(page *rawPage[T], _ int) (int, bool) {
+			out := Page[T]{Entities: make([]T, 0, len(page.entities))}
 			c.mu.Lock()
-			for i, e := range page.items {
-				if c.tr.keep(page.keys[i]) {
-					c.tr.took(page.from, page.keys[i])
+			for i, e := range page.entities {
+				if c.tracker.isNew(page.keys[i]) {
+					c.tracker.advanceTo(page.fetchedAt, page.keys[i])
 					out.Entities = append(out.Entities, e)
 				}
 			}
-			c.tr.finish(page.next)
+			c.tracker.finishPage(page.next)
 			out.Token = c.tokenLocked()
 			c.mu.Unlock()
-			returned += len(out.Entities)
-			if !yield(out, nil) {
-				return
-			}
+			return len(out.Entities), yield(out, nil)
+		})
+		if err != nil {
+			yield(Page[T]{}, err)
 		}
 	}
 }

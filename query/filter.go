@@ -1,7 +1,6 @@
 package query
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -395,8 +394,3 @@ func Partition(pk string) Filter { return PartitionKey.Eq(String(pk)) }
 func Point(pk, rk string) Filter {
 	return And(PartitionKey.Eq(String(pk)), RowKey.Eq(String(rk)))
 }
-
-// ErrInvalidFilter reports a filter that cannot be built: an invalid
-// property name, literal, Raw text, or too many comparisons. Nothing was
-// sent.
-var ErrInvalidFilter = errors.New("query: invalid filter")

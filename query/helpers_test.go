@@ -214,12 +214,12 @@ type pager struct {
 	partitionCut bool
 	mu           sync.Mutex
 	seen         map[string]bool
-	emptied      int
-	cut          int
+	emptyPages   int // empty pages sent
+	cutPages     int // pages cut at a partition boundary
 }
 
-func newPager(empty, cut bool) *pager {
-	return &pager{next: table.NewHTTPClient(nil), empty: empty, partitionCut: cut, seen: map[string]bool{}}
+func newPager(empty, partitionCut bool) *pager {
+	return &pager{next: table.NewHTTPClient(nil), empty: empty, partitionCut: partitionCut, seen: map[string]bool{}}
 }
 
 const (
@@ -238,7 +238,7 @@ func (p *pager) Do(req *http.Request) (*http.Response, error) {
 		first := !p.seen[pos]
 		p.seen[pos] = true
 		if first {
-			p.emptied++
+			p.emptyPages++
 		}
 		p.mu.Unlock()
 		if first {
@@ -281,7 +281,7 @@ func (p *pager) Do(req *http.Request) (*http.Response, error) {
 			resp.Header.Set(hdrNPK, base64.StdEncoding.EncodeToString([]byte(k.PartitionKey)))
 			resp.Header.Del(hdrNRK)
 			p.mu.Lock()
-			p.cut++
+			p.cutPages++
 			p.mu.Unlock()
 			break
 		}
@@ -292,25 +292,20 @@ func (p *pager) Do(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-// queryGoroutines counts goroutines running code of this package other
-// than tests: after an iterator returns there must be none.
-func queryGoroutines() (int, string) {
+// checkNoGoroutines fails the test if a goroutine is still running code of
+// the package other than tests: after an iterator returns there must be
+// none.
+func checkNoGoroutines(t *testing.T) {
+	t.Helper()
 	buf := make([]byte, 4<<20)
 	buf = buf[:runtime.Stack(buf, true)]
-	n := 0
 	var stacks []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "tablekit/query.(*run[") || strings.Contains(g, "tablekit/query.(*plan[") {
-			n++
+		if strings.Contains(g, "tablekit/query.(*parallelRun[") || strings.Contains(g, "tablekit/query.(*plan[") {
 			stacks = append(stacks, g)
 		}
 	}
-	return n, strings.Join(stacks, "\n\n")
-}
-
-func checkNoGoroutines(t *testing.T) {
-	t.Helper()
-	if n, stacks := queryGoroutines(); n > 0 {
-		t.Errorf("%d goroutines of the run still alive:\n%s", n, stacks)
+	if len(stacks) > 0 {
+		t.Errorf("%d goroutines of the run still alive:\n%s", len(stacks), strings.Join(stacks, "\n\n"))
 	}
 }

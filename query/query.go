@@ -18,25 +18,21 @@ import (
 // the default PageSize.
 const MaxPageSize = 1000
 
-// ErrTableScan is returned by a query marked NoTableScan whose filter (or
-// one of whose parallel segments) is a table scan. Nothing was sent.
-var ErrTableScan = errors.New("query: table scan refused (NoTableScan)")
-
 // Query is a read of a typed table beyond a single point get: a filter, an
 // optional projection, a page size and an optional limit. It is an immutable
 // value: every method returns a changed copy, so a base query can be shared
 // and refined. Errors in its parts (an invalid filter, a page size out of
 // range) are kept and reported when it runs; nothing panics.
 type Query[T any] struct {
-	t        *table.Table[T]
-	filter   Filter
-	sel      []string
-	selSet   bool
-	pageSize int
-	limit    int
-	strict   bool
-	noScan   bool
-	err      error
+	t           *table.Table[T]
+	filter      Filter
+	sel         []string
+	hasSelect   bool // Select was called: sel, even empty, is sent
+	pageSize    int
+	limit       int
+	checkProps  bool
+	noTableScan bool
+	err         error
 }
 
 // New starts a query over t that matches every entity (a table scan until
@@ -49,7 +45,7 @@ func New[T any](t *table.Table[T]) Query[T] {
 	return q
 }
 
-func (q Query[T]) keep(err error) Query[T] {
+func (q Query[T]) keepFirstErr(err error) Query[T] {
 	if q.err == nil {
 		q.err = err
 	}
@@ -70,7 +66,7 @@ func (q Query[T]) Where(f Filter) Query[T] {
 // names fetches the keys only.
 func (q Query[T]) Select(names ...string) Query[T] {
 	q.sel = slices.Clone(names)
-	q.selSet = true
+	q.hasSelect = true
 	return q
 }
 
@@ -80,7 +76,7 @@ func (q Query[T]) Select(names ...string) Query[T] {
 // while there is more.
 func (q Query[T]) PageSize(n int) Query[T] {
 	if n < 1 || n > MaxPageSize {
-		return q.keep(fmt.Errorf("%w: query: page size %d is outside 1..%d", table.ErrInvalidOptions, n, MaxPageSize))
+		return q.keepFirstErr(fmt.Errorf("%w: query: page size %d is outside 1..%d", table.ErrInvalidOptions, n, MaxPageSize))
 	}
 	q.pageSize = n
 	return q
@@ -92,7 +88,7 @@ func (q Query[T]) PageSize(n int) Query[T] {
 // fetched. 0 means no limit.
 func (q Query[T]) Limit(n int) Query[T] {
 	if n < 0 {
-		return q.keep(fmt.Errorf("%w: query: negative limit %d", table.ErrInvalidOptions, n))
+		return q.keepFirstErr(fmt.Errorf("%w: query: negative limit %d", table.ErrInvalidOptions, n))
 	}
 	q.limit = n
 	return q
@@ -103,7 +99,7 @@ func (q Query[T]) Limit(n int) Query[T] {
 // a property that T does not map is legitimate (T may be a projection), but
 // with this on a typo is an error instead of an empty result.
 func (q Query[T]) CheckProperties() Query[T] {
-	q.strict = true
+	q.checkProps = true
 	return q
 }
 
@@ -112,7 +108,7 @@ func (q Query[T]) CheckProperties() Query[T] {
 // For parallel runs each segment is checked, so a scan split into key-range
 // segments is allowed.
 func (q Query[T]) NoTableScan() Query[T] {
-	q.noScan = true
+	q.noTableScan = true
 	return q
 }
 
@@ -166,14 +162,14 @@ func Collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
 
 // plan is a query compiled for execution: its texts built and checked.
 type plan[T any] struct {
-	t        *table.Table[T]
-	filter   string
-	sel      *string
-	selNames []string
-	point    bool
-	pk, rk   string
-	pageSize int
-	limit    int
+	t           *table.Table[T]
+	filter      string
+	sel         *string
+	selectNames []string
+	point       bool // runs as a GET of pk, rk
+	pk, rk      string
+	pageSize    int
+	limit       int
 }
 
 // check reports the query's own first error: a builder error, no table, or
@@ -200,7 +196,7 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	if q.strict {
+	if q.checkProps {
 		var bad []string
 		f.n.properties(func(p Property) {
 			if !q.t.HasProperty(string(p)) && !slices.Contains(bad, string(p)) {
@@ -212,19 +208,19 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 			return nil, fmt.Errorf("%w: not properties of %T (CheckProperties): %s", ErrInvalidFilter, zero, strings.Join(bad, ", "))
 		}
 	}
-	if q.noScan && f.Scope() == ScopeTableScan {
+	if q.noTableScan && f.Scope() == ScopeTableScan {
 		return nil, fmt.Errorf("%w: filter %q", ErrTableScan, text)
 	}
 	p := &plan[T]{t: q.t, filter: text, pageSize: cmp.Or(q.pageSize, MaxPageSize), limit: q.limit}
-	if q.selSet {
+	if q.hasSelect {
 		s, err := q.t.SelectList(q.sel)
 		if err != nil {
 			return nil, err
 		}
 		p.sel = &s
-		p.selNames = q.sel
-		if len(p.selNames) == 0 {
-			p.selNames = []string{"PartitionKey"} // keys only, also for a point get
+		p.selectNames = q.sel
+		if len(p.selectNames) == 0 {
+			p.selectNames = []string{"PartitionKey"} // keys only, also for a point get
 		}
 	}
 	p.pk, p.rk, p.point = f.point()
@@ -241,10 +237,10 @@ func (p *plan[T]) selectText() string {
 // rawPage is one response: the entities with their keys, the position it
 // was fetched from and the position after it.
 type rawPage[T any] struct {
-	items []T
-	keys  []keyPair
-	from  position
-	next  position
+	entities  []T
+	keys      []keyPair // of each entity
+	fetchedAt position  // the service continuation it was requested at
+	next      position  // the continuation after it
 }
 
 // fetch makes one request at pos (its service continuation; skipping by key
@@ -254,12 +250,12 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top int) (*rawPage[T]
 	if top < 1 {
 		top = 1
 	}
-	from := position{NPK: pos.NPK, NRK: pos.NRK}
+	from := position{NextPartitionKey: pos.NextPartitionKey, NextRowKey: pos.NextRowKey}
 	if p.point {
 		return p.get(ctx, from, pos)
 	}
 	top32 := int32(min(top, MaxPageSize))
-	opts := &aztables.ListEntitiesOptions{Select: p.sel, Top: &top32, NextPartitionKey: pos.NPK, NextRowKey: pos.NRK}
+	opts := &aztables.ListEntitiesOptions{Select: p.sel, Top: &top32, NextPartitionKey: pos.NextPartitionKey, NextRowKey: pos.NextRowKey}
 	if p.filter != "" {
 		opts.Filter = &p.filter
 	}
@@ -267,20 +263,20 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top int) (*rawPage[T]
 	if err != nil {
 		return nil, table.MapError("query", err)
 	}
-	page := &rawPage[T]{from: from, items: make([]T, len(resp.Entities)), keys: make([]keyPair, len(resp.Entities))}
+	page := &rawPage[T]{fetchedAt: from, entities: make([]T, len(resp.Entities)), keys: make([]keyPair, len(resp.Entities))}
 	for i, raw := range resp.Entities {
 		e, err := p.t.Unmarshal(raw)
 		if err != nil {
 			return nil, err
 		}
-		page.items[i] = e
+		page.entities[i] = e
 		page.keys[i].pk, page.keys[i].rk = p.t.Keys(&e)
 	}
 	npk, nrk := nonEmpty(resp.NextPartitionKey), nonEmpty(resp.NextRowKey)
 	if npk == nil && nrk == nil {
 		page.next = position{Done: true}
 	} else {
-		page.next = position{NPK: npk, NRK: nrk}
+		page.next = position{NextPartitionKey: npk, NextRowKey: nrk}
 	}
 	return page, nil
 }
@@ -295,8 +291,8 @@ func nonEmpty(s *string) *string {
 
 // get runs a point query as a GET by key: one request, one page, done.
 func (p *plan[T]) get(ctx context.Context, from, pos position) (*rawPage[T], error) {
-	page := &rawPage[T]{from: from, next: position{Done: true}}
-	if _, seen := pos.after(); seen {
+	page := &rawPage[T]{fetchedAt: from, next: position{Done: true}}
+	if _, seen := pos.lastReturned(); seen {
 		return page, nil // the one entity was returned already
 	}
 	if table.ValidateKey(p.pk) != nil || table.ValidateKey(p.rk) != nil {
@@ -304,7 +300,7 @@ func (p *plan[T]) get(ctx context.Context, from, pos position) (*rawPage[T], err
 	}
 	var o *table.GetOptions
 	if p.sel != nil {
-		o = &table.GetOptions{Select: p.selNames}
+		o = &table.GetOptions{Select: p.selectNames}
 	}
 	e, err := p.t.Get(ctx, p.pk, p.rk, o)
 	if errors.Is(err, table.ErrNotFound) {
@@ -313,7 +309,7 @@ func (p *plan[T]) get(ctx context.Context, from, pos position) (*rawPage[T], err
 	if err != nil {
 		return nil, table.MapError("query", err)
 	}
-	page.items = []T{e}
+	page.entities = []T{e}
 	page.keys = []keyPair{{p.pk, p.rk}}
 	return page, nil
 }

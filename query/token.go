@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 )
 
@@ -45,33 +44,13 @@ import (
 
 const tokenVersion = 1
 
-type position struct {
-	NPK  *string `json:"p,omitempty"`
-	NRK  *string `json:"r,omitempty"`
-	AK   *string `json:"ak,omitempty"`
-	AR   *string `json:"ar,omitempty"`
-	Done bool    `json:"d,omitempty"`
-}
-
+// tokenJSON is a token's content; its tags are the format, read back from
+// tokens that callers have stored.
 type tokenJSON struct {
-	V        int        `json:"v"`
-	Q        string     `json:"q"`
+	Version  int        `json:"v"`
+	Binding  string     `json:"q"`
 	position            // one query
 	Segments []position `json:"s,omitempty"`
-}
-
-func (p position) after() (keyPair, bool) {
-	if p.AK == nil || p.AR == nil {
-		return keyPair{}, false
-	}
-	return keyPair{*p.AK, *p.AR}, true
-}
-
-func (p position) valid() bool {
-	if p.Done {
-		return p.NPK == nil && p.NRK == nil && p.AK == nil && p.AR == nil
-	}
-	return (p.AK == nil) == (p.AR == nil) && (p.NRK == nil || p.NPK != nil)
 }
 
 func binding(parts ...string) string {
@@ -83,7 +62,7 @@ func binding(parts ...string) string {
 }
 
 func encodeToken(t tokenJSON) string {
-	t.V = tokenVersion
+	t.Version = tokenVersion
 	b, err := json.Marshal(t)
 	if err != nil { // cannot happen: strings and bools only
 		panic("query: encoding token: " + err.Error())
@@ -100,10 +79,10 @@ func decodeToken(s, bind string) (tokenJSON, error) {
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return t, fmt.Errorf("%w: malformed", ErrInvalidToken)
 	}
-	if t.V != tokenVersion {
-		return t, fmt.Errorf("%w: version %d, this library reads version %d", ErrInvalidToken, t.V, tokenVersion)
+	if t.Version != tokenVersion {
+		return t, fmt.Errorf("%w: version %d, this library reads version %d", ErrInvalidToken, t.Version, tokenVersion)
 	}
-	if t.Q != bind {
+	if t.Binding != bind {
 		return t, ErrTokenMismatch
 	}
 	if !t.position.valid() {
@@ -116,13 +95,3 @@ func decodeToken(s, bind string) (tokenJSON, error) {
 	}
 	return t, nil
 }
-
-var (
-	// ErrInvalidToken: a continuation token that this package did not make
-	// (truncated, edited, or of a newer format).
-	ErrInvalidToken = errors.New("query: invalid continuation token")
-	// ErrTokenMismatch: a continuation token made by a different query
-	// (another table, filter, projection or set of segments). Resuming it
-	// would return wrong data, so it is refused.
-	ErrTokenMismatch = errors.New("query: continuation token belongs to a different query")
-)

@@ -1,0 +1,80 @@
+package query
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// Segment is one part of a query run in parallel: its Filter is And-ed with
+// the query's filter. Segments of one run must not overlap, or entities in
+// both are returned twice; the constructors below make segments that do not
+// (and report duplicates or overlaps as errors). For your own split, such as
+// RowKey ranges within one large partition, build Segment values directly.
+type Segment struct {
+	Filter Filter
+}
+
+// PartitionSegments makes one segment per partition key: the run reads
+// exactly these partitions, each a partition query. A duplicate key is an
+// error.
+func PartitionSegments(partitionKeys ...string) []Segment {
+	out := make([]Segment, len(partitionKeys))
+	seen := make(map[string]bool, len(partitionKeys))
+	for i, pk := range partitionKeys {
+		out[i].Filter = Partition(pk)
+		if seen[pk] {
+			out[i].Filter = errFilter(fmt.Errorf("%w: partition key %q appears twice among the segments", ErrInvalidFilter, pk))
+		}
+		seen[pk] = true
+	}
+	return out
+}
+
+// RangeSegments splits the PartitionKey space at the given bounds, which
+// must increase strictly: n bounds make n+1 segments, PartitionKey lt b1,
+// b1 <= PartitionKey < b2, ..., PartitionKey ge bn. Together they cover
+// every partition exactly once. Choose bounds that split your keys evenly
+// (for zero-padded numeric keys, evenly spaced numbers).
+func RangeSegments(bounds ...string) []Segment {
+	out := make([]Segment, len(bounds)+1)
+	for i := range out {
+		var lo, hi Filter
+		if i > 0 {
+			lo = PartitionKey.Ge(String(bounds[i-1]))
+		}
+		if i < len(bounds) {
+			hi = PartitionKey.Lt(String(bounds[i]))
+		}
+		out[i].Filter = And(lo, hi)
+		if i > 0 && i < len(bounds) && compareUTF16(bounds[i-1], bounds[i]) >= 0 {
+			out[i].Filter = errFilter(fmt.Errorf("%w: range bounds must increase: %q then %q", ErrInvalidFilter, bounds[i-1], bounds[i]))
+		}
+	}
+	return out
+}
+
+// PrefixSegments makes one segment per PartitionKey prefix (a key range,
+// see Property.HasPrefix). No prefix may be a prefix of another.
+func PrefixSegments(prefixes ...string) []Segment {
+	out := make([]Segment, len(prefixes))
+	for i, p := range prefixes {
+		out[i].Filter = PartitionKey.HasPrefix(p)
+		for j := range i {
+			if strings.HasPrefix(p, prefixes[j]) || strings.HasPrefix(prefixes[j], p) {
+				out[i].Filter = errFilter(fmt.Errorf("%w: segment prefixes %q and %q overlap", ErrInvalidFilter, prefixes[j], p))
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ShardSegments makes one segment per shard prefix of table.ShardPrefixes:
+// for tables whose PartitionKey starts with table.Shard(key, shards), the
+// whole table (or, with a filter on the rest of the key, a slice of every
+// shard) read shard by shard.
+func ShardSegments(shards int) []Segment {
+	return PrefixSegments(table.ShardPrefixes(shards)...)
+}
