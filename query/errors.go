@@ -17,6 +17,12 @@ var (
 	// (another table, filter, projection or set of segments). Resuming it
 	// would return wrong data, so it is refused.
 	ErrTokenMismatch = errors.New("query: continuation token belongs to a different query")
+	// ErrBadContinuation: the service answered a page with a continuation
+	// that cannot be followed (one that does not advance, or a NextRowKey
+	// without a NextPartitionKey). Following it would loop forever or skip
+	// entities, so the query ends with this error; its token still resumes
+	// from the last entity returned.
+	ErrBadContinuation = errors.New("query: the service returned a continuation that cannot be followed")
 )
 
 // errRunStalled would mean the parallel scheduler waits for a page that no

@@ -278,6 +278,9 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top int) (*rawPage[T]
 	} else {
 		page.next = position{NextPartitionKey: npk, NextRowKey: nrk}
 	}
+	if err := checkContinuation(from, page.next); err != nil {
+		return nil, err
+	}
 	return page, nil
 }
 
