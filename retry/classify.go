@@ -149,6 +149,9 @@ func mayHaveReachedServer(err error) bool {
 	return true
 }
 
+// MayHaveReached reports whether a failed attempt may have reached the service, and so may have been applied: a response was received, or the transport broke after the request may have been sent. Writes that are not idempotent use it to tell "failed" from "outcome unknown".
+func MayHaveReached(err error) bool { return mayHaveReachedServer(err) }
+
 // isTableCreate reports a Create Table request: POST to .../Tables.
 func isTableCreate(req *http.Request) bool {
 	return req != nil && req.Method == http.MethodPost && strings.EqualFold(lastSegment(req.URL), "Tables")
