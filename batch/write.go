@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -670,14 +668,14 @@ func (w *writer[T]) work(p *partition[T]) {
 
 // submit sends one chunk through retry.Do and says what became of it.
 func (w *writer[T]) submit(c *chunk[T]) (State, error) {
-	attempted, mayHaveCommitted := false, false
+	attempted, sentBefore := false, false
 	err := retry.Do(w.ctx, &w.pol, func(ctx context.Context) error {
 		attempted = true
 		_, err := send(ctx, w.enc.t, c.wire, c.ops)
 		if err == nil {
 			return nil
 		}
-		if mayHaveCommitted {
+		if sentBefore {
 			var oe *OpError[T]
 			if errors.As(err, &oe) && isAmbiguousStatus(oe.StatusCode) {
 				// Not retried (a 4xx): most likely the earlier attempt's
@@ -685,8 +683,8 @@ func (w *writer[T]) submit(c *chunk[T]) (State, error) {
 				return fmt.Errorf("batch: %w (an earlier attempt of the transaction failed after sending it); this attempt: %w", table.ErrMaybeCommitted, err)
 			}
 		}
-		if mayHaveReached(err) {
-			mayHaveCommitted = true
+		if mayHaveCommitted(err) {
+			sentBefore = true
 		}
 		return err
 	})
@@ -701,35 +699,27 @@ func (w *writer[T]) submit(c *chunk[T]) (State, error) {
 		return Committed, nil
 	case !attempted:
 		return NotSent, fmt.Errorf("%w: %w", ErrNotSent, err)
-	case mayHaveCommitted || errors.As(err, &reply):
+	case sentBefore || errors.As(err, &reply):
 		return Unknown, err
 	}
 	return Failed, err
 }
 
-// mayHaveReached reports a failed attempt that the service may have
-// received and committed: anything but a response that says it failed,
-// and a connection that was never made.
-func mayHaveReached(err error) bool {
-	var re *azcore.ResponseError
+// mayHaveCommitted reports whether a failed attempt of a transaction may
+// have been applied. An unreadable reply may hide a commit and any other
+// response refused the transaction; for transport failures, retry's
+// judgement decides. (retry.MayHaveReached alone counts every response as
+// having reached the service, which would turn refusals into Unknown.)
+func mayHaveCommitted(err error) bool {
 	var reply *ReplyError
-	switch {
-	case errors.As(err, &reply):
+	if errors.As(err, &reply) {
 		return true
-	case errors.As(err, &re):
-		return false // a response: the service refused it (OpError included)
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return false
 	}
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return false
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return false // the service refused it (OpError included)
 	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return false
-	}
-	return true
+	return retry.MayHaveReached(err)
 }
 
 // finishLocked records the end of a chunk. dispatched says whether it was
