@@ -13,7 +13,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
@@ -338,26 +337,13 @@ type chunk[T any] struct {
 	seqs   []int
 	ops    []Op[T]
 	wire   []encoded
-	rows   map[string]struct{}
-	size   int // sum of the operations' sizes
+	lim    txLimits
 	sealed bool
 	// invalid marks the chunk of one invalid operation, which is never sent
 	// and not counted as a transaction.
 	invalid bool
 	state   State
 	err     error
-}
-
-func (c *chunk[T]) fits(e *encoded) bool {
-	return len(c.ops) < MaxOps && txwire.Envelope()+c.size+e.size < MaxBodyBytes
-}
-
-// fullSlack: a chunk with less room than this is closed. The smallest
-// operation (a Delete with one-character keys) takes about 300 bytes.
-const fullSlack = 1 << 10
-
-func (c *chunk[T]) full() bool {
-	return len(c.ops) >= MaxOps || MaxBodyBytes-(txwire.Envelope()+c.size) <= fullSlack
 }
 
 func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *writer[T] {
@@ -418,8 +404,10 @@ func (w *writer[T]) add(i int, op Op[T]) bool {
 		return false
 	}
 	enc, err := w.enc.encode(&op)
-	if err == nil && txwire.Envelope()+enc.size >= MaxBodyBytes {
-		err = fmt.Errorf("%w: this operation alone makes a body of %d bytes", ErrTooLarge, txwire.Envelope()+enc.size)
+	if err == nil {
+		// Too large even for a transaction of its own.
+		var alone txLimits
+		err = alone.check(&enc)
 	}
 	pk := enc.pk
 	if err != nil {
@@ -505,15 +493,15 @@ func (w *writer[T]) reserve(size int) {
 func (w *writer[T]) place(p *partition[T], i int, op Op[T], enc encoded, starts []*partition[T]) []*partition[T] {
 	lo := 0
 	for j := len(p.bins) - 1; j >= 0; j-- {
-		if _, ok := p.bins[j].rows[enc.rk]; ok {
+		if _, ok := p.bins[j].lim.rows[enc.rk]; ok {
 			lo = j + 1
 			break
 		}
 	}
 	for j := lo; j < len(p.bins); j++ {
-		if c := p.bins[j]; !c.sealed && c.fits(&enc) {
+		if c := p.bins[j]; !c.sealed && c.lim.check(&enc) == nil {
 			c.append(i, op, enc)
-			if c.full() {
+			if c.lim.full() {
 				c.sealed = true
 			}
 			return w.flush(p, starts)
@@ -527,11 +515,11 @@ func (w *writer[T]) place(p *partition[T], i int, op Op[T], enc encoded, starts 
 			}
 		}
 	}
-	c := &chunk[T]{id: w.nextID, pk: p.pk, rows: map[string]struct{}{}}
+	c := &chunk[T]{id: w.nextID, pk: p.pk}
 	w.nextID++
 	w.chunks++
 	c.append(i, op, enc)
-	c.sealed = c.full()
+	c.sealed = c.lim.full()
 	p.bins = append(p.bins, c)
 	return w.flush(p, starts)
 }
@@ -540,8 +528,7 @@ func (c *chunk[T]) append(i int, op Op[T], enc encoded) {
 	c.seqs = append(c.seqs, i)
 	c.ops = append(c.ops, op)
 	c.wire = append(c.wire, enc)
-	c.rows[enc.rk] = struct{}{}
-	c.size += enc.size
+	c.lim.add(&enc)
 }
 
 func (w *writer[T]) openBins(p *partition[T]) int {
@@ -729,12 +716,12 @@ func (w *writer[T]) finishLocked(p *partition[T], c *chunk[T], state State, err 
 	if dispatched {
 		w.inflight--
 	}
-	w.buffered -= c.size
+	w.buffered -= c.lim.opBytes
 	for _, i := range c.seqs {
 		w.states[i] = state
 	}
 	c.state, c.err = state, err
-	c.ops, c.wire, c.rows = nil, nil, nil // an OpError keeps its own copy
+	c.ops, c.wire, c.lim.rows = nil, nil, nil // an OpError keeps its own copy
 	if state == Committed {
 		w.done++
 		w.opsDone += len(c.seqs)
