@@ -3,7 +3,6 @@ package batch
 import (
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -174,11 +173,4 @@ func (e *ReplyError) Unwrap() []error {
 		errs = append(errs, e.Response)
 	}
 	return errs
-}
-
-// isAmbiguousStatus: statuses a transaction gets on a retry when its
-// earlier attempt did commit: Add finds the entity (409), a conditional
-// Update finds a new ETag (412), Delete finds nothing (404).
-func isAmbiguousStatus(status int) bool {
-	return status == http.StatusConflict || status == http.StatusPreconditionFailed || status == http.StatusNotFound
 }

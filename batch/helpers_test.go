@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
@@ -145,13 +144,4 @@ func readAll(t testing.TB, tbl *table.Table[item]) map[string]item {
 // same compares what tests write: keys and properties, not Meta.
 func same(a, b item) bool {
 	return a.PartitionKey == b.PartitionKey && a.RowKey == b.RowKey && a.N == b.N && a.S == b.S && a.T == b.T && bytes.Equal(a.B, b.B)
-}
-
-func etagOf(t testing.TB, tbl *table.Table[item], pk, rk string) azcore.ETag {
-	t.Helper()
-	e, err := tbl.Get(ctxT(t, time.Minute), pk, rk, nil)
-	if err != nil {
-		t.Fatalf("get %s/%s: %v", pk, rk, err)
-	}
-	return e.ETag
 }

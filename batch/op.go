@@ -187,11 +187,3 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 	enc.size = n
 	return enc, nil
 }
-
-// idempotent reports whether sending op twice has the effect of sending it
-// once with no error: upserts and unconditional updates. A retried Add
-// fails with EntityAlreadyExists, a retried conditional Update with 412 and
-// a retried Delete with 404 when the first attempt committed.
-func idempotent[T any](op *Op[T]) bool {
-	return op.Kind == Upsert || (op.Kind == Update && op.ETag == table.AnyETag)
-}

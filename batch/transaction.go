@@ -2,21 +2,10 @@ package batch
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
-	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/table"
-)
-
-// Limits of one transaction (entity group transaction).
-const (
-	// MaxOps is the most operations one transaction may hold.
-	MaxOps = txwire.MaxOps
-	// MaxBodyBytes is the request body limit: a transaction's body must be
-	// smaller than 4 MiB (4,194,304 bytes).
-	MaxBodyBytes = txwire.MaxBody
 )
 
 // Result is the outcome of one operation of a committed transaction.
@@ -46,14 +35,13 @@ type Transaction[T any] struct {
 	enc  *encoder[T]
 	ops  []Op[T]
 	wire []encoded
-	rows map[string]int // RowKey -> index of the operation that has it
-	size int            // request body bytes
-	err  error          // the first broken rule
+	lim  txLimits
+	err  error // the first broken rule
 }
 
 // New starts an empty transaction on t. It does no I/O.
 func New[T any](t *table.Table[T]) *Transaction[T] {
-	return &Transaction[T]{enc: newEncoder(t), rows: map[string]int{}, size: txwire.Envelope()}
+	return &Transaction[T]{enc: newEncoder(t)}
 }
 
 // Add inserts e; the transaction fails with table.ErrAlreadyExists if an
@@ -97,29 +85,19 @@ func (tx *Transaction[T]) append(op Op[T]) {
 		return
 	}
 	fail := func(err error) { tx.err = &InvalidError{Index: i, Kind: op.Kind, Err: err} }
-	if i >= MaxOps {
-		fail(ErrTooManyOps)
+	if err := tx.lim.checkCount(); err != nil {
+		fail(err)
 		return
 	}
 	enc, err := tx.enc.encode(&op)
+	if err == nil {
+		err = tx.lim.check(&enc)
+	}
 	if err != nil {
 		fail(err)
 		return
 	}
-	if i > 0 && enc.pk != tx.wire[0].pk {
-		fail(fmt.Errorf("%w: operation 0 is on another partition", ErrMixedPartitions))
-		return
-	}
-	if j, dup := tx.rows[enc.rk]; dup {
-		fail(fmt.Errorf("%w: operation %d has it too", ErrDuplicateRowKey, j))
-		return
-	}
-	if size := tx.size + enc.size; size >= MaxBodyBytes {
-		fail(fmt.Errorf("%w: the body would have %d bytes (the limit is %d, exclusive)", ErrTooLarge, size, MaxBodyBytes))
-		return
-	}
-	tx.rows[enc.rk] = i
-	tx.size += enc.size
+	tx.lim.add(&enc)
 	tx.wire = append(tx.wire, enc)
 }
 
@@ -128,7 +106,7 @@ func (tx *Transaction[T]) Len() int { return len(tx.ops) }
 
 // Size is the size in bytes of the request body that Submit would send for
 // the valid operations added so far; it must stay below MaxBodyBytes.
-func (tx *Transaction[T]) Size() int { return tx.size }
+func (tx *Transaction[T]) Size() int { return tx.lim.bodySize() }
 
 // Validate returns the first broken rule as an [*InvalidError], or nil if
 // Submit would send the transaction.

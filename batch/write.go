@@ -3,19 +3,10 @@ package batch
 import (
 	"context"
 	"errors"
-	"fmt"
 	"iter"
-	"net"
-	"slices"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"golang.org/x/sync/errgroup"
-
-	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
@@ -97,110 +88,6 @@ type WriteOptions struct {
 	MaxBuffered int
 }
 
-// Progress is a snapshot of a running Write.
-type Progress struct {
-	// Ops is the number of operations committed; OpsTotal the number of
-	// operations to write: the length of the slice for Write, the number
-	// read so far for WriteSeq (final when Final is set).
-	Ops, OpsTotal int
-	// Chunks is the number of transactions committed; ChunksTotal the
-	// number formed so far (final when Final is set).
-	Chunks, ChunksTotal int
-	// Failed is the number of transactions that did not commit: refused,
-	// in doubt, or not sent.
-	Failed int
-	// Retries is the number of retries so far, all transactions together.
-	Retries int
-	// Final is set on the last call: the input is read and every
-	// transaction has finished.
-	Final bool
-}
-
-// State is what happened to an operation (or a chunk) of a Write.
-type State uint8
-
-const (
-	// NotSent: never sent. The writer stopped first (a failure or the
-	// context), or an earlier transaction of its partition did not commit.
-	// It is the State of operations Write never read.
-	NotSent State = iota
-	// Committed: the transaction holding it committed.
-	Committed
-	// Failed: the transaction holding it was refused (or the operation was
-	// invalid and never sent); nothing in it was written.
-	Failed
-	// Unknown: the transaction may or may not have been committed: the
-	// connection broke after the request was sent, the context ended while
-	// it was in flight, or the reply could not be read. Read the entities
-	// to find out.
-	Unknown
-)
-
-// String returns the State's name, e.g. "Committed".
-func (s State) String() string {
-	switch s {
-	case NotSent:
-		return "NotSent"
-	case Committed:
-		return "Committed"
-	case Failed:
-		return "Failed"
-	case Unknown:
-		return "Unknown"
-	}
-	return fmt.Sprintf("State(%d)", uint8(s))
-}
-
-// Chunk describes a transaction of a Write that did not commit.
-type Chunk struct {
-	// PartitionKey is the partition of every operation in the chunk.
-	PartitionKey string
-	// Ops are the positions in the input of the chunk's operations, in the
-	// order they were sent (or would have been).
-	Ops []int
-	// State is Failed, Unknown or NotSent.
-	State State
-	// Err is why: an *OpError (which operation the service refused; in a
-	// Write, its Index is the operation's position in the input), a
-	// *table.ServiceError, a *ReplyError, an *InvalidError
-	// (an invalid operation, which forms a chunk of its own), an error
-	// matching table.ErrMaybeCommitted (a retry after a lost response
-	// found the change already made), a transport or context error, or,
-	// for NotSent, an error matching ErrNotSent.
-	Err error
-}
-
-// Summary reports a Write. Atomicity is per transaction only: when Write
-// fails, some transactions may have committed and others not. Every
-// operation's fate is State(i); Incomplete has the transactions that did
-// not commit and why. Operations that never got into a transaction (read
-// after an earlier transaction of their partition failed, or not read
-// because the writer stopped) are in none; their State is NotSent.
-type Summary struct {
-	// Ops and Chunks are the operations and transactions committed.
-	Ops, Chunks int
-	// Read is the number of operations read from the input; for WriteSeq,
-	// the operations at positions Read and after were not read.
-	Read int
-	// Retries is the number of retries, all transactions together.
-	Retries int
-	// Duration is the time Write took.
-	Duration time.Duration
-	// Incomplete lists the transactions that did not commit, in the order
-	// they were formed; nil when everything was committed.
-	Incomplete []Chunk
-
-	states []State
-}
-
-// State returns what happened to the operation at position i of the input.
-func (s Summary) State(i int) State {
-	if i < 0 || i >= len(s.states) {
-		return NotSent
-	}
-	return s.states[i]
-}
-
 // Write writes any number of operations, on any partitions, in as few
 // transactions as the limits allow, with bounded parallelism and retries.
 //
@@ -234,29 +121,19 @@ func (s Summary) State(i int) State {
 // end with ctx), and returns.
 func Write[T any](ctx context.Context, t *table.Table[T], ops []Op[T], o *WriteOptions) (Summary, error) {
 	w := newWriter(ctx, t, o)
-	w.states = make([]State, len(ops))
-	w.opsTotal = len(ops)
-	// Group by partition, keeping first-appearance order, so that one
-	// partition's transactions fill up before the next partition starts.
-	var order []string
-	groups := map[string][]int{}
-	for i := range ops {
-		pk, _ := w.enc.keys(&ops[i])
-		if _, ok := groups[pk]; !ok {
-			order = append(order, pk)
-		}
-		groups[pk] = append(groups[pk], i)
-	}
+	w.ledger.states = make([]State, len(ops))
+	w.ledger.opsTotal = len(ops)
+	groups := groupByPartition(w.enc, ops)
 	w.run(func(yield func(int, Op[T]) bool) {
-		for _, pk := range order {
-			for _, i := range groups[pk] {
+		for _, g := range groups {
+			for _, i := range g.positions {
 				if !yield(i, ops[i]) {
 					return
 				}
 			}
 			// The partition is complete: close its transactions now rather
 			// than holding them until the end.
-			w.closePartition(pk)
+			w.closePartition(g.pk)
 		}
 	})
 	return w.summary()
@@ -272,7 +149,7 @@ func Write[T any](ctx context.Context, t *table.Table[T], ops []Op[T], o *WriteO
 // has been read so far and are final when Progress.Final is set.
 func WriteSeq[T any](ctx context.Context, t *table.Table[T], ops iter.Seq[Op[T]], o *WriteOptions) (Summary, error) {
 	w := newWriter(ctx, t, o)
-	w.growing = true
+	w.ledger.fromSeq = true
 	w.run(func(yield func(int, Op[T]) bool) {
 		i := 0
 		for op := range ops {
@@ -285,132 +162,74 @@ func WriteSeq[T any](ctx context.Context, t *table.Table[T], ops iter.Seq[Op[T]]
 	return w.summary()
 }
 
-// writer is the state of one Write.
+// writer is the state of one Write. mu guards the packer, the scheduler,
+// the ledger and the partitions together: a chunk moves between them in
+// one step.
 type writer[T any] struct {
 	ctx    context.Context
 	enc    *encoder[T]
-	pol    retry.Policy
-	o      WriteOptions // defaults resolved
-	window int          // open transactions per partition
+	policy retry.Policy // WriteOptions.Retry, counting retries in the ledger
+	opts   WriteOptions // defaults resolved
 	start  time.Time
-	g      errgroup.Group
+
+	mu     sync.Mutex
+	packer packer[T] // forms chunks (pack.go)
+	sched  scheduler // sends them (schedule.go)
+	ledger ledger[T] // records what became of them (summary.go)
 
 	progressMu sync.Mutex // serialises Progress calls
-
-	mu        sync.Mutex
-	cond      *sync.Cond // signalled when a chunk finishes
-	parts     map[string]*partition[T]
-	partOrder []*partition[T]
-	states    []State
-	growing   bool // WriteSeq: states and opsTotal grow as ops are read
-	nextID    int
-	buffered  int // bytes in chunks that have not finished
-	inflight  int // chunks dispatched and not finished
-	stopped   bool
-	firstErr  error
-	failures  []*chunk[T] // chunks that did not commit
-	opsTotal  int
-	read      int
-	opsDone   int
-	chunks    int  // chunks formed
-	done      int  // chunks committed
-	failed    int  // chunks not committed
-	cut       bool // the input was not read to its end
-	retries   atomic.Int64
-}
-
-// partition is the state of one PartitionKey.
-type partition[T any] struct {
-	pk string
-	// bins are the chunks formed and not yet dispatched, in order: open
-	// ones and sealed ones waiting for an earlier open one.
-	bins    []*chunk[T]
-	queue   []*chunk[T] // dispatched, waiting for the partition's worker
-	running bool        // a worker goroutine serves queue
-	// After a chunk of the partition does not commit (or an operation is
-	// invalid), chunks with an id above stopAfter are not sent.
-	failed    bool
-	stopAfter int
-}
-
-// chunk is one transaction of a Write.
-type chunk[T any] struct {
-	id     int
-	pk     string
-	seqs   []int
-	ops    []Op[T]
-	wire   []encoded
-	rows   map[string]struct{}
-	size   int // sum of the operations' sizes
-	sealed bool
-	// invalid marks the chunk of one invalid operation, which is never sent
-	// and not counted as a transaction.
-	invalid bool
-	state   State
-	err     error
-}
-
-func (c *chunk[T]) fits(e *encoded) bool {
-	return len(c.ops) < MaxOps && txwire.Envelope()+c.size+e.size < MaxBodyBytes
-}
-
-// fullSlack: a chunk with less room than this is closed. The smallest
-// operation (a Delete with one-character keys) takes about 300 bytes.
-const fullSlack = 1 << 10
-
-func (c *chunk[T]) full() bool {
-	return len(c.ops) >= MaxOps || MaxBodyBytes-(txwire.Envelope()+c.size) <= fullSlack
 }
 
 func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *writer[T] {
-	w := &writer[T]{ctx: ctx, enc: newEncoder(t), parts: map[string]*partition[T]{}, start: time.Now(), window: 1}
+	w := &writer[T]{ctx: ctx, enc: newEncoder(t), start: time.Now()}
 	if o != nil {
-		w.o = *o
+		w.opts = *o
 	}
-	if w.o.Parallelism <= 0 {
-		w.o.Parallelism = DefaultParallelism
+	if w.opts.Parallelism <= 0 {
+		w.opts.Parallelism = DefaultParallelism
 	}
-	if w.o.MaxBuffered <= 0 {
-		w.o.MaxBuffered = DefaultMaxBuffered
+	if w.opts.MaxBuffered <= 0 {
+		w.opts.MaxBuffered = DefaultMaxBuffered
 	}
-	if w.o.Reorder {
-		w.window = 4
+	w.packer = packer[T]{parts: map[string]*partition[T]{}, openPerPartition: 1}
+	if w.opts.Reorder {
+		w.packer.openPerPartition = 4
 	}
-	w.pol = retry.Default()
-	if w.o.Retry != nil {
-		w.pol = *w.o.Retry
+	w.policy = retry.Default()
+	if w.opts.Retry != nil {
+		w.policy = *w.opts.Retry
 	}
-	hook := w.pol.OnRetry
-	w.pol.OnRetry = func(ev retry.Event) {
-		w.retries.Add(1)
+	hook := w.policy.OnRetry
+	w.policy.OnRetry = func(ev retry.Event) {
+		w.ledger.retries.Add(1)
 		if hook != nil {
 			hook(ev)
 		}
 	}
-	w.cond = sync.NewCond(&w.mu)
-	w.g.SetLimit(w.o.Parallelism)
+	w.sched.cond = sync.NewCond(&w.mu)
+	w.sched.workers.SetLimit(w.opts.Parallelism)
 	return w
 }
 
 // run reads the input, forms and dispatches chunks, and waits for them.
 func (w *writer[T]) run(input func(yield func(int, Op[T]) bool)) {
-	cut := false
+	stoppedReading := false
 	input(func(i int, op Op[T]) bool {
 		if !w.add(i, op) {
-			cut = true
+			stoppedReading = true
 			return false
 		}
 		return true
 	})
 	w.mu.Lock()
-	var starts []*partition[T]
-	for _, p := range w.partOrder {
-		starts = w.sealAll(p, starts)
+	var toStart []*partition[T]
+	for _, p := range w.packer.order {
+		toStart = w.sealAll(p, toStart)
 	}
-	w.cut = cut
+	w.ledger.inputUnread = stoppedReading
 	w.mu.Unlock()
-	w.startWorkers(starts)
-	_ = w.g.Wait()
+	w.startWorkers(toStart)
+	_ = w.sched.workers.Wait()
 }
 
 // add takes the operation at input position i. It returns false when the
@@ -420,8 +239,10 @@ func (w *writer[T]) add(i int, op Op[T]) bool {
 		return false
 	}
 	enc, err := w.enc.encode(&op)
-	if err == nil && txwire.Envelope()+enc.size >= MaxBodyBytes {
-		err = fmt.Errorf("%w: this operation alone makes a body of %d bytes", ErrTooLarge, txwire.Envelope()+enc.size)
+	if err == nil {
+		// Too large even for a transaction of its own.
+		var alone txLimits
+		err = alone.check(&enc)
 	}
 	pk := enc.pk
 	if err != nil {
@@ -429,389 +250,42 @@ func (w *writer[T]) add(i int, op Op[T]) bool {
 	}
 
 	w.mu.Lock()
-	w.read++
-	if w.growing {
-		w.states = append(w.states, NotSent)
-		w.opsTotal++
+	w.ledger.read++
+	if w.ledger.fromSeq {
+		w.ledger.states = append(w.ledger.states, NotSent)
+		w.ledger.opsTotal++
 	}
 	p := w.partition(pk)
-	var starts []*partition[T]
+	var toStart []*partition[T]
 	switch {
 	case err != nil:
 		// Earlier operations of the partition still go; later ones not.
-		starts = w.sealAll(p, starts)
-		if !p.failed {
-			p.failed, p.stopAfter = true, w.nextID-1
+		toStart = w.sealAll(p, toStart)
+		if !p.halted {
+			p.halted, p.lastToSend = true, w.packer.nextID-1
 		}
-		c := &chunk[T]{id: w.nextID, pk: pk, seqs: []int{i}, ops: []Op[T]{op}, invalid: true}
-		w.nextID++
+		c := &chunk[T]{id: w.packer.nextID, pk: pk, positions: []int{i}, ops: []Op[T]{op}, invalid: true}
+		w.packer.nextID++
 		w.finishLocked(p, c, Failed, &InvalidError{Index: i, Kind: op.Kind, Err: err}, false)
-	case p.failed:
+	case p.halted:
 		// An earlier chunk of the partition did not commit: not sent.
 	default:
 		w.mu.Unlock()
 		w.reserve(enc.size)
 		w.mu.Lock()
-		if p.failed || w.stopped {
-			w.buffered -= enc.size
+		if p.halted || w.sched.stopped {
+			w.sched.buffered -= enc.size
 			break
 		}
-		starts = w.place(p, i, op, enc, starts)
+		toStart = w.place(p, i, op, enc, toStart)
 	}
 	w.mu.Unlock()
-	w.startWorkers(starts)
+	w.startWorkers(toStart)
 	return true
 }
 
 func (w *writer[T]) isStopped() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.stopped
-}
-
-func (w *writer[T]) partition(pk string) *partition[T] {
-	p := w.parts[pk]
-	if p == nil {
-		p = &partition[T]{pk: pk}
-		w.parts[pk] = p
-		w.partOrder = append(w.partOrder, p)
-	}
-	return p
-}
-
-// reserve waits until size more bytes fit under MaxBuffered: for chunks in
-// flight to finish or, when none is, after sending the oldest open chunk.
-func (w *writer[T]) reserve(size int) {
-	w.mu.Lock()
-	for w.buffered > 0 && w.buffered+size > w.o.MaxBuffered && !w.stopped && w.ctx.Err() == nil {
-		if w.inflight > 0 {
-			w.cond.Wait()
-			continue
-		}
-		// Everything buffered waits in open chunks: send the oldest.
-		starts, ok := w.sealOldest(nil)
-		if !ok {
-			break
-		}
-		w.mu.Unlock()
-		w.startWorkers(starts)
-		w.mu.Lock()
-	}
-	w.buffered += size
-	w.mu.Unlock()
-}
-
-// place puts the operation into the first open chunk of its partition that
-// comes after every chunk holding the same entity and has room, or into a
-// new chunk. Called with w.mu held.
-func (w *writer[T]) place(p *partition[T], i int, op Op[T], enc encoded, starts []*partition[T]) []*partition[T] {
-	lo := 0
-	for j := len(p.bins) - 1; j >= 0; j-- {
-		if _, ok := p.bins[j].rows[enc.rk]; ok {
-			lo = j + 1
-			break
-		}
-	}
-	for j := lo; j < len(p.bins); j++ {
-		if c := p.bins[j]; !c.sealed && c.fits(&enc) {
-			c.append(i, op, enc)
-			if c.full() {
-				c.sealed = true
-			}
-			return w.flush(p, starts)
-		}
-	}
-	for open := w.openBins(p); open >= w.window; open-- {
-		for _, c := range p.bins {
-			if !c.sealed {
-				c.sealed = true
-				break
-			}
-		}
-	}
-	c := &chunk[T]{id: w.nextID, pk: p.pk, rows: map[string]struct{}{}}
-	w.nextID++
-	w.chunks++
-	c.append(i, op, enc)
-	c.sealed = c.full()
-	p.bins = append(p.bins, c)
-	return w.flush(p, starts)
-}
-
-func (c *chunk[T]) append(i int, op Op[T], enc encoded) {
-	c.seqs = append(c.seqs, i)
-	c.ops = append(c.ops, op)
-	c.wire = append(c.wire, enc)
-	c.rows[enc.rk] = struct{}{}
-	c.size += enc.size
-}
-
-func (w *writer[T]) openBins(p *partition[T]) int {
-	n := 0
-	for _, c := range p.bins {
-		if !c.sealed {
-			n++
-		}
-	}
-	return n
-}
-
-// closePartition seals a partition whose operations have all been read.
-func (w *writer[T]) closePartition(pk string) {
-	w.mu.Lock()
-	var starts []*partition[T]
-	if p := w.parts[pk]; p != nil {
-		starts = w.sealAll(p, starts)
-	}
-	w.mu.Unlock()
-	w.startWorkers(starts)
-}
-
-// sealAll seals and dispatches every chunk of p. Called with w.mu held.
-func (w *writer[T]) sealAll(p *partition[T], starts []*partition[T]) []*partition[T] {
-	for _, c := range p.bins {
-		c.sealed = true
-	}
-	return w.flush(p, starts)
-}
-
-// sealOldest seals the oldest open chunk of any partition. Called with w.mu
-// held; ok is false when there is none.
-func (w *writer[T]) sealOldest(starts []*partition[T]) (_ []*partition[T], ok bool) {
-	var oldest *chunk[T]
-	var owner *partition[T]
-	for _, p := range w.partOrder {
-		for _, c := range p.bins {
-			if !c.sealed && (oldest == nil || c.id < oldest.id) {
-				oldest, owner = c, p
-			}
-		}
-	}
-	if oldest == nil {
-		return starts, false
-	}
-	oldest.sealed = true
-	return w.flush(owner, starts), true
-}
-
-// flush dispatches the sealed chunks at the head of p.bins, in order.
-// Called with w.mu held; returns p in starts when its worker must start.
-func (w *writer[T]) flush(p *partition[T], starts []*partition[T]) []*partition[T] {
-	for len(p.bins) > 0 && p.bins[0].sealed {
-		c := p.bins[0]
-		p.bins[0] = nil
-		p.bins = p.bins[1:]
-		if reason := w.skipReason(p, c); reason != nil {
-			w.finishLocked(p, c, NotSent, reason, false)
-			continue
-		}
-		p.queue = append(p.queue, c)
-		w.inflight++
-		if !p.running {
-			p.running = true
-			starts = append(starts, p)
-		}
-	}
-	return starts
-}
-
-// skipReason says why c must not be sent, or nil. Called with w.mu held.
-func (w *writer[T]) skipReason(p *partition[T], c *chunk[T]) error {
-	switch {
-	case w.ctx.Err() != nil:
-		return fmt.Errorf("%w: %w", ErrNotSent, w.ctx.Err())
-	case p.failed && c.id > p.stopAfter:
-		return fmt.Errorf("%w: an earlier transaction of the partition did not commit", ErrNotSent)
-	case w.stopped:
-		return fmt.Errorf("%w: the writer stopped after a failure", ErrNotSent)
-	}
-	return nil
-}
-
-func (w *writer[T]) startWorkers(starts []*partition[T]) {
-	for _, p := range starts {
-		w.g.Go(func() error {
-			w.work(p)
-			return nil
-		})
-	}
-}
-
-// work runs the queued chunks of one partition, one after the other.
-func (w *writer[T]) work(p *partition[T]) {
-	for {
-		w.mu.Lock()
-		if len(p.queue) == 0 {
-			p.running = false
-			w.mu.Unlock()
-			return
-		}
-		c := p.queue[0]
-		p.queue[0] = nil
-		p.queue = p.queue[1:]
-		reason := w.skipReason(p, c)
-		w.mu.Unlock()
-
-		state, err := NotSent, reason
-		if reason == nil {
-			state, err = w.submit(c)
-		}
-		w.progressMu.Lock()
-		w.mu.Lock()
-		w.finishLocked(p, c, state, err, true)
-		snap := w.snapshot()
-		w.mu.Unlock()
-		if w.o.Progress != nil {
-			w.o.Progress(snap)
-		}
-		w.progressMu.Unlock()
-	}
-}
-
-// submit sends one chunk through retry.Do and says what became of it.
-func (w *writer[T]) submit(c *chunk[T]) (State, error) {
-	attempted, mayHaveCommitted := false, false
-	err := retry.Do(w.ctx, &w.pol, func(ctx context.Context) error {
-		attempted = true
-		_, err := send(ctx, w.enc.t, c.wire, c.ops)
-		if err == nil {
-			return nil
-		}
-		if mayHaveCommitted {
-			var oe *OpError[T]
-			if errors.As(err, &oe) && isAmbiguousStatus(oe.StatusCode) {
-				// Not retried (a 4xx): most likely the earlier attempt's
-				// own change.
-				return fmt.Errorf("batch: %w (an earlier attempt of the transaction failed after sending it); this attempt: %w", table.ErrMaybeCommitted, err)
-			}
-		}
-		if mayHaveReached(err) {
-			mayHaveCommitted = true
-		}
-		return err
-	})
-	// Report the failed operation by its position in the input.
-	var oe *OpError[T]
-	if errors.As(err, &oe) && oe.Index >= 0 && oe.Index < len(c.seqs) {
-		oe.Index = c.seqs[oe.Index]
-	}
-	var reply *ReplyError
-	switch {
-	case err == nil:
-		return Committed, nil
-	case !attempted:
-		return NotSent, fmt.Errorf("%w: %w", ErrNotSent, err)
-	case mayHaveCommitted || errors.As(err, &reply):
-		return Unknown, err
-	}
-	return Failed, err
-}
-
-// mayHaveReached reports a failed attempt that the service may have
-// received and committed: anything but a response that says it failed,
-// and a connection that was never made.
-func mayHaveReached(err error) bool {
-	var re *azcore.ResponseError
-	var reply *ReplyError
-	switch {
-	case errors.As(err, &reply):
-		return true
-	case errors.As(err, &re):
-		return false // a response: the service refused it (OpError included)
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return false
-	}
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return false
-	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return false
-	}
-	return true
-}
-
-// finishLocked records the end of a chunk. dispatched says whether it was
-// counted in flight. Called with w.mu held.
-func (w *writer[T]) finishLocked(p *partition[T], c *chunk[T], state State, err error, dispatched bool) {
-	defer w.cond.Broadcast()
-	if dispatched {
-		w.inflight--
-	}
-	w.buffered -= c.size
-	for _, i := range c.seqs {
-		w.states[i] = state
-	}
-	c.state, c.err = state, err
-	c.ops, c.wire, c.rows = nil, nil, nil // an OpError keeps its own copy
-	if state == Committed {
-		w.done++
-		w.opsDone += len(c.seqs)
-		return
-	}
-	w.failures = append(w.failures, c)
-	if !c.invalid {
-		w.failed++
-	}
-	if state == NotSent {
-		return
-	}
-	if !p.failed || c.id < p.stopAfter {
-		// Later chunks of the partition must not run.
-		p.failed, p.stopAfter = true, c.id
-	}
-	if w.firstErr == nil {
-		w.firstErr = err
-	}
-	if !w.o.ContinueOnError {
-		w.stopped = true
-	}
-}
-
-func (w *writer[T]) snapshot() Progress {
-	return Progress{
-		Ops: w.opsDone, OpsTotal: w.opsTotal,
-		Chunks: w.done, ChunksTotal: w.chunks,
-		Failed: w.failed, Retries: int(w.retries.Load()),
-		Final: false,
-	}
-}
-
-func (w *writer[T]) summary() (Summary, error) {
-	w.progressMu.Lock()
-	w.mu.Lock()
-	snap := w.snapshot()
-	snap.Final = true
-	s := Summary{
-		Ops: w.opsDone, Chunks: w.done, Read: w.read,
-		Retries: int(w.retries.Load()), Duration: time.Since(w.start),
-		states: w.states,
-	}
-	slices.SortFunc(w.failures, func(a, b *chunk[T]) int { return a.id - b.id })
-	for _, c := range w.failures {
-		s.Incomplete = append(s.Incomplete, Chunk{PartitionKey: c.pk, Ops: c.seqs, State: c.state, Err: c.err})
-	}
-	firstErr := w.firstErr
-	total := w.opsTotal
-	cut := w.cut
-	w.mu.Unlock()
-	if w.o.Progress != nil {
-		w.o.Progress(snap)
-	}
-	w.progressMu.Unlock()
-
-	if s.Ops == total && len(s.Incomplete) == 0 && !cut {
-		return s, nil
-	}
-	ctxErr := w.ctx.Err()
-	switch {
-	case firstErr != nil && ctxErr != nil:
-		return s, fmt.Errorf("%w: %d of %d operations committed: %w (and then: %w)", ErrIncomplete, s.Ops, total, firstErr, ctxErr)
-	case firstErr != nil:
-		return s, fmt.Errorf("%w: %d of %d operations committed: %w", ErrIncomplete, s.Ops, total, firstErr)
-	case ctxErr != nil:
-		return s, fmt.Errorf("%w: %d of %d operations committed: %w", ErrIncomplete, s.Ops, total, ctxErr)
-	}
-	return s, fmt.Errorf("%w: %d of %d operations committed", ErrIncomplete, s.Ops, total)
+	return w.sched.stopped
 }
