@@ -18,12 +18,6 @@ import (
 	"github.com/tablekit/tablekit/internal/codec"
 )
 
-// GUID is a 128-bit identifier stored as Edm.Guid.
-type GUID = codec.GUID
-
-// ParseGUID parses the 8-4-4-4-12 hex form, optionally in braces.
-func ParseGUID(s string) (GUID, error) { return codec.ParseGUID(s) }
-
 // AnyETag makes Update and Delete unconditional ("*"): the write wins over
 // any concurrent change. Use it on purpose, never as a default.
 const AnyETag = azcore.ETagAny
