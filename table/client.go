@@ -42,7 +42,7 @@ func NewService(connectionString string, o *Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkScheme(cs.endpoint, o); err != nil {
+	if err := checkKeyedScheme(cs.endpoint, cs.account, cs.key, o); err != nil {
 		return nil, err
 	}
 	if cs.sas != "" {
@@ -59,7 +59,7 @@ func NewService(connectionString string, o *Options) (*Service, error) {
 // service URL such as https://account.table.core.windows.net.
 func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Service, error) {
 	serviceURL = strings.TrimSuffix(serviceURL, "/")
-	if err := checkScheme(serviceURL, o); err != nil {
+	if err := checkKeyedScheme(serviceURL, account, key, o); err != nil {
 		return nil, err
 	}
 	cred, err := aztables.NewSharedKeyCredential(account, key)
@@ -251,7 +251,8 @@ func parseConnectionString(s string) (connString, error) {
 }
 
 // checkScheme enforces https unless the host is loopback or the caller
-// explicitly allowed plain http.
+// explicitly allowed plain http (checkKeyedScheme adds the emulator's
+// account).
 func checkScheme(endpoint string, o *Options) error {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Host == "" {
