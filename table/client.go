@@ -141,7 +141,7 @@ func (s *Service) Parallelism() int { return s.parallelism }
 func (s *Service) Endpoint() string { return s.endpoint }
 
 // Raw is the underlying aztables service client, for what tablekit does not
-// wrap (listing tables, service properties).
+// wrap.
 func (s *Service) Raw() *aztables.ServiceClient { return s.raw }
 
 // Client returns an aztables client for the named table that shares this
