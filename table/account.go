@@ -227,3 +227,11 @@ func SetAccessPolicy(ctx context.Context, c *aztables.Client, ps []AccessPolicy)
 	_, err := c.SetAccessPolicy(ctx, &aztables.SetAccessPolicyOptions{TableACL: acl})
 	return MapError("set access policy", err)
 }
+
+// SharedKey returns the account name and key the service signs requests
+// with, so that a SAS can be signed for the same account without parsing
+// the connection string again (sas.ServiceCredential). ok is false for a
+// service made from a SAS or a token credential. Never log the key.
+func (s *Service) SharedKey() (account, key string, ok bool) {
+	return s.account, s.key, s.key != ""
+}

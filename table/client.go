@@ -30,6 +30,8 @@ type Service struct {
 	raw         *aztables.ServiceClient
 	endpoint    string
 	parallelism int // the idle pool size of its transport; 0 when unknown
+	account     string
+	key         string // the shared key, for SharedKey; empty otherwise
 }
 
 // NewService connects with a connection string: the form the portal shows
@@ -70,7 +72,7 @@ func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Serv
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize()}, nil
+	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize(), account: account, key: key}, nil
 }
 
 // NewServiceWithToken connects with a Microsoft Entra ID credential (for
