@@ -47,6 +47,10 @@ func NewService(connectionString string, o *Options) (*Service, error) {
 	if err := checkKeyedScheme(cs.endpoint, cs.account, cs.key, o); err != nil {
 		return nil, err
 	}
+	o = withSecondary(o, cs.secondary)
+	if err := checkLocation(cs.endpoint, cs.account, cs.key, o); err != nil {
+		return nil, err
+	}
 	if cs.sas != "" {
 		raw, err := aztables.NewServiceClientWithNoCredential(cs.endpoint+"?"+cs.sas, ClientOptions(o))
 		if err != nil {
@@ -62,6 +66,9 @@ func NewService(connectionString string, o *Options) (*Service, error) {
 func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Service, error) {
 	serviceURL = strings.TrimSuffix(serviceURL, "/")
 	if err := checkKeyedScheme(serviceURL, account, key, o); err != nil {
+		return nil, err
+	}
+	if err := checkLocation(serviceURL, account, key, o); err != nil {
 		return nil, err
 	}
 	cred, err := aztables.NewSharedKeyCredential(account, key)
@@ -82,6 +89,9 @@ func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Opti
 	if !strings.HasPrefix(serviceURL, "https://") {
 		return nil, fmt.Errorf("%w: token credentials need an https:// endpoint", ErrInvalidConnectionString)
 	}
+	if err := checkLocation(serviceURL, "", "", o); err != nil {
+		return nil, err
+	}
 	raw, err := aztables.NewServiceClient(serviceURL, cred, ClientOptions(o))
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
@@ -98,6 +108,9 @@ func NewServiceWithSAS(sasURL string, o *Options) (*Service, error) {
 	}
 	endpoint := u.Scheme + "://" + u.Host + strings.TrimSuffix(u.Path, "/")
 	if err := checkScheme(endpoint, o); err != nil {
+		return nil, err
+	}
+	if err := checkLocation(endpoint, "", "", o); err != nil {
 		return nil, err
 	}
 	raw, err := aztables.NewServiceClientWithNoCredential(endpoint+"/?"+u.RawQuery, ClientOptions(o))
@@ -125,6 +138,9 @@ func NewClientFromSASURL(tableSASURL string, o *Options) (*aztables.Client, stri
 		return nil, "", err
 	}
 	if err := checkScheme(u.Scheme+"://"+u.Host, o); err != nil {
+		return nil, "", err
+	}
+	if err := checkLocation(u.Scheme+"://"+u.Host+path[:i], "", "", o); err != nil {
 		return nil, "", err
 	}
 	c, err := aztables.NewClientWithNoCredential(u.Scheme+"://"+u.Host+path+"?"+u.RawQuery, ClientOptions(o))
@@ -200,6 +216,7 @@ func ValidateTableName(name string) error {
 
 type connString struct {
 	endpoint, account, key, sas string
+	secondary                   string // TableSecondaryEndpoint, if given
 }
 
 // parseConnectionString never puts the string or the key in an error.
@@ -229,6 +246,10 @@ func parseConnectionString(s string) (connString, error) {
 	}
 	cs := connString{account: kv["accountname"], key: kv["accountkey"], sas: strings.TrimPrefix(kv["sharedaccesssignature"], "?")}
 	cs.endpoint = strings.TrimSuffix(kv["tableendpoint"], "/")
+	cs.secondary = strings.TrimSuffix(kv["tablesecondaryendpoint"], "/")
+	if u, err := url.Parse(cs.secondary); cs.secondary != "" && (err != nil || u.Host == "") {
+		return connString{}, fmt.Errorf("%w: TableSecondaryEndpoint is not a URL", ErrInvalidConnectionString)
+	}
 	if cs.endpoint == "" {
 		if cs.account == "" {
 			return connString{}, fmt.Errorf("%w: needs TableEndpoint or AccountName", ErrInvalidConnectionString)

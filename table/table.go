@@ -192,6 +192,9 @@ type GetOptions struct {
 	// ETag): projection on the server saves bandwidth and decoding. Names
 	// must be properties of T.
 	Select []string
+	// ServedFrom, when set, receives the endpoint that served the entity:
+	// Secondary means it may lag behind the primary (Options.Location).
+	ServedFrom *Location
 }
 
 // Get reads one entity by its keys: a point query, the cheapest read there
@@ -201,6 +204,11 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 	var zero T
 	if err := checkKeys(partitionKey, rowKey); err != nil {
 		return zero, err
+	}
+	if o != nil {
+		var done func()
+		ctx, done = servedFrom(ctx, o.ServedFrom)
+		defer done()
 	}
 	if o != nil && len(o.Select) > 0 {
 		return t.getSelect(ctx, partitionKey, rowKey, o.Select)
