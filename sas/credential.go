@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/url"
+
+	"github.com/tablekit/tablekit/table"
 )
 
 // Credential is a storage account name and its shared key, the secret that
@@ -40,6 +42,20 @@ func NewCredential(account, key string) (*Credential, error) {
 		return nil, &ValidationError{Field: "key", Rule: "must be base64", Err: err}
 	}
 	return &Credential{account: account, key: &secret{k}}, nil
+}
+
+// ServiceCredential returns the credential of the account svc connects to,
+// from the key it already holds: no second parse of the connection string.
+// A service made from a SAS or a token has no key: ErrInvalid.
+func ServiceCredential(svc *table.Service) (*Credential, error) {
+	if svc == nil {
+		return nil, invalid("service", "is nil")
+	}
+	account, key, ok := svc.SharedKey()
+	if !ok {
+		return nil, invalid("service", "has no shared key (made from a SAS or a token credential)")
+	}
+	return NewCredential(account, key)
 }
 
 // AccountName returns the storage account name, which is part of what is

@@ -70,7 +70,15 @@
 // before writing. A field may be set in the policy or in the SAS, not both:
 // with an Identifier, Sign sends no default start and requires neither
 // permissions nor expiry. Azurite requires a policy to set all three of
-// Start, Expiry and Permissions.
+// Start, Expiry and Permissions. GetPolicies, SetPolicy and RevokePolicy
+// are thin wrappers over table.GetAccessPolicy and table.SetAccessPolicy
+// (table.Service.AccessPolicy and SetAccessPolicy for a whole service),
+// adding typed permissions and the keep-the-others merge; their service
+// errors are *table.ServiceError values (errors.Is(err, table.ErrForbidden)).
+//
+// ServiceCredential gives the Credential of a table.Service made with a
+// shared key, so a program that connected once need not parse its
+// connection string again to sign.
 //
 // # Account SAS
 //

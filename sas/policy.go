@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/table"
 )
 
 // Policy is a stored access policy: a named set of permissions and times kept
@@ -38,48 +40,26 @@ func (p Policy) validate() error {
 	return err
 }
 
-func (p Policy) toACL() *aztables.SignedIdentifier {
-	id := p.ID
-	ap := &aztables.AccessPolicy{}
-	if perm := p.Permissions.String(); perm != "" {
-		ap.Permission = &perm
-	}
-	if !p.Start.IsZero() {
-		t := p.Start.UTC().Truncate(time.Second)
-		ap.Start = &t
-	}
-	if !p.Expiry.IsZero() {
-		t := p.Expiry.UTC().Truncate(time.Second)
-		ap.Expiry = &t
-	}
-	return &aztables.SignedIdentifier{ID: &id, AccessPolicy: ap}
+func (p Policy) toACL() table.AccessPolicy {
+	return table.AccessPolicy{ID: p.ID, Permission: p.Permissions.String(), Start: p.Start, Expiry: p.Expiry}
 }
 
 // GetPolicies returns the stored access policies of the client's table, in
-// the service's order. Service errors are returned wrapped, with the
+// the service's order. It is a thin wrapper over table.GetAccessPolicy
+// (Service.AccessPolicy is the same for a table.Service) that types the
+// permissions; service errors are *table.ServiceError values, with the
 // *azcore.ResponseError reachable through errors.As.
 func GetPolicies(ctx context.Context, client *aztables.Client) ([]Policy, error) {
-	resp, err := client.GetAccessPolicy(ctx, nil)
+	acl, err := table.GetAccessPolicy(ctx, client)
 	if err != nil {
 		return nil, fmt.Errorf("sas: get stored access policies: %w", err)
 	}
-	out := make([]Policy, 0, len(resp.SignedIdentifiers))
-	for _, si := range resp.SignedIdentifiers {
-		if si == nil || si.ID == nil {
-			continue
-		}
-		p := Policy{ID: *si.ID}
-		if ap := si.AccessPolicy; ap != nil {
-			if ap.Permission != nil {
-				if p.Permissions, err = ParsePermissions(*ap.Permission); err != nil {
-					return nil, fmt.Errorf("sas: stored access policy %q: %w", p.ID, err)
-				}
-			}
-			if ap.Start != nil {
-				p.Start = ap.Start.UTC()
-			}
-			if ap.Expiry != nil {
-				p.Expiry = ap.Expiry.UTC()
+	out := make([]Policy, 0, len(acl))
+	for _, ap := range acl {
+		p := Policy{ID: ap.ID, Start: ap.Start, Expiry: ap.Expiry}
+		if ap.Permission != "" {
+			if p.Permissions, err = ParsePermissions(ap.Permission); err != nil {
+				return nil, fmt.Errorf("sas: stored access policy %q: %w", p.ID, err)
 			}
 		}
 		out = append(out, p)
@@ -138,15 +118,16 @@ func RevokePolicy(ctx context.Context, client *aztables.Client, id string) error
 	return setPolicies(ctx, client, next)
 }
 
+// setPolicies writes the whole list through table.SetAccessPolicy.
 func setPolicies(ctx context.Context, client *aztables.Client, ps []Policy) error {
 	if len(ps) > MaxPolicies {
 		return invalid("policies", fmt.Sprintf("a table holds at most %d stored access policies", MaxPolicies))
 	}
-	acl := make([]*aztables.SignedIdentifier, len(ps))
+	acl := make([]table.AccessPolicy, len(ps))
 	for i, p := range ps {
 		acl[i] = p.toACL()
 	}
-	if _, err := client.SetAccessPolicy(ctx, &aztables.SetAccessPolicyOptions{TableACL: acl}); err != nil {
+	if err := table.SetAccessPolicy(ctx, client, acl); err != nil {
 		return fmt.Errorf("sas: set stored access policies: %w", err)
 	}
 	return nil

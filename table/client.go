@@ -30,6 +30,8 @@ type Service struct {
 	raw         *aztables.ServiceClient
 	endpoint    string
 	parallelism int // the idle pool size of its transport; 0 when unknown
+	account     string
+	key         string // the shared key, for SharedKey; empty otherwise
 }
 
 // NewService connects with a connection string: the form the portal shows
@@ -42,7 +44,11 @@ func NewService(connectionString string, o *Options) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkScheme(cs.endpoint, o); err != nil {
+	if err := checkKeyedScheme(cs.endpoint, cs.account, cs.key, o); err != nil {
+		return nil, err
+	}
+	o = withSecondary(o, cs.secondary)
+	if err := checkLocation(cs.endpoint, cs.account, cs.key, o); err != nil {
 		return nil, err
 	}
 	if cs.sas != "" {
@@ -59,7 +65,10 @@ func NewService(connectionString string, o *Options) (*Service, error) {
 // service URL such as https://account.table.core.windows.net.
 func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Service, error) {
 	serviceURL = strings.TrimSuffix(serviceURL, "/")
-	if err := checkScheme(serviceURL, o); err != nil {
+	if err := checkKeyedScheme(serviceURL, account, key, o); err != nil {
+		return nil, err
+	}
+	if err := checkLocation(serviceURL, account, key, o); err != nil {
 		return nil, err
 	}
 	cred, err := aztables.NewSharedKeyCredential(account, key)
@@ -70,7 +79,7 @@ func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Serv
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize()}, nil
+	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize(), account: account, key: key}, nil
 }
 
 // NewServiceWithToken connects with a Microsoft Entra ID credential (for
@@ -79,6 +88,9 @@ func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Opti
 	serviceURL = strings.TrimSuffix(serviceURL, "/")
 	if !strings.HasPrefix(serviceURL, "https://") {
 		return nil, fmt.Errorf("%w: token credentials need an https:// endpoint", ErrInvalidConnectionString)
+	}
+	if err := checkLocation(serviceURL, "", "", o); err != nil {
+		return nil, err
 	}
 	raw, err := aztables.NewServiceClient(serviceURL, cred, ClientOptions(o))
 	if err != nil {
@@ -96,6 +108,9 @@ func NewServiceWithSAS(sasURL string, o *Options) (*Service, error) {
 	}
 	endpoint := u.Scheme + "://" + u.Host + strings.TrimSuffix(u.Path, "/")
 	if err := checkScheme(endpoint, o); err != nil {
+		return nil, err
+	}
+	if err := checkLocation(endpoint, "", "", o); err != nil {
 		return nil, err
 	}
 	raw, err := aztables.NewServiceClientWithNoCredential(endpoint+"/?"+u.RawQuery, ClientOptions(o))
@@ -125,6 +140,9 @@ func NewClientFromSASURL(tableSASURL string, o *Options) (*aztables.Client, stri
 	if err := checkScheme(u.Scheme+"://"+u.Host, o); err != nil {
 		return nil, "", err
 	}
+	if err := checkLocation(u.Scheme+"://"+u.Host+path[:i], "", "", o); err != nil {
+		return nil, "", err
+	}
 	c, err := aztables.NewClientWithNoCredential(u.Scheme+"://"+u.Host+path+"?"+u.RawQuery, ClientOptions(o))
 	if err != nil {
 		return nil, "", fmt.Errorf("table: client: %w", err)
@@ -141,7 +159,7 @@ func (s *Service) Parallelism() int { return s.parallelism }
 func (s *Service) Endpoint() string { return s.endpoint }
 
 // Raw is the underlying aztables service client, for what tablekit does not
-// wrap (listing tables, service properties).
+// wrap.
 func (s *Service) Raw() *aztables.ServiceClient { return s.raw }
 
 // Client returns an aztables client for the named table that shares this
@@ -198,6 +216,7 @@ func ValidateTableName(name string) error {
 
 type connString struct {
 	endpoint, account, key, sas string
+	secondary                   string // TableSecondaryEndpoint, if given
 }
 
 // parseConnectionString never puts the string or the key in an error.
@@ -227,6 +246,10 @@ func parseConnectionString(s string) (connString, error) {
 	}
 	cs := connString{account: kv["accountname"], key: kv["accountkey"], sas: strings.TrimPrefix(kv["sharedaccesssignature"], "?")}
 	cs.endpoint = strings.TrimSuffix(kv["tableendpoint"], "/")
+	cs.secondary = strings.TrimSuffix(kv["tablesecondaryendpoint"], "/")
+	if u, err := url.Parse(cs.secondary); cs.secondary != "" && (err != nil || u.Host == "") {
+		return connString{}, fmt.Errorf("%w: TableSecondaryEndpoint is not a URL", ErrInvalidConnectionString)
+	}
 	if cs.endpoint == "" {
 		if cs.account == "" {
 			return connString{}, fmt.Errorf("%w: needs TableEndpoint or AccountName", ErrInvalidConnectionString)
@@ -251,7 +274,8 @@ func parseConnectionString(s string) (connString, error) {
 }
 
 // checkScheme enforces https unless the host is loopback or the caller
-// explicitly allowed plain http.
+// explicitly allowed plain http (checkKeyedScheme adds the emulator's
+// account).
 func checkScheme(endpoint string, o *Options) error {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Host == "" {

@@ -14,6 +14,8 @@ type ConnectionString struct {
 	// https://acct.table.core.windows.net or Azurite's
 	// http://127.0.0.1:10002/devstoreaccount1.
 	Endpoint string
+	// SecondaryEndpoint is TableSecondaryEndpoint, when the string has one.
+	SecondaryEndpoint string
 	// AccountName and AccountKey are empty for a SAS connection string.
 	AccountName string
 	AccountKey  string
@@ -29,12 +31,15 @@ func ParseConnectionString(s string) (ConnectionString, error) {
 	if err != nil {
 		return ConnectionString{}, err
 	}
-	return ConnectionString{Endpoint: cs.endpoint, AccountName: cs.account, AccountKey: cs.key, SAS: cs.sas}, nil
+	return ConnectionString{Endpoint: cs.endpoint, SecondaryEndpoint: cs.secondary, AccountName: cs.account, AccountKey: cs.key, SAS: cs.sas}, nil
 }
 
 // String shows the endpoint and account, never the key or the SAS.
 func (c ConnectionString) String() string {
 	s := "TableEndpoint=" + c.Endpoint
+	if c.SecondaryEndpoint != "" {
+		s += ";TableSecondaryEndpoint=" + c.SecondaryEndpoint
+	}
 	if c.AccountName != "" {
 		s += ";AccountName=" + c.AccountName
 	}

@@ -12,7 +12,28 @@
 // TableEndpoint form and "UseDevelopmentStorage=true" (Azurite) all work;
 // [NewServiceWithSharedKey], [NewServiceWithToken], [NewServiceWithSAS] and
 // [NewFromSASURL] cover the other credentials. https is required except for
-// loopback (the emulator) unless [Options].AllowInsecureHTTP is set.
+// loopback unless [Options].AllowInsecureHTTP is set; the emulator's
+// well-known account (its key is public) may use http on any host, so
+// "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://azurite"
+// reaches a containerised Azurite. A refused loopback connection says that
+// no emulator is listening and how to start one.
+//
+// # The account
+//
+// [Service.Tables] lists table names (by prefix, paged), [Service.Properties]
+// and [Service.SetProperties] read and write CORS, logging and metrics,
+// [Service.Stats] reads geo-replication status and last sync time (Azurite
+// answers 400), and [Service.AccessPolicy] and [Service.SetAccessPolicy]
+// manage a table's stored access policies (package sas builds on them).
+// [Service.SharedKey] lets package sas sign with the key the service holds.
+//
+// # Reading from the geo-secondary
+//
+// [Options].Location ([PrimaryThenSecondary], [SecondaryOnly]) sends point
+// gets and queries to the account's read-only secondary when the primary
+// fails retryably, or always; writes stay on the primary. The secondary lags
+// behind, with no bound the service guarantees: [GetOptions].ServedFrom and
+// [WithReadLocations] tell a caller whether what it read may be stale.
 //
 // Every client made here uses [ClientOptions]: TCP_NODELAY, an idle pool
 // sized to [Options].Parallelism (default 64; Go keeps 2), the retry policy

@@ -118,7 +118,8 @@ func (e *ServiceError) Unwrap() []error { return []error{e.outcome, e.Err} }
 // MapError turns an error from aztables or azcore into a *ServiceError that
 // matches an outcome sentinel. Errors that are not service responses (context
 // cancellation, transport failures, tablekit's own errors) are returned as
-// they are. op names the operation in the message. Packages query and batch
+// they are, except that a refused connection to a loopback address also
+// says that no emulator is listening there and how to start one. op names the operation in the message. Packages query and batch
 // use it; it is exported for code that mixes plain aztables calls with tablekit.
 func MapError(op string, err error) error {
 	if err == nil {
@@ -130,7 +131,7 @@ func MapError(op string, err error) error {
 	}
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
-		return err
+		return emulatorHint(err)
 	}
 	e := &ServiceError{Op: op, StatusCode: re.StatusCode, Code: re.ErrorCode, Err: err}
 	if e.Code == "" || e.StatusCode != http.StatusForbidden {

@@ -51,6 +51,14 @@ type Options struct {
 	// AddEntity alike) send Prefer: return-no-content and
 	// AddEntityResponse.Value is "null".
 	EchoInserts bool
+	// Location sends point gets and queries to the geo-secondary
+	// (PrimaryThenSecondary, SecondaryOnly); default PrimaryOnly. Writes
+	// always go to the primary. See LocationMode for the lag.
+	Location LocationMode
+	// SecondaryEndpoint is the secondary's table endpoint, when it is not
+	// <account>-secondary.table.<suffix> or the connection string's
+	// TableSecondaryEndpoint. Its path must be the primary's.
+	SecondaryEndpoint string
 	// Azcore is the base azcore configuration (logging, telemetry, tracing,
 	// extra policies, cloud). Its Transport and Retry fields are replaced.
 	Azcore azcore.ClientOptions
@@ -138,7 +146,7 @@ func ClientOptions(o *Options) *aztables.ClientOptions {
 	if !opts.NoRetry {
 		co.PerCallPolicies = append(co.PerCallPolicies, retry.NewPipelinePolicy(opts.Retry))
 	}
-	co.PerRetryPolicies = append([]policy.Policy(nil), co.PerRetryPolicies...)
+	co.PerRetryPolicies = append([]policy.Policy{newLocationPolicy(&opts)}, co.PerRetryPolicies...)
 	co.Retry = policy.RetryOptions{MaxRetries: -1}
 	if opts.Transport != nil {
 		co.Transport = opts.Transport

@@ -17,12 +17,6 @@ import (
 	"github.com/tablekit/tablekit/internal/codec"
 )
 
-// GUID is a 128-bit identifier stored as Edm.Guid.
-type GUID = codec.GUID
-
-// ParseGUID parses the 8-4-4-4-12 hex form, optionally in braces.
-func ParseGUID(s string) (GUID, error) { return codec.ParseGUID(s) }
-
 // AnyETag makes Update and Delete unconditional ("*"): the write wins over
 // any concurrent change. Use it on purpose, never as a default.
 const AnyETag = azcore.ETagAny
@@ -199,6 +193,9 @@ type GetOptions struct {
 	// ETag): projection on the server saves bandwidth and decoding. Names
 	// must be properties of T.
 	Select []string
+	// ServedFrom, when set, receives the endpoint that served the entity:
+	// Secondary means it may lag behind the primary (Options.Location).
+	ServedFrom *Location
 }
 
 // Get reads one entity by its keys: a point query, the cheapest read there
@@ -208,6 +205,11 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 	var zero T
 	if err := checkKeys(partitionKey, rowKey); err != nil {
 		return zero, err
+	}
+	if o != nil {
+		var done func()
+		ctx, done = servedFrom(ctx, o.ServedFrom)
+		defer done()
 	}
 	if o != nil && len(o.Select) > 0 {
 		return t.getSelect(ctx, partitionKey, rowKey, o.Select)

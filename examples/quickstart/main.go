@@ -3,11 +3,14 @@
 //	make demo
 //	# or: go run ./devtools/cmd/withazurite -- go run ./examples/quickstart
 //	# or: TABLEKIT_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...' go run ./examples/quickstart
+//	# or, with Azurite in a container named azurite:
+//	#     TABLEKIT_CONNECTION_STRING='UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://azurite' go run ./examples/quickstart
 //
 // It stores Go structs as entities, reads one back by key, updates it safely
 // when someone else changed it meanwhile (ETags), lists a partition, writes
-// several entities in one atomic transaction, and hands out a read-only link
-// (SAS) that cannot write. Each step checks its result; the program exits
+// several entities in one atomic transaction, hands out a read-only link
+// (SAS) that cannot write, bulk-writes 1,000 entities and reads them back
+// page by page with a resumable token. Each step checks its result; the program exits
 // non-zero if one does not hold, and deletes its table either way.
 package main
 
@@ -18,8 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -165,7 +166,7 @@ func run() error {
 
 	// 6. A read-only link for someone else: a SAS for this table, valid for
 	// 15 minutes. Its holder can read but not write, and never sees the key.
-	link, err := readOnlySAS(cs, svc.Endpoint(), orders.Name())
+	link, err := readOnlySAS(svc, orders.Name())
 	if err != nil {
 		return err
 	}
@@ -199,25 +200,76 @@ func run() error {
 		return fmt.Errorf("deleted order still readable: %v", err)
 	}
 	fmt.Println("7. Deleted alice/000003; reading it now gives table.ErrNotFound")
+
+	// 8. A bulk write: 1,000 orders over 10 customers. batch.Write groups
+	// them by PartitionKey into transactions of up to 100, sends several at
+	// once, retries, reports progress and sums up.
+	var ops []batch.Op[Order]
+	for i := range 1000 {
+		ops = append(ops, batch.Op[Order]{Entity: Order{ // the zero Kind: an upsert, safe to retry
+			PartitionKey: fmt.Sprintf("bulk%02d", i%10), RowKey: fmt.Sprintf("%06d", i),
+			Item: "bulk", Quantity: 1, Total: 1, Placed: now,
+		}})
+	}
+	sum, err := batch.Write(ctx, orders, ops, &batch.WriteOptions{Progress: func(p batch.Progress) {
+		if p.Final {
+			fmt.Printf("   progress: %d/%d orders in %d/%d transactions, %d retries\n", p.Ops, p.OpsTotal, p.Chunks, p.ChunksTotal, p.Retries)
+		}
+	}})
+	if err != nil {
+		return fmt.Errorf("bulk write: %d of %d committed: %w", sum.Ops, len(ops), err)
+	}
+	fmt.Printf("8. Bulk write: %d orders in %d transactions (not 1,000 requests), %d retries, %v\n",
+		sum.Ops, sum.Chunks, sum.Retries, sum.Duration.Round(time.Millisecond))
+	if sum.Ops != len(ops) || sum.Chunks != 10 {
+		return fmt.Errorf("bulk write: %d ops in %d transactions, want %d in 10", sum.Ops, sum.Chunks, len(ops))
+	}
+
+	// 9. Read one customer page by page. Each page comes with a token that
+	// resumes right after it, even in another process (an API's
+	// nextPageToken); here the second page is fetched from the token alone.
+	pageQuery := query.New(orders).Where(query.Partition("bulk03")).PageSize(40)
+	token, pages, read := "", 0, 0
+	for {
+		cur, err := pageQuery.Resume(token) // "" starts at the beginning
+		if err != nil {
+			return err
+		}
+		var page query.Page[Order]
+		for p, err := range cur.Pages(ctx) {
+			if err != nil {
+				return err
+			}
+			page = p
+			break // one page per "request"
+		}
+		pages++
+		read += len(page.Entities)
+		if token = page.Token; token == "" {
+			break
+		}
+		if pages == 1 {
+			fmt.Printf("9. Page 1: %d orders; resume token %.24s...\n", len(page.Entities), token)
+		}
+	}
+	fmt.Printf("   %d pages, %d orders of bulk03 read; the last page has no token\n", pages, read)
+	if read != 100 || pages != 3 {
+		return fmt.Errorf("paged read: %d orders in %d pages, want 100 in 3", read, pages)
+	}
 	fmt.Println("Done. The table is deleted on exit. Next: the other programs in examples/.")
 	return nil
 }
 
-// readOnlySAS signs a read-only table SAS with the account key from the
-// connection string. Only the issuer needs the key.
-func readOnlySAS(cs, endpoint, tableName string) (string, error) {
-	// The issuer reads the account key from its own connection string.
-	info, err := table.ParseConnectionString(cs)
-	if err != nil {
-		return "", err
-	}
-	cred, err := sas.NewCredential(info.AccountName, info.AccountKey)
+// readOnlySAS signs a read-only table SAS with the key the service already
+// holds (sas.ServiceCredential). Only the issuer needs the key.
+func readOnlySAS(svc *table.Service, tableName string) (string, error) {
+	cred, err := sas.ServiceCredential(svc)
 	if err != nil {
 		return "", err
 	}
 	protocol := sas.HTTPSOnly
-	if isLoopback(endpoint) {
-		protocol = sas.HTTPSAndHTTP // Azurite serves plain http; never for a real account
+	if isHTTP(svc.Endpoint()) {
+		protocol = sas.HTTPSAndHTTP // the emulator serves plain http; never for a real account
 	}
 	token, err := sas.TableSignature{
 		Table:       tableName,
@@ -228,17 +280,12 @@ func readOnlySAS(cs, endpoint, tableName string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return sas.TableURL(endpoint, tableName, token)
+	return sas.TableURL(svc.Endpoint(), tableName, token)
 }
 
-func isLoopback(endpoint string) bool {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(u.Hostname())
-	return u.Hostname() == "localhost" || (ip != nil && ip.IsLoopback())
-}
+// isHTTP: tablekit only connects over http to the emulator (its account
+// key is public) or with Options.AllowInsecureHTTP.
+func isHTTP(endpoint string) bool { return strings.HasPrefix(endpoint, "http://") }
 
 // connectionString returns TABLEKIT_CONNECTION_STRING, or the local Azurite
 // development account when it is not set.

@@ -24,9 +24,8 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"net"
-	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tablekit/tablekit/query"
@@ -76,16 +75,14 @@ func run() error {
 	}
 	fmt.Printf("service: table %s holds 3 orders of alice and 1 of bob\n", orders.Name())
 
-	// The issuer reads the account key from its own connection string.
-	info, err := table.ParseConnectionString(cs)
+	// The issuer signs with the account key its service already holds.
+	cred, err := sas.ServiceCredential(svc)
 	if err != nil {
 		return err
 	}
-	cred, err := sas.NewCredential(info.AccountName, info.AccountKey)
-	if err != nil {
-		return err
-	}
-	emulator := isLoopback(svc.Endpoint())
+	// tablekit connects over plain http only to the emulator (whose key is
+	// public) or when told to, so http here means the emulator.
+	emulator := strings.HasPrefix(svc.Endpoint(), "http://")
 	// A token is a bearer secret: https only. The Azurite emulator serves
 	// plain http, so for it (and only for it) allow http as well.
 	protocol := sas.HTTPSOnly
@@ -166,15 +163,6 @@ func run() error {
 	}
 	fmt.Println("OK: read-only, one-partition, short-lived access without the key")
 	return nil
-}
-
-func isLoopback(endpoint string) bool {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(u.Hostname())
-	return u.Hostname() == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
 // connectionString returns TABLEKIT_CONNECTION_STRING, or the local Azurite

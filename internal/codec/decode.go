@@ -210,7 +210,7 @@ func setField(f *field, t *token, fv reflect.Value) error {
 		if err != nil {
 			return &DecodeError{Property: f.name, Reason: err.Error(), Err: err}
 		}
-		fv.Set(reflect.ValueOf(g))
+		fv.Set(reflect.ValueOf(g).Convert(fv.Type()))
 	case kBinary:
 		if t.kind != 's' || (t.typed != "Edm.Binary" && t.typed != "") {
 			return mismatch(f, t, "Edm.Binary")

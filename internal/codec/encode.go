@@ -172,7 +172,7 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 		b = append(b, '"')
 		return 8, false, nil
 	case kGUID:
-		g := fv.Interface().(GUID)
+		g := fv.Convert(guidType).Interface().(GUID)
 		b = append(b, '"')
 		b = g.appendText(b)
 		b = append(b, '"')

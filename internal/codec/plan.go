@@ -273,6 +273,9 @@ func kindOf(t reflect.Type, asJSON bool) (kind, string) {
 	case bytesType:
 		return kBinary, ""
 	}
+	if isGUIDType(t) {
+		return kGUID, ""
+	}
 	if t.Implements(textMarshaler) && reflect.PointerTo(t).Implements(textUnmarshal) {
 		return kText, ""
 	}

@@ -1,0 +1,31 @@
+package table
+
+import "github.com/tablekit/tablekit/internal/codec"
+
+// GUID is a 128-bit identifier stored as Edm.Guid. Its text form is the
+// lower-case 8-4-4-4-12 hex string.
+type GUID [16]byte
+
+// ParseGUID parses the 8-4-4-4-12 hex form, upper or lower case, optionally
+// in braces.
+func ParseGUID(s string) (GUID, error) {
+	g, err := codec.ParseGUID(s)
+	return GUID(g), err
+}
+
+// String returns the 8-4-4-4-12 form, as the service shows it.
+func (g GUID) String() string { return codec.GUID(g).String() }
+
+// MarshalText implements encoding.TextMarshaler (the 8-4-4-4-12 form).
+func (g GUID) MarshalText() ([]byte, error) { return codec.GUID(g).MarshalText() }
+
+// UnmarshalText implements encoding.TextUnmarshaler, accepting what
+// ParseGUID accepts.
+func (g *GUID) UnmarshalText(b []byte) error {
+	v, err := ParseGUID(string(b))
+	if err != nil {
+		return err
+	}
+	*g = v
+	return nil
+}
