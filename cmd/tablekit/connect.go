@@ -59,13 +59,18 @@ type connection struct {
 	conn    table.ConnectionString // zero unless a connection string was used
 	hasConn bool
 	retries *atomic.Int64
+	// policy is the retry policy of every request, with the hook that
+	// counts retries; pass it to batch.WriteOptions so that bulk writes
+	// count theirs too.
+	policy *retry.Policy
 }
 
 // open resolves the flags (then the environment variable) to a service.
 // Every request's retries are counted for the final summary.
 func (f *endpointFlags) open(e *env, retries *atomic.Int64) (*connection, error) {
-	opts := &table.Options{Retry: &retry.Policy{OnRetry: func(retry.Event) { retries.Add(1) }}}
-	c := &connection{retries: retries}
+	policy := &retry.Policy{OnRetry: func(retry.Event) { retries.Add(1) }}
+	opts := &table.Options{Retry: policy}
+	c := &connection{retries: retries, policy: policy}
 	p := f.prefix
 	var err error
 	switch {
