@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// checkpointVersion is bumped when the file's meaning changes, so that an
+// old file is refused instead of misread.
+const checkpointVersion = 1
+
+// Checkpoint is what a long run needs to continue after a crash or Ctrl-C:
+// the parallel scan's token and how much was done. Job names the run
+// (command, table, filter, segment, parallelism); a checkpoint of another
+// job is refused, since its token would resume a different scan.
+type Checkpoint struct {
+	Version int       `json:"version"`
+	Job     string    `json:"job"`
+	Token   string    `json:"token"`
+	Done    int64     `json:"done"`
+	Bytes   int64     `json:"bytes,omitempty"`
+	Updated time.Time `json:"updated"`
+	// Extra holds what a command needs besides the token, e.g. the output
+	// file's length at the checkpoint for an export.
+	Extra map[string]string `json:"extra,omitempty"`
+	// Complete is set when the job finished: running it again has nothing
+	// left to do.
+	Complete bool `json:"complete,omitempty"`
+}
+
+// checkpointFile stores one Checkpoint crash-safely: a save writes a
+// temporary file in the same directory, syncs it, and renames it over the
+// old one, so a crash at any moment leaves either the old or the new
+// checkpoint, never a torn one.
+type checkpointFile struct{ path string }
+
+// loadCheckpoint reads path. A missing file is (nil, nil): a fresh start.
+func loadCheckpoint(path, job string) (*Checkpoint, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	var cp Checkpoint
+	if err := json.Unmarshal(b, &cp); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: unreadable: %w", path, err)
+	}
+	if cp.Version != checkpointVersion {
+		return nil, fmt.Errorf("checkpoint %s: version %d, want %d", path, cp.Version, checkpointVersion)
+	}
+	if cp.Job != job {
+		return nil, fmt.Errorf("checkpoint %s belongs to another run (%s); this run is %s: use another file or delete it", path, cp.Job, job)
+	}
+	return &cp, nil
+}
+
+func (c checkpointFile) save(cp Checkpoint) error {
+	cp.Version = checkpointVersion
+	cp.Updated = time.Now().UTC()
+	b, err := json.MarshalIndent(cp, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(c.path)
+	f, err := os.CreateTemp(dir, filepath.Base(c.path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, c.path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	// Sync the directory so that the rename itself survives a power loss.
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync/atomic"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+
+	"github.com/tablekit/tablekit/retry"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Environment variables read when the flags are not given.
+const (
+	envConnection       = "TABLEKIT_CONNECTION_STRING"
+	envTargetConnection = "TABLEKIT_TARGET_CONNECTION_STRING"
+)
+
+// endpointFlags say how to reach one account. The source uses plain names;
+// copy's target the same names with "to-" in front.
+type endpointFlags struct {
+	prefix, envVar           string
+	connString, accountURL   string
+	sas                      string
+	registered, allowMissing bool
+}
+
+func (f *endpointFlags) register(fs *flag.FlagSet) {
+	p := f.prefix
+	who := "the account"
+	if p != "" {
+		who = "the target account (default: the source account)"
+	}
+	fs.StringVar(&f.connString, p+"connection-string", "", "connection string of "+who+"; default $"+f.envVar)
+	fs.StringVar(&f.accountURL, p+"account-url", "", "table service URL of "+who+", e.g. https://ACCOUNT.table.core.windows.net; with a SAS in the URL or --"+p+"sas, else Entra ID (az login)")
+	fs.StringVar(&f.sas, p+"sas", "", "account SAS token for --"+p+"account-url")
+	f.registered = true
+}
+
+func sourceFlags() *endpointFlags { return &endpointFlags{envVar: envConnection} }
+
+// targetFlags are copy's destination; when none is given, the target is
+// the source account.
+func targetFlags() *endpointFlags {
+	return &endpointFlags{prefix: "to-", envVar: envTargetConnection, allowMissing: true}
+}
+
+// errNoTarget means no target was given: use the source account.
+var errNoTarget = errors.New("no target account given")
+
+// connection is a resolved account: the service, and what the sas command
+// needs (the parsed connection string, when there was one).
+type connection struct {
+	svc     *table.Service
+	conn    table.ConnectionString // zero unless a connection string was used
+	hasConn bool
+	retries *atomic.Int64
+	// policy is the retry policy of every request, with the hook that
+	// counts retries; pass it to batch.WriteOptions so that bulk writes
+	// count theirs too.
+	policy *retry.Policy
+}
+
+// open resolves the flags (then the environment variable) to a service.
+// Every request's retries are counted for the final summary.
+func (f *endpointFlags) open(e *env, retries *atomic.Int64) (*connection, error) {
+	policy := &retry.Policy{OnRetry: func(retry.Event) { retries.Add(1) }}
+	opts := &table.Options{Retry: policy}
+	c := &connection{retries: retries, policy: policy}
+	p := f.prefix
+	var err error
+	switch {
+	case f.connString != "" && f.accountURL != "":
+		return nil, usagef("give --%sconnection-string or --%saccount-url, not both", p, p)
+	case f.sas != "" && f.accountURL == "":
+		return nil, usagef("--%ssas needs --%saccount-url", p, p)
+	case f.accountURL != "":
+		u, perr := url.Parse(f.accountURL)
+		if perr != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+			return nil, usagef("--%saccount-url: not an http(s) URL", p)
+		}
+		query := u.RawQuery
+		if f.sas != "" {
+			if query != "" {
+				return nil, usagef("--%saccount-url already holds a SAS; do not also give --%ssas", p, p)
+			}
+			query = strings.TrimPrefix(f.sas, "?")
+		}
+		u.RawQuery, u.Fragment = "", ""
+		if query != "" {
+			c.svc, err = table.NewServiceWithSAS(u.String()+"?"+query, opts)
+			break
+		}
+		cred, cerr := azidentity.NewDefaultAzureCredential(nil)
+		if cerr != nil {
+			return nil, fmt.Errorf("entra ID credentials: %w", cerr)
+		}
+		c.svc, err = table.NewServiceWithToken(u.String(), cred, opts)
+	default:
+		cs := f.connString
+		if cs == "" {
+			cs = e.getenv(f.envVar)
+		}
+		if cs == "" {
+			if f.allowMissing {
+				return nil, errNoTarget
+			}
+			return nil, usagef("no account: give --%sconnection-string, set %s, or give --%saccount-url", p, f.envVar, p)
+		}
+		c.conn, err = table.ParseConnectionString(cs)
+		if err != nil {
+			return nil, err
+		}
+		c.hasConn = true
+		c.svc, err = table.NewService(cs, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+const devConn = "UseDevelopmentStorage=true"
+
+func TestEndpointResolution(t *testing.T) {
+	tests := []struct {
+		name     string
+		f        endpointFlags
+		env      string
+		endpoint string // "" when an error is wanted
+		usage    bool
+	}{
+		{"flag", endpointFlags{connString: devConn}, "", "http://127.0.0.1:10002/devstoreaccount1", false},
+		{"environment", endpointFlags{}, devConn, "http://127.0.0.1:10002/devstoreaccount1", false},
+		{"sas in url", endpointFlags{accountURL: "https://acct.table.core.windows.net/?sv=2019-02-02&sig=x"}, "", "https://acct.table.core.windows.net", false},
+		{"sas flag", endpointFlags{accountURL: "https://acct.table.core.windows.net", sas: "?sv=2019-02-02&sig=x"}, "", "https://acct.table.core.windows.net", false},
+		{"both", endpointFlags{connString: devConn, accountURL: "https://a.example"}, "", "", true},
+		{"sas twice", endpointFlags{accountURL: "https://a.example/?sig=x", sas: "sig=y"}, "", "", true},
+		{"sas alone", endpointFlags{sas: "sig=y"}, "", "", true},
+		{"nothing", endpointFlags{}, "", "", true},
+		{"not a url", endpointFlags{accountURL: "acct"}, "", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.f.envVar = envConnection
+			e := &env{getenv: func(k string) string {
+				if k == envConnection {
+					return tt.env
+				}
+				return ""
+			}}
+			c, err := tt.f.open(e, new(atomic.Int64))
+			if tt.endpoint == "" {
+				if err == nil || errors.Is(err, errUsage) != tt.usage {
+					t.Fatalf("got %v, want an error (usage %v)", err, tt.usage)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := c.svc.Endpoint(); got != tt.endpoint {
+				t.Errorf("endpoint %q, want %q", got, tt.endpoint)
+			}
+		})
+	}
+}
+
+func TestTargetDefaultsToSource(t *testing.T) {
+	f := targetFlags()
+	_, err := f.open(&env{getenv: func(string) string { return "" }}, new(atomic.Int64))
+	if !errors.Is(err, errNoTarget) {
+		t.Fatalf("no target flags: %v, want errNoTarget", err)
+	}
+	e := &env{getenv: func(k string) string {
+		if k == envTargetConnection {
+			return devConn
+		}
+		return ""
+	}}
+	if _, err := f.open(e, new(atomic.Int64)); err != nil {
+		t.Fatalf("target from %s: %v", envTargetConnection, err)
+	}
+}
+
+func TestMeterSummary(t *testing.T) {
+	for _, tty := range []bool{false, true} {
+		var buf bytes.Buffer
+		var retries atomic.Int64
+		retries.Store(2)
+		m := newMeter(&env{stderr: &buf, tty: tty}, "count", -1, 10, &retries)
+		m.add(5)
+		m.rejects.Add(1)
+		m.finish()
+		for _, want := range []string{"count: 15 entities (5 in this run)", "2 retries", "1 rejects"} {
+			if !strings.Contains(buf.String(), want) {
+				t.Errorf("tty %v: summary %q lacks %q", tty, buf.String(), want)
+			}
+		}
+	}
+}

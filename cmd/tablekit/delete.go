@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/query"
+	"github.com/tablekit/tablekit/table"
+)
+
+func init() {
+	register(&command{
+		name: "delete", args: "TABLE (--filter ODATA | --partition PK) --yes [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		summary: "delete the matching entities: a keys-only scan, then deletes in entity group transactions",
+		example: `tablekit delete logs --filter "Timestamp lt datetime'2024-01-01T00:00:00Z'" --yes --checkpoint logs.ckpt
+# interrupted? the same command again resumes from logs.ckpt
+tablekit delete orders --partition alice --yes
+# the whole table is cheaper to drop: tablekit drop logs --yes`,
+		run: runDelete,
+	})
+}
+
+// deleteRound is how many keys are read before they are deleted and the
+// checkpoint moves past them: enough for full transactions across several
+// partitions, little enough to lose only seconds of work to a crash.
+var deleteRound = 2000
+
+// deleteMaxPasses bounds the resubmissions of a round whose transactions
+// were refused because an entity was already gone.
+const deleteMaxPasses = 10
+
+func runDelete(ctx context.Context, e *env, args []string) error {
+	var sf scanFlags
+	var yes bool
+	conn, name, err := tableCommand(e, commands["delete"], args, func(fs *flag.FlagSet) {
+		sf.register(fs)
+		fs.BoolVar(&yes, "yes", false, "really delete")
+	})
+	if err != nil {
+		return err
+	}
+	if sf.filter == "" && sf.partition == "" {
+		return usagef("say what to delete with --filter or --partition (to empty the whole table, drop it)")
+	}
+	if !yes {
+		return usagef("deleting is final: add --yes")
+	}
+	plan, err := sf.plan("delete", name)
+	if err != nil {
+		return err
+	}
+	t, err := table.New[keyEntity](conn.svc, name)
+	if err != nil {
+		return err
+	}
+	sv, cp, err := startCheckpoint(sf.checkpoint, plan.job)
+	if err != nil {
+		return err
+	}
+	if cp.Complete {
+		fmt.Fprintf(e.stderr, "tablekit delete: the checkpoint says this delete is complete (%d entities)\n", cp.Done)
+		return nil
+	}
+	c, err := openScan(query.New(t).Select(), plan, cp.Token)
+	if err != nil {
+		return err
+	}
+	m := newMeter(e, "delete", -1, cp.Done, conn.retries)
+
+	type round struct {
+		keys  []keyEntity
+		token string // the scan's position after keys
+	}
+	rounds := make(chan round, 1)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		defer close(rounds)
+		var keys []keyEntity
+		for k, err := range c.All(gctx) {
+			if err != nil {
+				return err
+			}
+			keys = append(keys, k)
+			if len(keys) >= deleteRound {
+				select {
+				case rounds <- round{keys, c.Token()}:
+				case <-gctx.Done():
+					return gctx.Err()
+				}
+				keys = nil
+			}
+		}
+		select {
+		case rounds <- round{keys, c.Token()}:
+			return nil
+		case <-gctx.Done():
+			return gctx.Err()
+		}
+	})
+	// The checkpoint moves only past rounds whose every delete committed,
+	// so a resumed run reads again whatever was not deleted.
+	token, done, gone, frozen := cp.Token, cp.Done, 0, false
+	wopts := &batch.WriteOptions{Parallelism: plan.parallel, ContinueOnError: true, Retry: conn.policy}
+	var rejected error
+	g.Go(func() error {
+		for r := range rounds {
+			res, err := deleteKeys(gctx, t, r.keys, wopts)
+			m.add(res.deleted)
+			m.rejects.Add(int64(res.failed))
+			done += int64(res.deleted)
+			gone += res.gone
+			if err != nil && gctx.Err() != nil {
+				return err
+			}
+			if err != nil {
+				if rejected == nil {
+					rejected = err
+				}
+				frozen = true // keep the position before the failure for a resume
+			}
+			if !frozen {
+				token = r.token
+				if err := sv.maybe(token, done); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	err = g.Wait()
+	m.finish()
+	if gone > 0 {
+		fmt.Fprintf(e.stderr, "tablekit delete: %d entities were already gone\n", gone)
+	}
+	if err != nil || rejected != nil {
+		if serr := sv.save(token, done, false); serr != nil {
+			fmt.Fprintf(e.stderr, "tablekit delete: %v\n", serr)
+			sv.file = nil
+		}
+		if err == nil {
+			err = fmt.Errorf("%d entities not deleted: %w", m.rejects.Load(), rejected)
+		}
+		sv.tellResume(e)
+		return err
+	}
+	return sv.save("", done, true)
+}
+
+type deleteResult struct{ deleted, gone, failed int }
+
+// deleteKeys deletes the keys unconditionally with batch.Write. A
+// transaction refused because one of its entities is already gone (404,
+// nothing in it was deleted) is sent again without that entity; so are the
+// transactions queued behind it.
+func deleteKeys(ctx context.Context, t *table.Table[keyEntity], keys []keyEntity, o *batch.WriteOptions) (deleteResult, error) {
+	var res deleteResult
+	var firstErr error
+	for pass := 0; len(keys) > 0; pass++ {
+		ops := make([]batch.Op[keyEntity], len(keys))
+		for i, k := range keys {
+			ops[i] = batch.Op[keyEntity]{Kind: batch.Delete, PartitionKey: k.PartitionKey, RowKey: k.RowKey, ETag: table.AnyETag}
+		}
+		sum, err := batch.Write(ctx, t, ops, o)
+		if err == nil {
+			res.deleted += len(ops)
+			return res, firstErr
+		}
+		if ctx.Err() != nil {
+			for i := range ops {
+				if sum.State(i) == batch.Committed {
+					res.deleted++
+				}
+			}
+			return res, err
+		}
+		why := map[int]error{}
+		missing := map[int]bool{}
+		for _, ch := range sum.Incomplete {
+			for _, i := range ch.Ops {
+				why[i] = ch.Err
+			}
+			var oe *batch.OpError[keyEntity]
+			if errors.As(ch.Err, &oe) && oe.Index >= 0 && errors.Is(ch.Err, table.ErrNotFound) {
+				missing[oe.Index] = true
+			}
+		}
+		var again []keyEntity
+		for i := range ops {
+			cause := why[i]
+			switch {
+			case sum.State(i) == batch.Committed:
+				res.deleted++
+			case missing[i]:
+				res.gone++
+			case errors.Is(cause, table.ErrMaybeCommitted):
+				// A retry after a lost reply found an entity gone: the
+				// first attempt deleted the whole transaction.
+				res.deleted++
+			case pass+1 < deleteMaxPasses && (cause == nil || errors.Is(cause, batch.ErrNotSent) || errors.Is(cause, table.ErrNotFound)):
+				again = append(again, keys[i])
+			default:
+				res.failed++
+				if firstErr == nil {
+					firstErr = cause
+					if firstErr == nil {
+						firstErr = err
+					}
+				}
+			}
+		}
+		keys = again
+	}
+	return res, firstErr
+}

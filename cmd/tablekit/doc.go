@@ -1,0 +1,80 @@
+// Command tablekit works with Azure Table Storage from the command line:
+// list, create and drop tables, count and delete entities with parallel
+// keys-only scans, and issue table SAS URLs.
+//
+//	go install github.com/tablekit/tablekit/cmd/tablekit@latest
+//	export TABLEKIT_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...'
+//	tablekit tables --prefix logs
+//	tablekit create orders
+//	tablekit count orders --partition alice
+//	tablekit delete logs --filter "Timestamp lt datetime'2024-01-01T00:00:00Z'" --yes --checkpoint logs.ckpt
+//	tablekit sas orders --permissions r --expiry 1h --partition alice
+//	tablekit drop orders --yes
+//
+// Every command has --help with an example.
+//
+// # Connecting
+//
+// --connection-string (or TABLEKIT_CONNECTION_STRING) takes every form
+// table.NewService does: the portal's, a SAS connection string, Cosmos DB's
+// TableEndpoint form, UseDevelopmentStorage=true. Or --account-url with a
+// SAS (in the URL or --sas), or alone, with Microsoft Entra ID through
+// azidentity's DefaultAzureCredential: environment, managed identity, or
+// the Azure CLI's az login. sas needs the account key, so a connection
+// string with AccountKey. Keys and SAS signatures are never printed, except
+// the URL that sas is asked to print on stdout.
+//
+// # Output and exit status
+//
+// Results (table names, the count, the SAS URL) go to stdout; progress and
+// the final summary (entities, bytes where known, seconds, rate, retries,
+// rejects) go to stderr: a live display on a terminal, a line every 10
+// seconds otherwise. The exit status is 0 only when everything asked was
+// done, 1 after a failure or any reject, 2 for a bad command line (nothing
+// was sent; drop and delete refuse to run without --yes, delete also without
+// --filter or --partition), and 130 after Ctrl-C.
+//
+// # Scans: count and delete
+//
+// count and delete read only the keys, as one query split into parallel
+// segments (--parallel requests in flight, default 8). --filter is OData
+// text And-ed with --partition and the segment. delete is the design
+// guide's high-volume delete: keys in rounds of 2,000, deleted with
+// unconditional deletes in entity group transactions (batch.Write). To
+// empty a whole table, drop it instead: one request.
+//
+// With --checkpoint FILE the scan's position is saved every few seconds and
+// on Ctrl-C (written to a temporary file, synced, renamed: never torn).
+// Running the same command with the same file resumes; a checkpoint of
+// another command, table, filter, segment or --parallel is refused. delete
+// saves only positions whose deletes all committed, so resuming never skips
+// an entity.
+//
+// # Splitting a table over n machines: --segment i/n
+//
+// --segment i/n (1 <= i <= n) takes share i of n of the key space. The
+// shares are PartitionKey ranges (RowKey ranges with --partition) cut at
+// fixed bounds of the first three key characters, so they depend only on i,
+// n and --key-chars, never on the data: the n shares cover every possible
+// key exactly once, and together the machines read the table once.
+//
+//	machine 1: tablekit delete events --filter "Level eq 'debug'" --yes --segment 1/3 --checkpoint d1.ckpt
+//	machine 2: tablekit delete events --filter "Level eq 'debug'" --yes --segment 2/3 --checkpoint d2.ckpt
+//	machine 3: tablekit delete events --filter "Level eq 'debug'" --yes --segment 3/3 --checkpoint d3.ckpt
+//
+// Give every machine the same n, --filter and --key-chars. --key-chars
+// only balances the shares: name the characters your keys start with
+// (alnum, the default; hex for GUIDs and hashes; digits; printable; or the
+// characters themselves). Keys outside the set are still covered exactly
+// once, in whichever share their range falls.
+//
+// # For export, import and copy
+//
+// csvformat.go reads and writes Azure Storage Explorer's CSV layout
+// (PartitionKey, RowKey, Timestamp, then Name and Name@type per property)
+// on neutral rows; parseValue and formatValue convert between its text and
+// the Go values of a dynamic entity. openScan runs any projection of the
+// same plan, and startCheckpoint/saver keep its position. copy's target is
+// resolved by targetFlags (--to-connection-string or
+// TABLEKIT_TARGET_CONNECTION_STRING, else the source account).
+package main

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"golang.org/x/term"
+)
+
+// Exit statuses: 0 only when everything asked was done.
+const (
+	exitOK          = 0
+	exitFailed      = 1 // a request failed, or some entities were rejected
+	exitUsage       = 2 // bad flags or arguments; nothing was done
+	exitInterrupted = 130
+)
+
+var (
+	errUsage       = errors.New("usage")
+	errInterrupted = errors.New("interrupted")
+)
+
+// usageError is a mistake on the command line; nothing was sent.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Unwrap() error { return errUsage }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// env is what a command may touch of the outside world, so that tests can
+// run commands in process as well as through the binary.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	tty            bool // stderr is a terminal: draw a live progress display
+}
+
+// command is one subcommand; example is shown by --help.
+type command struct {
+	name, args, summary, example string
+	run                          func(ctx context.Context, e *env, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: term.IsTerminal(int(os.Stderr.Fd()))}
+	os.Exit(run(ctx, e, os.Args[1:]))
+}
+
+// run dispatches to a subcommand and turns its error into an exit status.
+func run(ctx context.Context, e *env, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		mainUsage(e.stderr)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(e.stderr, "tablekit: unknown command %q\n\n", args[0])
+		mainUsage(e.stderr)
+		return exitUsage
+	}
+	err := c.run(ctx, e, args[1:])
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(e.stderr, "tablekit %s: %v\nRun 'tablekit %s --help' for usage.\n", c.name, err, c.name)
+		return exitUsage
+	case errors.Is(err, errInterrupted) || ctx.Err() != nil:
+		fmt.Fprintf(e.stderr, "tablekit %s: interrupted: %v\n", c.name, err)
+		return exitInterrupted
+	default:
+		fmt.Fprintf(e.stderr, "tablekit %s: %v\n", c.name, err)
+		return exitFailed
+	}
+}
+
+func mainUsage(w io.Writer) {
+	fmt.Fprintln(w, "tablekit works with Azure Table Storage from the command line.")
+	fmt.Fprintln(w, "\nUsage: tablekit COMMAND [flags] [args]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nConnection: --connection-string or TABLEKIT_CONNECTION_STRING, or --account-url with")
+	fmt.Fprintln(w, "--sas (or a SAS in the URL) or with Entra ID (az login). Run 'tablekit COMMAND --help'.")
+}
+
+// newFlags makes a command's flag set; its usage shows the arguments,
+// the summary, every flag and the example.
+func newFlags(e *env, c *command) *flag.FlagSet {
+	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: tablekit %s %s\n\n%s\n\nFlags:\n", c.name, c.args, c.summary)
+		fs.PrintDefaults()
+		fmt.Fprintf(w, "\nExample:\n%s\n", indent(c.example))
+	}
+	return fs
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		lines[i] = "  " + l
+	}
+	return strings.Join(lines, "\n")
+}
+
+// parse parses flags placed before and after the positional arguments
+// (tablekit drop mytable --yes reads as well as --yes mytable), and checks
+// the number of positional arguments.
+func parse(fs *flag.FlagSet, args []string, positional int) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	if len(pos) != positional {
+		return nil, usagef("want %d argument(s), got %d: %q", positional, len(pos), pos)
+	}
+	return pos, nil
+}

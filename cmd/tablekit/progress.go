@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+)
+
+// logEvery is how often progress is logged when stderr is not a terminal
+// (a CI log or a file): often enough to see it move, rarely enough to read.
+var logEvery = 10 * time.Second
+
+// meter counts a run's work and shows it on stderr: a live display on a
+// terminal, plain log lines otherwise, and the final summary.
+type meter struct {
+	verb    string
+	w       io.Writer
+	start   time.Time
+	done    atomic.Int64 // entities done, including a resumed run's earlier ones
+	bytes   atomic.Int64 // -1 when unknown
+	rejects atomic.Int64
+	retries *atomic.Int64
+	base    int64 // done before this process started (resumed)
+
+	mu   sync.Mutex
+	bar  *progressbar.ProgressBar
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+// newMeter starts showing progress; total is -1 when unknown (then there is
+// no ETA). base is the count already done by an earlier, resumed run.
+func newMeter(e *env, verb string, total, base int64, retries *atomic.Int64) *meter {
+	m := &meter{verb: verb, w: e.stderr, start: time.Now(), retries: retries, base: base, stop: make(chan struct{})}
+	m.done.Store(base)
+	m.bytes.Store(-1)
+	if e.tty {
+		m.bar = progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(e.stderr),
+			progressbar.OptionSetDescription(verb),
+			progressbar.OptionSetItsString("entities"),
+			progressbar.OptionShowIts(),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetPredictTime(total > 0),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionSpinnerType(14),
+			progressbar.OptionFullWidth(),
+		)
+		if base > 0 {
+			_ = m.bar.Set64(base)
+		}
+		return m
+	}
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		t := time.NewTicker(logEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-m.stop:
+				return
+			case <-t.C:
+				el := time.Since(m.start)
+				n := m.done.Load()
+				fmt.Fprintf(m.w, "tablekit: %s: %d entities, %.0f/s, %s elapsed\n", verb, n, rate(n-m.base, el), el.Round(time.Second))
+			}
+		}
+	}()
+	return m
+}
+
+func (m *meter) add(n int) {
+	m.done.Add(int64(n))
+	if m.bar != nil {
+		m.mu.Lock()
+		_ = m.bar.Add(n)
+		m.mu.Unlock()
+	}
+}
+
+func (m *meter) addBytes(n int64) {
+	if m.bytes.CompareAndSwap(-1, n) {
+		return
+	}
+	m.bytes.Add(n)
+}
+
+func rate(n int64, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return float64(n) / d.Seconds()
+}
+
+// finish stops the display and writes the summary line on stderr.
+func (m *meter) finish() {
+	if m.bar != nil {
+		m.mu.Lock()
+		_ = m.bar.Exit()
+		m.mu.Unlock()
+		fmt.Fprintln(m.w)
+	} else {
+		close(m.stop)
+		m.wg.Wait()
+	}
+	fmt.Fprintln(m.w, m.summary())
+}
+
+// summary is the one-line account of the run: entities, bytes when known,
+// seconds, rate, retries and rejects.
+func (m *meter) summary() string {
+	el := time.Since(m.start)
+	n := m.done.Load()
+	s := fmt.Sprintf("tablekit: %s: %d entities", m.verb, n)
+	if m.base > 0 {
+		s += fmt.Sprintf(" (%d in this run)", n-m.base)
+	}
+	if b := m.bytes.Load(); b >= 0 {
+		s += fmt.Sprintf(", %d bytes", b)
+	}
+	var retries int64
+	if m.retries != nil {
+		retries = m.retries.Load()
+	}
+	return s + fmt.Sprintf(", %.1f s, %.0f entities/s, %d retries, %d rejects",
+		el.Seconds(), rate(n-m.base, el), retries, m.rejects.Load())
+}

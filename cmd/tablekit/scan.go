@@ -1,0 +1,145 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/tablekit/tablekit/query"
+	"github.com/tablekit/tablekit/table"
+)
+
+// keyEntity is the keys-only projection that count and delete read: with
+// Select() the service sends nothing else.
+type keyEntity struct {
+	PartitionKey string
+	RowKey       string
+}
+
+// scanFlags select the entities of a scan and how it is split.
+type scanFlags struct {
+	filter, partition, segment, keyChars, checkpoint string
+	parallel                                         int
+}
+
+func (s *scanFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.filter, "filter", "", "OData filter, e.g. \"Timestamp lt datetime'2024-01-01T00:00:00Z'\" (And-ed with the rest)")
+	fs.StringVar(&s.partition, "partition", "", "only this PartitionKey (segments then split its RowKeys)")
+	fs.StringVar(&s.segment, "segment", "", "i/n: only share i of n (1 <= i <= n) of the key space, for n machines; the n shares cover the table exactly once")
+	fs.StringVar(&s.keyChars, "key-chars", "alnum", "characters the keys are made of, to balance --segment and --parallel: alnum, hex, HEX, digits, printable or the characters themselves (all machines must use the same)")
+	fs.IntVar(&s.parallel, "parallel", query.DefaultParallelism, fmt.Sprintf("requests in flight, 1 to %d", query.MaxParallelism))
+	fs.StringVar(&s.checkpoint, "checkpoint", "", "file to save the position in, periodically and on Ctrl-C; a later run with the same file and flags resumes")
+}
+
+// scanPlan is a validated scan: the filter of the query and its segments.
+type scanPlan struct {
+	filter   query.Filter
+	segs     []query.Segment
+	parallel int
+	job      string // identifies the run in a checkpoint
+}
+
+// segmentsPerWorker gives the parallel run more segments than requests in
+// flight, so that a short segment does not leave a worker idle.
+const segmentsPerWorker = 4
+
+func (s *scanFlags) plan(command, tableName string) (scanPlan, error) {
+	sh, err := parseShare(s.segment)
+	if err != nil {
+		return scanPlan{}, &usageError{err.Error()}
+	}
+	chars, err := keyChars(s.keyChars)
+	if err != nil {
+		return scanPlan{}, &usageError{err.Error()}
+	}
+	if s.parallel < 1 || s.parallel > query.MaxParallelism {
+		return scanPlan{}, usagef("--parallel %d: want 1 to %d", s.parallel, query.MaxParallelism)
+	}
+	var fs []query.Filter
+	if s.filter != "" {
+		fs = append(fs, query.Raw(s.filter))
+	}
+	split := query.PartitionKey
+	if s.partition != "" {
+		if err := table.ValidateKey(s.partition); err != nil {
+			return scanPlan{}, usagef("--partition: %v", err)
+		}
+		fs = append(fs, query.Partition(s.partition))
+		split = query.RowKey
+	}
+	f := query.And(fs...)
+	if err := f.Err(); err != nil {
+		return scanPlan{}, usagef("--filter: %v", err)
+	}
+	rs, err := splitRanges(chars, sh, s.parallel*segmentsPerWorker)
+	if err != nil {
+		return scanPlan{}, &usageError{err.Error()}
+	}
+	job := fmt.Sprintf("%s table=%s filter=%q partition=%q segment=%s key-chars=%q parallel=%d",
+		command, tableName, s.filter, s.partition, sh, s.keyChars, s.parallel)
+	return scanPlan{filter: f, segs: segments(split, rs), parallel: s.parallel, job: job}, nil
+}
+
+// openScan starts (or, with a token, resumes) the plan's parallel scan of q.
+// Export, import's verification and copy call it with their own T.
+func openScan[T any](q query.Query[T], p scanPlan, resume string) (*query.ParallelCursor[T], error) {
+	return q.Where(p.filter).PageSize(query.MaxPageSize).Parallel(p.segs, &query.ParallelOptions{
+		Parallelism: p.parallel,
+		Resume:      resume,
+	})
+}
+
+// saver writes a run's checkpoint now and then; without --checkpoint it
+// does nothing.
+type saver struct {
+	file  *checkpointFile
+	job   string
+	every time.Duration
+	last  time.Time
+	Extra map[string]string
+}
+
+// checkpointEvery bounds the work lost in a crash (not on Ctrl-C, which
+// saves at once).
+var checkpointEvery = 5 * time.Second
+
+// startCheckpoint loads the checkpoint of this job, if --checkpoint names
+// one, and returns the saver and the position to resume from.
+func startCheckpoint(path, job string) (*saver, *Checkpoint, error) {
+	s := &saver{job: job, every: checkpointEvery, last: time.Now()}
+	if path == "" {
+		return s, &Checkpoint{}, nil
+	}
+	s.file = &checkpointFile{path}
+	cp, err := loadCheckpoint(path, job)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cp == nil {
+		cp = &Checkpoint{}
+	}
+	return s, cp, nil
+}
+
+// maybe saves if the last save is old enough.
+func (s *saver) maybe(token string, done int64) error {
+	if s.file == nil || time.Since(s.last) < s.every {
+		return nil
+	}
+	return s.save(token, done, false)
+}
+
+func (s *saver) save(token string, done int64, complete bool) error {
+	if s.file == nil {
+		return nil
+	}
+	s.last = time.Now()
+	return s.file.save(Checkpoint{Job: s.job, Token: token, Done: done, Extra: s.Extra, Complete: complete})
+}
+
+// tellResume says, after a run that stopped early, where its position is.
+func (s *saver) tellResume(e *env) {
+	if s.file != nil {
+		fmt.Fprintf(e.stderr, "tablekit: position saved in %s: run the same command again to resume\n", s.file.path)
+	}
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/query"
+	"github.com/tablekit/tablekit/table"
+)
+
+func init() {
+	register(&command{
+		name: "tables", args: "[--prefix P]", summary: "list the tables of the account",
+		example: "tablekit tables --prefix logs",
+		run:     runTables,
+	})
+	register(&command{
+		name: "create", args: "TABLE", summary: "create a table (nothing to do if it exists)",
+		example: "tablekit create orders",
+		run:     runCreate,
+	})
+	register(&command{
+		name: "drop", args: "TABLE --yes", summary: "delete a table and everything in it",
+		example: "tablekit drop orders --yes",
+		run:     runDrop,
+	})
+}
+
+// listTables is the one place that lists tables, through aztables' pager
+// (table.Service will get an iterator of its own).
+func listTables(ctx context.Context, svc *table.Service, prefix string, yield func(name string) error) error {
+	var o aztables.ListTablesOptions
+	if prefix != "" {
+		f, err := query.Property("TableName").HasPrefix(prefix).Build()
+		if err != nil {
+			return err
+		}
+		o.Filter = &f
+	}
+	pager := svc.Raw().NewListTablesPager(&o)
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return table.MapError("list tables", err)
+		}
+		for _, t := range page.Tables {
+			if t.Name != nil {
+				if err := yield(*t.Name); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func runTables(ctx context.Context, e *env, args []string) error {
+	c := commands["tables"]
+	fs := newFlags(e, c)
+	src := sourceFlags()
+	src.register(fs)
+	prefix := fs.String("prefix", "", "only tables whose name starts with this")
+	if _, err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	conn, err := src.open(e, new(atomic.Int64))
+	if err != nil {
+		return err
+	}
+	return listTables(ctx, conn.svc, *prefix, func(name string) error {
+		_, err := fmt.Fprintln(e.stdout, name)
+		return err
+	})
+}
+
+// tableCommand parses a command that takes one table name.
+func tableCommand(e *env, c *command, args []string, extra func(*flag.FlagSet)) (*connection, string, error) {
+	fs := newFlags(e, c)
+	src := sourceFlags()
+	src.register(fs)
+	if extra != nil {
+		extra(fs)
+	}
+	pos, err := parse(fs, args, 1)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := table.ValidateTableName(pos[0]); err != nil {
+		return nil, "", &usageError{err.Error()}
+	}
+	conn, err := src.open(e, new(atomic.Int64))
+	return conn, pos[0], err
+}
+
+func runCreate(ctx context.Context, e *env, args []string) error {
+	conn, name, err := tableCommand(e, commands["create"], args, nil)
+	if err != nil {
+		return err
+	}
+	return conn.svc.CreateTable(ctx, name)
+}
+
+func runDrop(ctx context.Context, e *env, args []string) error {
+	var yes bool
+	conn, name, err := tableCommand(e, commands["drop"], args, func(fs *flag.FlagSet) {
+		fs.BoolVar(&yes, "yes", false, "really delete the table and all its entities")
+	})
+	if err != nil {
+		return err
+	}
+	if !yes {
+		return usagef("dropping %s deletes all its entities: add --yes", name)
+	}
+	return conn.svc.DeleteTable(ctx, name)
+}
