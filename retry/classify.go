@@ -18,6 +18,7 @@ import (
 const (
 	codeTableBeingDeleted   = "TableBeingDeleted"
 	codeEntityAlreadyExists = "EntityAlreadyExists"
+	codeTableNotFound       = "TableNotFound"
 )
 
 // IsRetryable reports whether another attempt of the failed request can
@@ -166,16 +167,6 @@ func requestOf(re *azcore.ResponseError) *http.Request {
 		return nil
 	}
 	return re.RawResponse.Request
-}
-
-// isInsertConflict reports 409 EntityAlreadyExists answering an entity insert.
-func isInsertConflict(err error) (*azcore.ResponseError, bool) {
-	var re *azcore.ResponseError
-	if !errors.As(err, &re) {
-		return nil, false
-	}
-	ok := re.StatusCode == http.StatusConflict && re.ErrorCode == codeEntityAlreadyExists && reqshape.EntityInsert(requestOf(re))
-	return re, ok
 }
 
 // walk visits err and everything it wraps, depth first, while visit

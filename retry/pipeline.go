@@ -31,8 +31,10 @@ import (
 //   - a retryable status on the last attempt: that response, likewise;
 //   - a transport error on the last attempt: an error matching
 //     [ErrExhausted] that wraps it;
-//   - an insert (POST of an entity) answered 409 EntityAlreadyExists after an
-//     attempt that failed in transport: an [*AmbiguousError];
+//   - a write answered as its own earlier success would make it fail, after
+//     an attempt that may have reached the service (an insert 409
+//     EntityAlreadyExists, a conditional update or merge 412, a delete 404
+//     or 412): an [*AmbiguousError] naming the operation;
 //   - the context ending: its error, at once, wrapping the last failure.
 //
 // Transport errors are returned without the URL's query string, so a SAS
