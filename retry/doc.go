@@ -66,7 +66,7 @@
 //
 // # Ambiguous writes
 //
-// A write whose connection broke may still
+// A write whose connection broke (or whose reply was cut short) may still
 // have been committed; its retry then collides with it: an insert gets 409
 // EntityAlreadyExists, a conditional update or merge 412, a delete 404 or
 // 412, although nobody else wrote the entity. Both layers report that as an
@@ -76,6 +76,13 @@
 // idempotent and never ambiguous. [MayHaveReached] is the test behind this,
 // for code that retries its own non-idempotent writes (package batch does,
 // for transactions, and may report them with [OpTransaction]).
+//
+// # Broken replies
+//
+// A reply whose body is cut short, or a successful read whose JSON body
+// does not parse, is a transport failure ([ErrBrokenResponse]): retried,
+// and for writes tracked as possibly committed. The pipeline policy detects
+// it; a client without the policy reports what aztables reports.
 //
 // # Observing retries
 //

@@ -63,7 +63,7 @@ func run[T any](ctx context.Context, p Policy, req *http.Request, drop func(T), 
 		if op, own := ownCollision(o.err); own && mayHaveCommitted {
 			return zero, &AmbiguousError{Op: op, Attempts: attempt, Err: o.err}
 		}
-		if !o.responded && isTransportError(o.err) && MayHaveReached(o.err) {
+		if !o.responded && (isTransportError(o.err) || isBroken(o.err)) && MayHaveReached(o.err) {
 			mayHaveCommitted = true
 		}
 		if !p.Classify(o.err) {
