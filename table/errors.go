@@ -130,6 +130,9 @@ func MapError(op string, err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
+	if b := brokenError(op, err); b != nil {
+		return b
+	}
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
 		return err
