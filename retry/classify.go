@@ -18,6 +18,7 @@ import (
 const (
 	codeTableBeingDeleted   = "TableBeingDeleted"
 	codeEntityAlreadyExists = "EntityAlreadyExists"
+	codeTableNotFound       = "TableNotFound"
 )
 
 // IsRetryable reports whether another attempt of the failed request can
@@ -30,18 +31,28 @@ const (
 //     name becomes free once the deletion finishes;
 //   - transport errors: connection reset, refused or aborted, broken pipe,
 //     EOF or unexpected EOF, a connection the server closed while idle,
-//     network timeouts (such as a response-header timeout), DNS failures.
+//     network timeouts (such as a response-header timeout), DNS failures;
+//   - a response broken in transit ([ErrBrokenResponse]), whatever the
+//     method: a body cut short is a broken connection.
 //
 // Not retryable, because another attempt fails the same way:
 //   - every other status, in particular the other 4xx (400, 401, 403, 404,
 //     409, 412, 413, 415, ...) and 501, 505;
 //   - context.Canceled and context.DeadlineExceeded: the caller gave up;
-//   - errors that azcore marks as non-retriable (for instance a failed
-//     download of a POST response, which was already processed);
+//   - errors that azcore marks as non-retriable (the pipeline policy turns
+//     a failed download of a POST or PATCH response into an
+//     [ErrBrokenResponse], which the retry loop tracks as possibly
+//     committed);
 //   - nil and every error not listed above, for example a validation error
 //     raised before any request was sent.
 func IsRetryable(err error) bool {
-	if err == nil || isContextError(err) || isNonRetriable(err) {
+	if err == nil || isContextError(err) {
+		return false
+	}
+	if isBroken(err) {
+		return true
+	}
+	if isNonRetriable(err) {
 		return false
 	}
 	var re *azcore.ResponseError
@@ -166,16 +177,6 @@ func requestOf(re *azcore.ResponseError) *http.Request {
 		return nil
 	}
 	return re.RawResponse.Request
-}
-
-// isInsertConflict reports 409 EntityAlreadyExists answering an entity insert.
-func isInsertConflict(err error) (*azcore.ResponseError, bool) {
-	var re *azcore.ResponseError
-	if !errors.As(err, &re) {
-		return nil, false
-	}
-	ok := re.StatusCode == http.StatusConflict && re.ErrorCode == codeEntityAlreadyExists && reqshape.EntityInsert(requestOf(re))
-	return re, ok
 }
 
 // walk visits err and everything it wraps, depth first, while visit

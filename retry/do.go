@@ -17,8 +17,10 @@ type inDoKey struct{}
 // Do returns:
 //   - nil when an attempt succeeded;
 //   - op's error unchanged when the policy's classifier rejects it;
-//   - an [*AmbiguousError] (errors.Is [ErrAmbiguousInsert]) when an insert
-//     got 409 EntityAlreadyExists after an attempt that failed in transport;
+//   - an [*AmbiguousError] (errors.Is [ErrAmbiguous]) when a write failed
+//     as its own earlier success would make it fail (an insert 409
+//     EntityAlreadyExists, a conditional update 412, a delete 404 or 412)
+//     after an attempt that may have reached the service;
 //   - an error matching [ErrExhausted] and wrapping op's last error when
 //     attempts or MaxElapsed ran out;
 //   - ctx's error (context.Canceled or DeadlineExceeded), wrapping the last

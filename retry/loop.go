@@ -27,7 +27,7 @@ type outcome[T any] struct {
 
 // run is the one retry loop behind Do and the pipeline policy. It calls try
 // until an attempt succeeds or retrying ends, and owns every decision in
-// between: classifying failures, tracking whether an insert may already
+// between: classifying failures, tracking whether a write may already
 // have committed, the schedule (backoff, Retry-After, the immediate retry of
 // a first broken connection), OnRetry, and the context. req, when known,
 // names the request in events. drop, when set, releases the value of a
@@ -60,10 +60,10 @@ func run[T any](ctx context.Context, p Policy, req *http.Request, drop func(T), 
 			}
 			return zero, stopped(ctx, last)
 		}
-		if _, conflict := isInsertConflict(o.err); conflict && mayHaveCommitted {
-			return zero, &AmbiguousError{Attempts: attempt, Err: o.err}
+		if op, own := ownCollision(o.err); own && mayHaveCommitted {
+			return zero, &AmbiguousError{Op: op, Attempts: attempt, Err: o.err}
 		}
-		if !o.responded && isTransportError(o.err) && MayHaveReached(o.err) {
+		if !o.responded && (isTransportError(o.err) || isBroken(o.err)) && MayHaveReached(o.err) {
 			mayHaveCommitted = true
 		}
 		if !p.Classify(o.err) {

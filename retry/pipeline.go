@@ -31,8 +31,13 @@ import (
 //   - a retryable status on the last attempt: that response, likewise;
 //   - a transport error on the last attempt: an error matching
 //     [ErrExhausted] that wraps it;
-//   - an insert (POST of an entity) answered 409 EntityAlreadyExists after an
-//     attempt that failed in transport: an [*AmbiguousError];
+//   - a response broken in transit (body cut short; a successful GET whose
+//     JSON body does not parse) on the last attempt: likewise, wrapping a
+//     [*BrokenResponseError];
+//   - a write answered as its own earlier success would make it fail, after
+//     an attempt that may have reached the service (an insert 409
+//     EntityAlreadyExists, a conditional update or merge 412, a delete 404
+//     or 412): an [*AmbiguousError] naming the operation;
 //   - the context ending: its error, at once, wrapping the last failure.
 //
 // Transport errors are returned without the URL's query string, so a SAS
@@ -59,6 +64,10 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 			return nil, err
 		}
 		resp, err := req.Clone(attemptCtx).Next()
+		if b := brokenResponse(req.Raw(), resp, err); b != nil {
+			runtime.Drain(resp)
+			return nil, b
+		}
 		return resp, redactURLError(err)
 	}
 
@@ -67,6 +76,11 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 			return outcome[*http.Response]{err: err, final: true}
 		}
 		resp, err := req.Clone(attemptCtx).Next()
+		if b := brokenResponse(req.Raw(), resp, err); b != nil {
+			// A body that did not arrive is a broken connection: the
+			// request may have reached the service, and no answer came.
+			return outcome[*http.Response]{val: resp, err: b}
+		}
 		switch {
 		case err != nil:
 			return outcome[*http.Response]{val: resp, err: redactURLError(err), responded: resp != nil}

@@ -44,10 +44,12 @@ var (
 	ErrBadRequest = errors.New("table: bad request")
 	// ErrService: any other failure reported by the service.
 	ErrService = errors.New("table: service error")
-	// ErrMaybeCommitted: an insert was retried after a transport failure and
-	// the retry found the entity already there; the first attempt probably
-	// committed it. Table.Verify (or AddOptions.Verify) tells for sure.
-	ErrMaybeCommitted = retry.ErrAmbiguousInsert
+	// ErrMaybeCommitted: a write was retried after an attempt that may have
+	// reached the service, and the retry failed as the write's own success
+	// would make it fail: Add found the entity (409), Update a changed ETag
+	// (412), Delete a changed ETag (412). Table.Verify (AddOptions.Verify)
+	// and Table.VerifyUpdate tell for sure.
+	ErrMaybeCommitted = retry.ErrAmbiguous
 	// ErrETagRequired: Update or Delete got an empty ETag. Pass the ETag you
 	// read, or AnyETag to overwrite unconditionally.
 	ErrETagRequired = errors.New("table: ETag required (pass the entity's ETag, or table.AnyETag for an unconditional write)")
@@ -129,6 +131,9 @@ func MapError(op string, err error) error {
 	if errors.As(err, &se) {
 		return err
 	}
+	if b := brokenError(op, err); b != nil {
+		return b
+	}
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
 		return emulatorHint(err)
@@ -144,7 +149,7 @@ func MapError(op string, err error) error {
 		}
 	}
 	e.outcome = outcomeOf(e.StatusCode, e.Code)
-	if errors.Is(err, retry.ErrAmbiguousInsert) {
+	if errors.Is(err, retry.ErrAmbiguous) {
 		e.outcome = ErrMaybeCommitted
 	}
 	return e

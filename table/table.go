@@ -362,7 +362,9 @@ func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Result, error) {
 // Update changes an existing entity if its ETag still matches: optimistic
 // concurrency. It fails with ErrPreconditionFailed when someone changed it
 // since it was read, ErrNotFound when it is gone, and ErrETagRequired when
-// etag is empty. Pass AnyETag to overwrite unconditionally.
+// etag is empty. Pass AnyETag to overwrite unconditionally. When a retry
+// after a lost response gets 412, the first attempt may have committed: the
+// error is ErrMaybeCommitted, and VerifyUpdate tells.
 func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag) (Result, error) {
 	m, err := mode.aztables()
 	if err != nil {
@@ -384,7 +386,9 @@ func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag)
 
 // Delete removes an entity if its ETag still matches (ErrPreconditionFailed
 // otherwise). etag must be the entity's ETag or AnyETag; an empty etag is
-// ErrETagRequired. Deleting an entity that does not exist is ErrNotFound.
+// ErrETagRequired. Deleting an entity that does not exist is ErrNotFound,
+// except on a retry after a lost response: the entity is gone, as wanted,
+// and Delete returns nil. A retry that gets 412 there is ErrMaybeCommitted.
 func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag azcore.ETag) error {
 	if etag == "" {
 		return ErrETagRequired
@@ -393,6 +397,9 @@ func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag
 		return err
 	}
 	_, err := t.client.DeleteEntity(ctx, partitionKey, rowKey, &aztables.DeleteEntityOptions{IfMatch: &etag})
+	if deletedOnRetry(err) {
+		return nil
+	}
 	return MapError("delete", err)
 }
 

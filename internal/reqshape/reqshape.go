@@ -1,8 +1,9 @@
-// Package reqshape recognises, from method and path alone, the Table service
-// requests that get special treatment: entity inserts (retrying one can
-// collide with itself, and the service echoes the entity unless asked not
-// to) and table creates (a name still being deleted frees up later). Package
-// retry and package table both need these facts; they are defined here once.
+// Package reqshape recognises, from method, path and If-Match, the Table
+// service requests that get special treatment: entity inserts, conditional
+// updates and deletes (retrying one after a lost response can collide with
+// itself; the service also echoes inserts unless asked not to) and table
+// creates (a name still being deleted frees up later). Package retry and
+// package table both need these facts; they are defined here once.
 package reqshape
 
 import (
@@ -36,4 +37,28 @@ func lastSegment(u *url.URL) string {
 		return ""
 	}
 	return path.Base(p)
+}
+
+// EntityUpdate reports a conditional Update or Merge Entity request: PUT or
+// PATCH to an entity's path with an If-Match other than "*". Without
+// If-Match it is an upsert, and with "*" it cannot fail a precondition.
+func EntityUpdate(req *http.Request) bool {
+	if req == nil || (req.Method != http.MethodPut && req.Method != http.MethodPatch) || !entityPath(req.URL) {
+		return false
+	}
+	m := req.Header.Get("If-Match")
+	return m != "" && m != "*"
+}
+
+// EntityDelete reports a Delete Entity request: DELETE to an entity's path.
+func EntityDelete(req *http.Request) bool {
+	return req != nil && req.Method == http.MethodDelete && entityPath(req.URL)
+}
+
+// entityPath reports a path ending in table(PartitionKey='...',RowKey='...'),
+// not Tables('name') (a table's own path).
+func entityPath(u *url.URL) bool {
+	seg := lastSegment(u)
+	open := strings.IndexByte(seg, '(')
+	return open > 0 && strings.HasSuffix(seg, ")") && !strings.EqualFold(seg[:open], "Tables")
 }

@@ -1,0 +1,72 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/retry"
+	"github.com/tablekit/tablekit/table"
+)
+
+// TestBrokenPages: a query page whose reply is garbled or cut short is
+// retried by the table's pipeline, so the query sees every entity once; when
+// every attempt breaks, the error matches table.ErrBrokenResponse.
+func TestBrokenPages(t *testing.T) {
+	env := testenv.Azurite(t)
+	px, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = px.Close() })
+	fast := retry.Policy{InitialInterval: 5 * time.Millisecond, MaxInterval: 20 * time.Millisecond, MaxAttempts: 4}
+	tbl := newTable[item](t, newService(t, px.Endpoint(env.Account), &table.Options{Retry: &fast}))
+	var want []item
+	for r := range 25 {
+		want = append(want, makeItem(1, r))
+	}
+	load(t, tbl, want)
+
+	second := func() func(*http.Request) bool { // the second page's request
+		var n atomic.Int32
+		return func(r *http.Request) bool { return r.Method == http.MethodGet && n.Add(1) == 2 }
+	}
+	tests := []struct {
+		name string
+		rule faults.Rule
+		want error // nil: every entity
+	}{
+		{"second page garbled once", faults.Rule{Match: second(), Fault: faults.GarbleAfterForward()}, nil},
+		{"second page cut short once", faults.Rule{Match: second(), Fault: faults.TruncateAfterForward()}, nil},
+		{"every page garbled", faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.GarbleAfterForward()}, table.ErrBrokenResponse},
+		{"every page cut short", faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.TruncateAfterForward()}, table.ErrBrokenResponse},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			px.SetRules(tc.rule)
+			defer px.SetRules()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			got, err := Collect(New(tbl).Where(Partition("p01")).PageSize(10).All(ctx))
+			if px.Injected() == 0 {
+				t.Fatal("no fault injected: the test proves nothing")
+			}
+			if tc.want != nil {
+				if !errors.Is(err, tc.want) {
+					t.Fatalf("got %v, want an error matching %v", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("got %v, want every entity", err)
+			}
+			sameSequence(t, keysOf(got), keysOf(want))
+		})
+	}
+}

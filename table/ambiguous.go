@@ -1,0 +1,84 @@
+package table
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
+	"github.com/tablekit/tablekit/retry"
+)
+
+// VerifyUpdate resolves ErrMaybeCommitted after Update(ctx, e, mode, ...):
+// it reads the stored entity with e's keys and reports whether it holds
+// what the update wrote. With Replace that is every property T maps, as
+// Verify checks; with Merge only the properties e carries, since the
+// others keep their stored values. Result is the stored version's, so a
+// caller that finds its update committed can go on with the ETag. When
+// same is false, someone else's write won: read again and decide, as after
+// ErrPreconditionFailed.
+func (t *Table[T]) VerifyUpdate(ctx context.Context, e T, mode Mode) (same bool, stored Result, err error) {
+	if _, err := mode.aztables(); err != nil {
+		return false, Result{}, err
+	}
+	want, err := t.Marshal(e)
+	if err != nil {
+		return false, Result{}, err
+	}
+	pk, rk := t.Keys(&e)
+	got, stored, err := t.storedBody(ctx, pk, rk)
+	if err != nil {
+		return false, Result{}, err
+	}
+	if mode == Replace {
+		return bytes.Equal(got, want), stored, nil
+	}
+	same, err = carries(got, want)
+	return same, stored, err
+}
+
+// storedBody reads an entity and encodes it again as T, so that it compares
+// byte for byte with what Marshal sent.
+func (t *Table[T]) storedBody(ctx context.Context, pk, rk string) ([]byte, Result, error) {
+	resp, err := t.client.GetEntity(ctx, pk, rk, nil)
+	if err != nil {
+		return nil, Result{}, MapError("verify", err)
+	}
+	e, err := t.Unmarshal(resp.Value)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	body, err := t.Marshal(e)
+	return body, resultOf(resp.ETag), err
+}
+
+// carries reports whether the entity JSON got has every property of want,
+// type annotations included, with the same value. Both come from the same
+// encoder, so equal values are equal bytes.
+func carries(got, want []byte) (bool, error) {
+	var g, w map[string]json.RawMessage
+	if err := json.Unmarshal(got, &g); err != nil {
+		return false, err
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		return false, err
+	}
+	for k, v := range w {
+		if gv, ok := g[k]; !ok || !bytes.Equal(gv, v) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// deletedOnRetry reports a delete whose retry, after an attempt that may
+// have reached the service, found the entity gone: whichever attempt or
+// writer removed it, the delete's goal holds, so Delete reports success.
+func deletedOnRetry(err error) bool {
+	var ae *retry.AmbiguousError
+	var re *azcore.ResponseError
+	return errors.As(err, &ae) && ae.Op == retry.OpDelete && errors.As(err, &re) && re.StatusCode == http.StatusNotFound
+}
