@@ -327,15 +327,6 @@ func annotation(k kind) string {
 // quote shows a name in a message as JSON would.
 func quote(s string) string { return string(appendString(nil, s)) }
 
-// Names returns the property names of the plan, keys excluded, in order.
-func (p *Plan) Names() []string {
-	out := make([]string, len(p.fields))
-	for i, f := range p.fields {
-		out[i] = f.name
-	}
-	return out
-}
-
 // HasProperty reports whether name is a property (or key) of the plan.
 func (p *Plan) HasProperty(name string) bool {
 	if wire.IsSystemProperty(name) {
