@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -85,5 +84,3 @@ func newTable[T any](t *testing.T, o *table.Options) (*table.Table[T], *recorder
 	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
 	return tbl, rec
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
