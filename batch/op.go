@@ -6,6 +6,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/table"
 )
@@ -95,7 +96,7 @@ func (e *encoder[T]) keys(op *Op[T]) (pk, rk string) {
 	if op.Kind == Delete && (op.PartitionKey != "" || op.RowKey != "") {
 		return op.PartitionKey, op.RowKey
 	}
-	return e.t.Keys(&op.Entity)
+	return codec.Keys(&op.Entity)
 }
 
 // encode validates op and builds its action. Errors match a sentinel of
@@ -154,10 +155,10 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 	bodyLen := 0
 	if op.Kind == Delete {
 		enc.pk, enc.rk = e.keys(op)
-		if err := table.ValidateKey(enc.pk); err != nil {
+		if err := codec.CheckKey("PartitionKey", enc.pk); err != nil {
 			return encoded{}, fmt.Errorf("PartitionKey: %w", err)
 		}
-		if err := table.ValidateKey(enc.rk); err != nil {
+		if err := codec.CheckKey("RowKey", enc.rk); err != nil {
 			return encoded{}, fmt.Errorf("RowKey: %w", err)
 		}
 		enc.action.Entity = txwire.KeysJSON(enc.pk, enc.rk)
@@ -170,7 +171,7 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 		if bodyLen, err = txwire.CanonicalLen(body); err != nil {
 			return encoded{}, fmt.Errorf("%w: %w", table.ErrInvalidEntity, err)
 		}
-		enc.pk, enc.rk = e.t.Keys(&op.Entity)
+		enc.pk, enc.rk = codec.Keys(&op.Entity)
 		enc.action.Entity = body
 	}
 	var ifMatch *string

@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/txwire"
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -96,7 +97,7 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]Result,
 		results := make([]Result, len(parts))
 		for i, p := range parts {
 			etag := azcore.ETag(p.Header.Get("ETag"))
-			results[i] = Result{StatusCode: p.StatusCode, Result: table.Result{ETag: etag, Timestamp: table.TimestampFromETag(etag)}}
+			results[i] = Result{StatusCode: p.StatusCode, Result: table.Result{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}}
 		}
 		return results, nil
 	}
@@ -110,11 +111,11 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]Result,
 // numbers from 1 (aztables sends none, so the service has none to echo).
 func opError[T any](resp *http.Response, parts []txwire.Part, failed int, whole *azcore.ResponseError, ops []Op[T]) error {
 	p := parts[failed]
-	code, msg := txwire.ServiceError(p.Body)
+	code, msg := wire.ErrorBody(p.Body)
 	if code == "" {
 		code = p.Header.Get("x-ms-error-code")
 	}
-	msg = txwire.FirstLine(msg)
+	msg = wire.FirstLine(msg)
 	index := -1
 	if i, rest, ok := txwire.SplitIndex(msg); ok {
 		index, msg = i, strings.TrimSpace(rest)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // MaxComparisons is the service's limit on discrete comparisons in one
@@ -378,7 +380,7 @@ func (p Property) HasPrefix(prefix string) Filter {
 	if lo.err != nil {
 		return lo
 	}
-	next, ok := prefixEnd(prefix)
+	next, ok := wire.PrefixEnd(prefix)
 	if !ok {
 		return lo
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -242,19 +243,19 @@ func TestPrefixEndBounds(t *testing.T) {
 		}
 	}
 	for _, p := range prefixes {
-		end, ok := prefixEnd(p)
+		end, ok := wire.PrefixEnd(p)
 		if !ok {
 			if strings.Trim(p, "\uffff") != "" {
-				t.Errorf("prefixEnd(%q) has no end", p)
+				t.Errorf("PrefixEnd(%q) has no end", p)
 			}
 			continue
 		}
-		if strings.HasPrefix(end, p) || compareUTF16(end, p) <= 0 {
-			t.Errorf("prefixEnd(%q) = %q is not above the prefix", p, end)
+		if strings.HasPrefix(end, p) || wire.CompareUTF16(end, p) <= 0 {
+			t.Errorf("PrefixEnd(%q) = %q is not above the prefix", p, end)
 		}
 		for _, r := range runes {
 			for _, s := range []string{p, p + string(r), p + string(r) + "\U0010ffff\uffff"} {
-				if compareUTF16(s, end) >= 0 {
+				if wire.CompareUTF16(s, end) >= 0 {
 					t.Errorf("%q has prefix %q but is not below its end %q", s, p, end)
 				}
 			}
@@ -274,8 +275,8 @@ func TestCompareUTF16(t *testing.T) {
 			} else if i > j {
 				want = 1
 			}
-			if got := compareUTF16(ordered[i], ordered[j]); got != want {
-				t.Errorf("compareUTF16(%q, %q) = %d, want %d", ordered[i], ordered[j], got, want)
+			if got := wire.CompareUTF16(ordered[i], ordered[j]); got != want {
+				t.Errorf("wire.CompareUTF16(%q, %q) = %d, want %d", ordered[i], ordered[j], got, want)
 			}
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -97,7 +98,7 @@ func load[T any](t testing.TB, tbl *table.Table[T], entities []T) {
 	byPK := map[string][]aztables.TransactionAction{}
 	var order []string
 	for i := range entities {
-		pk, _ := tbl.Keys(&entities[i])
+		pk, _ := codec.Keys(&entities[i])
 		body, err := tbl.Marshal(entities[i])
 		if err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -92,7 +93,7 @@ func String(s string) Value {
 	if !utf8.ValidString(s) {
 		return invalid("string literal is not valid UTF-8")
 	}
-	return Value{lit: table.QuoteString(s), kind: kindString, str: s}
+	return Value{lit: wire.QuoteString(s), kind: kindString, str: s}
 }
 
 // Bool is an Edm.Boolean literal: true or false.

@@ -87,7 +87,7 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 	if err := q.check(); err != nil {
 		return nil, err
 	}
-	if pool, ok := any(q.t).(interface{ Parallelism() int }); ok && pool.Parallelism() > 0 && pool.Parallelism() < opts.Parallelism {
+	if pool := q.t; pool.Parallelism() > 0 && pool.Parallelism() < opts.Parallelism {
 		return nil, fmt.Errorf("%w: query: parallelism %d exceeds the connection pool (table.Options.Parallelism %d)", table.ErrInvalidOptions, opts.Parallelism, pool.Parallelism())
 	}
 	if len(segments) == 0 {

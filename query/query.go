@@ -11,6 +11,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -199,7 +201,7 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 	if q.checkProps {
 		var bad []string
 		f.n.properties(func(p Property) {
-			if !q.t.HasProperty(string(p)) && !slices.Contains(bad, string(p)) {
+			if !codec.HasProperty[T](string(p)) && !slices.Contains(bad, string(p)) {
 				bad = append(bad, string(p))
 			}
 		})
@@ -213,7 +215,7 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 	}
 	p := &plan[T]{t: q.t, filter: text, pageSize: cmp.Or(q.pageSize, MaxPageSize), limit: q.limit}
 	if q.hasSelect {
-		s, err := q.t.SelectList(q.sel)
+		s, err := codec.SelectList[T](q.sel)
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +272,7 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top int) (*rawPage[T]
 			return nil, err
 		}
 		page.entities[i] = e
-		page.keys[i].pk, page.keys[i].rk = p.t.Keys(&e)
+		page.keys[i].pk, page.keys[i].rk = codec.Keys(&e)
 	}
 	npk, nrk := nonEmpty(resp.NextPartitionKey), nonEmpty(resp.NextRowKey)
 	if npk == nil && nrk == nil {
@@ -298,7 +300,7 @@ func (p *plan[T]) get(ctx context.Context, from, pos position) (*rawPage[T], err
 	if _, seen := pos.lastReturned(); seen {
 		return page, nil // the one entity was returned already
 	}
-	if table.ValidateKey(p.pk) != nil || table.ValidateKey(p.rk) != nil {
+	if wire.CheckKey(p.pk) != nil || wire.CheckKey(p.rk) != nil {
 		return page, nil // no entity can have such keys
 	}
 	var o *table.GetOptions

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -48,7 +49,7 @@ func RangeSegments(bounds ...string) []Segment {
 			hi = PartitionKey.Lt(String(bounds[i]))
 		}
 		out[i].Filter = And(lo, hi)
-		if i > 0 && i < len(bounds) && compareUTF16(bounds[i-1], bounds[i]) >= 0 {
+		if i > 0 && i < len(bounds) && wire.CompareUTF16(bounds[i-1], bounds[i]) >= 0 {
 			out[i].Filter = errFilter(fmt.Errorf("%w: range bounds must increase: %q then %q", ErrInvalidFilter, bounds[i-1], bounds[i]))
 		}
 	}

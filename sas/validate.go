@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // DefaultVersion is the signed version (sv) used when none is given: the
@@ -23,7 +25,6 @@ const (
 	timeLayout      = "2006-01-02T15:04:05Z" // what is signed and sent
 	minVersion      = "2015-04-05"           // first version with the current layouts
 	scopeVersion    = "2020-12-06"           // account SAS signs an encryption scope line from here
-	maxKeyBytes     = 1024
 	maxIdentifierLn = 64
 )
 
@@ -53,41 +54,19 @@ func checkVersion(field, v string) error {
 	return nil
 }
 
-// checkTableName applies the service's rule: 3 to 63 letters and digits,
-// starting with a letter, and not the reserved name "tables".
+// checkTableName applies the service's table name rules (wire.CheckTableName).
 func checkTableName(field, name string) error {
-	if len(name) < 3 || len(name) > 63 {
-		return invalid(field, "table name must be 3 to 63 characters")
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		if i == 0 && !letter {
-			return invalid(field, "table name must start with a letter")
-		}
-		if !letter && !(c >= '0' && c <= '9') {
-			return invalid(field, "table name must contain only letters and digits")
-		}
-	}
-	if strings.EqualFold(name, "tables") {
-		return invalid(field, `"tables" is a reserved table name`)
+	if bad := wire.CheckTableName(name); bad != nil {
+		return invalid(field, bad.Rule)
 	}
 	return nil
 }
 
-// checkKey applies the service's rules for PartitionKey and RowKey values:
-// at most 1 KiB, valid UTF-8, and none of / \ # ? or control characters.
+// checkKey applies the service's rules for PartitionKey and RowKey values
+// (wire.CheckKey), so that a range can name any key a table can hold.
 func checkKey(field, k string) error {
-	if len(k) > maxKeyBytes {
-		return invalid(field, "key longer than 1 KiB")
-	}
-	if !utf8.ValidString(k) {
-		return invalid(field, "key is not valid UTF-8")
-	}
-	for _, r := range k {
-		if r == '/' || r == '\\' || r == '#' || r == '?' || isControl(r) {
-			return invalid(field, `key contains / \ # ? or a control character`)
-		}
+	if bad := wire.CheckKey(k); bad != nil {
+		return invalid(field, bad.Rule)
 	}
 	return nil
 }

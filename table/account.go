@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // ListTablesOptions are the options of Service.Tables; nil means all tables.
@@ -59,17 +61,13 @@ func (s *Service) Tables(ctx context.Context, o *ListTablesOptions) iter.Seq2[st
 }
 
 // prefixFilter is the range that holds exactly the strings starting with
-// prefix: the prefix itself up to (excluding) the prefix with its last
-// character incremented. A prefix ending in U+FFFF (never a table name)
-// falls back to an open range.
+// prefix, in the service's (UTF-16) order.
 func prefixFilter(prop, prefix string) string {
-	r := []rune(prefix)
-	last := r[len(r)-1]
-	if last >= 0xFFFF {
-		return prop + " ge " + QuoteString(prefix)
+	end, ok := wire.PrefixEnd(prefix)
+	if !ok {
+		return prop + " ge " + wire.QuoteString(prefix)
 	}
-	r[len(r)-1] = last + 1
-	return prop + " ge " + QuoteString(prefix) + " and " + prop + " lt " + QuoteString(string(r))
+	return prop + " ge " + wire.QuoteString(prefix) + " and " + prop + " lt " + wire.QuoteString(end)
 }
 
 // Properties reads the service's settings: CORS rules, logging and hour and
@@ -147,7 +145,7 @@ const MaxAccessPolicies = 5
 // AccessPolicy returns the stored access policies of the named table, in
 // the service's order.
 func (s *Service) AccessPolicy(ctx context.Context, tableName string) ([]AccessPolicy, error) {
-	if err := ValidateTableName(tableName); err != nil {
+	if err := validateTableName(tableName); err != nil {
 		return nil, err
 	}
 	return GetAccessPolicy(ctx, s.Client(tableName))
@@ -158,7 +156,7 @@ func (s *Service) AccessPolicy(ctx context.Context, tableName string) ([]AccessP
 // list and has no concurrency check: read, change and write it from one
 // place. It may take up to 30 seconds to apply a change.
 func (s *Service) SetAccessPolicy(ctx context.Context, tableName string, ps []AccessPolicy) error {
-	if err := ValidateTableName(tableName); err != nil {
+	if err := validateTableName(tableName); err != nil {
 		return err
 	}
 	return SetAccessPolicy(ctx, s.Client(tableName), ps)

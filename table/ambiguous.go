@@ -28,7 +28,7 @@ func (t *Table[T]) VerifyUpdate(ctx context.Context, e T, mode Mode) (same bool,
 	if err != nil {
 		return false, Result{}, err
 	}
-	pk, rk := t.Keys(&e)
+	pk, rk := t.keys(&e)
 	got, stored, err := t.storedBody(ctx, pk, rk)
 	if err != nil {
 		return false, Result{}, err

@@ -10,6 +10,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // Azurite's documented development account, used by UseDevelopmentStorage=true.
@@ -134,7 +136,7 @@ func NewClientFromSASURL(tableSASURL string, o *Options) (*aztables.Client, stri
 		return nil, "", fmt.Errorf("%w: the SAS URL names no table", ErrInvalidTableName)
 	}
 	name := path[i+1:]
-	if err := ValidateTableName(name); err != nil {
+	if err := validateTableName(name); err != nil {
 		return nil, "", err
 	}
 	if err := checkScheme(u.Scheme+"://"+u.Host, o); err != nil {
@@ -170,7 +172,7 @@ func (s *Service) Client(name string) *aztables.Client { return s.raw.NewClient(
 // table exists already, and ErrTableBeingDeleted (after the retry policy gave
 // up) while a table of that name is still being deleted.
 func (s *Service) CreateTable(ctx context.Context, name string) error {
-	if err := ValidateTableName(name); err != nil {
+	if err := validateTableName(name); err != nil {
 		return err
 	}
 	_, err := s.raw.CreateTable(ctx, name, nil)
@@ -185,7 +187,7 @@ func (s *Service) CreateTable(ctx context.Context, name string) error {
 // entities at once (the high-volume delete pattern); the service needs 40 s
 // or more before the name can be used again.
 func (s *Service) DeleteTable(ctx context.Context, name string) error {
-	if err := ValidateTableName(name); err != nil {
+	if err := validateTableName(name); err != nil {
 		return err
 	}
 	_, err := s.raw.DeleteTable(ctx, name, nil)
@@ -195,21 +197,10 @@ func (s *Service) DeleteTable(ctx context.Context, name string) error {
 	return err
 }
 
-// ValidateTableName applies the service's rules: 3 to 63 characters, letters
-// and digits only, starting with a letter, and not "tables".
-func ValidateTableName(name string) error {
-	if len(name) < 3 || len(name) > 63 {
-		return fmt.Errorf("%w: %q must have 3 to 63 characters", ErrInvalidTableName, name)
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		letter := (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
-		if !letter && (i == 0 || c < '0' || c > '9') {
-			return fmt.Errorf("%w: %q must be letters and digits, starting with a letter", ErrInvalidTableName, name)
-		}
-	}
-	if strings.EqualFold(name, "tables") {
-		return fmt.Errorf("%w: %q is reserved", ErrInvalidTableName, name)
+// validateTableName applies the service's rules (wire.CheckTableName).
+func validateTableName(name string) error {
+	if bad := wire.CheckTableName(name); bad != nil {
+		return fmt.Errorf("%w: %q: %s", ErrInvalidTableName, name, bad)
 	}
 	return nil
 }

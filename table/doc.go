@@ -101,6 +101,10 @@
 // *azcore.ResponseError reachable with errors.As. Messages never contain a
 // URL query (where a SAS signature lives) or a key.
 //
+// Code that also makes plain aztables calls (listing tables, a transaction
+// of several entity types) can use [MapError] for the same errors and
+// [Table.Marshal] / [Table.Unmarshal] for the same entity encoding.
+//
 // # Keys
 //
 // [ReverseTicks] makes row keys that sort newest first (the log tail

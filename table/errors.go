@@ -1,7 +1,6 @@
 package table
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
 	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -57,9 +57,9 @@ var (
 	// letters and digits, starting with a letter).
 	ErrInvalidTableName = errors.New("table: invalid table name")
 	// ErrInvalidKey: a key passed to Get or Delete breaks the service's rules.
-	ErrInvalidKey = errors.New("table: invalid key")
+	ErrInvalidKey = codec.ErrInvalidKey
 	// ErrInvalidOptions: an option value is out of range.
-	ErrInvalidOptions = errors.New("table: invalid options")
+	ErrInvalidOptions = codec.ErrInvalidOptions
 
 	// ErrInvalidEntity: a value breaks a service limit; the error is a
 	// *ValidationError naming the property and rule. Nothing was sent.
@@ -121,8 +121,10 @@ func (e *ServiceError) Unwrap() []error { return []error{e.outcome, e.Err} }
 // matches an outcome sentinel. Errors that are not service responses (context
 // cancellation, transport failures, tablekit's own errors) are returned as
 // they are, except that a refused connection to a loopback address also
-// says that no emulator is listening there and how to start one. op names the operation in the message. Packages query and batch
-// use it; it is exported for code that mixes plain aztables calls with tablekit.
+// says that no emulator is listening there and how to start one. op names
+// the operation in the message. It is for code that mixes plain aztables
+// calls with tablekit (listing tables, a transaction of several entity
+// types), so that their errors match the same sentinels.
 func MapError(op string, err error) error {
 	if err == nil {
 		return nil
@@ -191,8 +193,9 @@ func outcomeOf(status int, code string) error {
 	return ErrService
 }
 
-// serviceMessage reads the OData error body: its code and the first line of
-// its message (the rest is request id and time), cut to 200 bytes.
+// serviceMessage reads the code and the first line of the message from the
+// response's OData error body (wire.ErrorBody), as package batch does for
+// each operation of a transaction.
 func serviceMessage(re *azcore.ResponseError) (code, msg string) {
 	if re.RawResponse == nil {
 		return "", ""
@@ -201,20 +204,6 @@ func serviceMessage(re *azcore.ResponseError) (code, msg string) {
 	if err != nil || len(body) == 0 {
 		return "", ""
 	}
-	var v struct {
-		Err struct {
-			Code    string `json:"code"`
-			Message struct {
-				Value string `json:"value"`
-			} `json:"message"`
-		} `json:"odata.error"`
-	}
-	if json.Unmarshal(body, &v) != nil {
-		return "", ""
-	}
-	msg, _, _ = strings.Cut(v.Err.Message.Value, "\n")
-	if len(msg) > 200 {
-		msg = msg[:200] + "..."
-	}
-	return v.Err.Code, strings.TrimSpace(msg)
+	code, msg = wire.ErrorBody(body)
+	return code, wire.FirstLine(msg)
 }

@@ -2,7 +2,6 @@ package table
 
 import (
 	"errors"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"testing"
 	"time"
 )
@@ -80,17 +79,3 @@ func TestShard(t *testing.T) {
 		}
 	}
 }
-
-func TestTimestampFromETag(t *testing.T) {
-	got := TimestampFromETag(`W/"datetime'2024-01-02T03%3A04%3A05.1234567Z'"`)
-	if want := time.Date(2024, 1, 2, 3, 4, 5, 123456700, time.UTC); !got.Equal(want) {
-		t.Errorf("got %v, want %v", got, want)
-	}
-	for _, bad := range []string{"", `"0x8D"`, `W/"datetime'nope'"`, `W/"datetime'2024`} {
-		if got := TimestampFromETag(azETag(bad)); !got.IsZero() {
-			t.Errorf("TimestampFromETag(%q) = %v, want zero", bad, got)
-		}
-	}
-}
-
-func azETag(s string) azcore.ETag { return azcore.ETag(s) }

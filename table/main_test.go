@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -110,5 +109,3 @@ func newTable[T any](t *testing.T, o *table.Options) (*table.Table[T], *recorder
 	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
 	return tbl, rec
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }

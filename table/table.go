@@ -6,15 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // AnyETag makes Update and Delete unconditional ("*"): the write wins over
@@ -72,7 +71,7 @@ type Table[T any] struct {
 // mapping once (an error matching ErrInvalidType names the field and why) and
 // the table name; it does not create the table (see CreateTable).
 func New[T any](s *Service, name string) (*Table[T], error) {
-	if err := ValidateTableName(name); err != nil {
+	if err := validateTableName(name); err != nil {
 		return nil, err
 	}
 	t, err := Wrap[T](s.Client(name), name)
@@ -92,7 +91,7 @@ func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
 	if c == nil {
 		return nil, fmt.Errorf("%w: nil client", ErrInvalidOptions)
 	}
-	if err := ValidateTableName(name); err != nil {
+	if err := validateTableName(name); err != nil {
 		return nil, err
 	}
 	plan, err := codec.For(reflect.TypeFor[T]())
@@ -147,45 +146,23 @@ func (t *Table[T]) DeleteTable(ctx context.Context) error {
 }
 
 // Marshal encodes e as the service's JSON, with exact EDM type annotations,
-// after checking every service limit (a *ValidationError otherwise). It is
-// what every write sends; packages batch and query use it too.
+// after checking every service rule (a *ValidationError otherwise): the body
+// every write of this package sends. It is for code that writes with plain
+// aztables calls, such as a transaction mixing entity types.
 func (t *Table[T]) Marshal(e T) ([]byte, error) {
 	return t.plan.Encode(make([]byte, 0, 256), reflect.ValueOf(&e).Elem())
 }
 
-// AppendMarshal is Marshal appending to dst, to reuse buffers.
-func (t *Table[T]) AppendMarshal(dst []byte, e *T) ([]byte, error) {
-	return t.plan.Encode(dst, reflect.ValueOf(e).Elem())
-}
-
-// Unmarshal decodes one entity as the service returns it.
+// Unmarshal decodes one entity as the service returns it. It is for code
+// that reads with plain aztables calls, such as a pager over a table that
+// holds several entity types.
 func (t *Table[T]) Unmarshal(data []byte) (T, error) {
 	var e T
 	err := t.plan.Decode(data, reflect.ValueOf(&e).Elem())
 	return e, err
 }
 
-// UnmarshalInto decodes one entity into *e, leaving fields with no property
-// as they are.
-func (t *Table[T]) UnmarshalInto(data []byte, e *T) error {
-	return t.plan.Decode(data, reflect.ValueOf(e).Elem())
-}
-
-// Keys returns e's PartitionKey and RowKey.
-func (t *Table[T]) Keys(e *T) (partitionKey, rowKey string) {
-	return t.plan.Keys(reflect.ValueOf(e).Elem())
-}
-
-// SetETag stores etag in e's ETag field, if T has one.
-func (t *Table[T]) SetETag(e *T, etag azcore.ETag) {
-	t.plan.SetETag(reflect.ValueOf(e).Elem(), string(etag))
-}
-
-// Properties lists T's property names (keys excluded), in field order.
-func (t *Table[T]) Properties() []string { return t.plan.Names() }
-
-// HasProperty reports whether T maps the property (keys and Timestamp count).
-func (t *Table[T]) HasProperty(name string) bool { return t.plan.HasProperty(name) }
+func (t *Table[T]) keys(e *T) (pk, rk string) { return t.plan.Keys(reflect.ValueOf(e).Elem()) }
 
 // GetOptions are the options of Get; nil means defaults.
 type GetOptions struct {
@@ -223,7 +200,7 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 		return zero, err
 	}
 	if resp.ETag != "" {
-		t.SetETag(&e, resp.ETag)
+		t.plan.SetETag(reflect.ValueOf(&e).Elem(), string(resp.ETag))
 	}
 	return e, nil
 }
@@ -232,11 +209,11 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 // $select. The service still serves it as a point query.
 func (t *Table[T]) getSelect(ctx context.Context, pk, rk string, sel []string) (T, error) {
 	var zero T
-	selectList, err := t.SelectList(sel)
+	selectList, err := t.plan.SelectList(sel)
 	if err != nil {
 		return zero, err
 	}
-	filter := "PartitionKey eq " + QuoteString(pk) + " and RowKey eq " + QuoteString(rk)
+	filter := "PartitionKey eq " + wire.QuoteString(pk) + " and RowKey eq " + wire.QuoteString(rk)
 	top := int32(1)
 	pager := t.client.NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: &filter, Select: &selectList, Top: &top})
 	for pager.More() {
@@ -252,30 +229,6 @@ func (t *Table[T]) getSelect(ctx context.Context, pk, rk string, sel []string) (
 }
 
 var errNoEntity = errors.New("no entity with these keys")
-
-// SelectList checks property names against T and returns the $select value,
-// with PartitionKey and RowKey always included (the decoder needs them).
-func (t *Table[T]) SelectList(names []string) (string, error) {
-	var b strings.Builder
-	b.WriteString("PartitionKey,RowKey")
-	for _, n := range names {
-		if n == "PartitionKey" || n == "RowKey" {
-			continue
-		}
-		if !t.plan.HasProperty(n) {
-			return "", fmt.Errorf("%w: select: %q is not a property of %s", ErrInvalidOptions, n, t.plan.Type)
-		}
-		b.WriteByte(',')
-		b.WriteString(n)
-	}
-	return b.String(), nil
-}
-
-// QuoteString returns s as an OData string literal: in single quotes, with
-// each single quote doubled. Package query builds every filter with it.
-func QuoteString(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
-}
 
 // AddOptions are the options of Add; nil means defaults.
 type AddOptions struct {
@@ -301,7 +254,7 @@ func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) 
 	if err != nil {
 		err = MapError("add", err)
 		if o != nil && o.Verify && errors.Is(err, ErrMaybeCommitted) {
-			pk, rk := t.Keys(&e)
+			pk, rk := t.keys(&e)
 			same, stored, verr := t.compare(ctx, pk, rk, body)
 			if verr == nil && same {
 				return stored, nil
@@ -319,7 +272,7 @@ func (t *Table[T]) Verify(ctx context.Context, e T) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	pk, rk := t.Keys(&e)
+	pk, rk := t.keys(&e)
 	same, _, err := t.compare(ctx, pk, rk, body)
 	return same, err
 }
@@ -404,50 +357,14 @@ func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag
 }
 
 func checkKeys(pk, rk string) error {
-	if err := codec.ValidateKey("PartitionKey", pk); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidKey, err)
+	if err := codec.CheckKey("PartitionKey", pk); err != nil {
+		return err
 	}
-	if err := codec.ValidateKey("RowKey", rk); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidKey, err)
-	}
-	return nil
+	return codec.CheckKey("RowKey", rk)
 }
 
-// ValidateKey checks a PartitionKey or RowKey value: at most 1 KiB (1,024
-// UTF-16 code units) and none of / \ # ? or control characters.
-func ValidateKey(key string) error {
-	if err := codec.ValidateKey("key", key); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidKey, err)
-	}
-	return nil
-}
-
-// resultOf reads the Timestamp out of the ETag, which the service forms as
-// W/"datetime'2024-01-02T03%3A04%3A05.1234567Z'".
+// resultOf reads the Timestamp out of the ETag: a write that returns no
+// entity carries it only there.
 func resultOf(etag azcore.ETag) Result {
-	return Result{ETag: etag, Timestamp: TimestampFromETag(etag)}
-}
-
-// TimestampFromETag returns the last-modified time encoded in a Table
-// service ETag, or the zero time if the ETag has another form.
-func TimestampFromETag(etag azcore.ETag) time.Time {
-	s := string(etag)
-	i := strings.Index(s, "datetime'")
-	if i < 0 {
-		return time.Time{}
-	}
-	s = s[i+len("datetime'"):]
-	j := strings.IndexByte(s, '\'')
-	if j < 0 {
-		return time.Time{}
-	}
-	raw, err := url.QueryUnescape(s[:j])
-	if err != nil {
-		return time.Time{}
-	}
-	ts, err := time.Parse(time.RFC3339Nano, raw)
-	if err != nil {
-		return time.Time{}
-	}
-	return ts.UTC()
+	return Result{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}
 }

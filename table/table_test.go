@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
@@ -109,7 +110,7 @@ func TestRoundTripEveryType(t *testing.T) {
 	// turns the double 1.0 into 1.
 	full := aztables.MetadataFormatFull
 	var httpResp *http.Response
-	raw, err := tbl.Client().GetEntity(runtime.WithCaptureResponse(ctx, &httpResp), in.PartitionKey, in.RowKey, &aztables.GetEntityOptions{Format: &full})
+	raw, err := tbl.Client().GetEntity(policy.WithCaptureResponse(ctx, &httpResp), in.PartitionKey, in.RowKey, &aztables.GetEntityOptions{Format: &full})
 	if err != nil {
 		t.Fatal(err)
 	}

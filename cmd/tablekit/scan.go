@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
-	"github.com/tablekit/tablekit/table"
 )
 
 // keyEntity is the keys-only projection that count and delete read: with
@@ -61,8 +61,8 @@ func (s *scanFlags) plan(command, tableName string) (scanPlan, error) {
 	}
 	split := query.PartitionKey
 	if s.partition != "" {
-		if err := table.ValidateKey(s.partition); err != nil {
-			return scanPlan{}, usagef("--partition: %v", err)
+		if bad := wire.CheckKey(s.partition); bad != nil {
+			return scanPlan{}, usagef("--partition: %s", bad)
 		}
 		fs = append(fs, query.Partition(s.partition))
 		split = query.RowKey

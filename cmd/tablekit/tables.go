@@ -8,6 +8,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
@@ -89,8 +90,8 @@ func tableCommand(e *env, c *command, args []string, extra func(*flag.FlagSet)) 
 	if err != nil {
 		return nil, "", err
 	}
-	if err := table.ValidateTableName(pos[0]); err != nil {
-		return nil, "", &usageError{err.Error()}
+	if bad := wire.CheckTableName(pos[0]); bad != nil {
+		return nil, "", &usageError{"table name " + bad.String()}
 	}
 	conn, err := src.open(e, new(atomic.Int64))
 	return conn, pos[0], err

@@ -152,9 +152,10 @@ func dropOlderThan(ctx context.Context, svc *table.Service, prefix string, cutof
 // listTables lists the tables whose name starts with prefix, in order. The
 // filter is a name range, so the service does not list other tables.
 func listTables(ctx context.Context, svc *table.Service, prefix string) ([]string, error) {
-	// Names are letters and digits, so every name with the prefix is
-	// >= prefix and < prefix+"{" ('{' follows 'z').
-	filter := "TableName ge " + table.QuoteString(prefix) + " and TableName lt " + table.QuoteString(prefix+"{")
+	filter, err := query.Property("TableName").HasPrefix(prefix).Build()
+	if err != nil {
+		return nil, err
+	}
 	pager := svc.Raw().NewListTablesPager(&aztables.ListTablesOptions{Filter: &filter})
 	var names []string
 	for pager.More() {

@@ -10,18 +10,20 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // token is one member of a flat JSON object, as found in the input.
 type token struct {
 	name  string
 	str   string // unescaped string value, or the number's text
-	kind  byte   // 's' string, 'n' number, 't'/'f' bool, 'z' null
+	kind  byte   // 's' string, 'n' number, 't'/'f' bool, 'z' null, 'x' object or array
 	typed string // the value of name@odata.type, when present
 }
 
+// tokenPool recycles token slices: decoding is per entity, and a page holds
+// up to 1,000 of them.
 var tokenPool = sync.Pool{New: func() any { s := make([]token, 0, 32); return &s }}
 
 // Decode parses one entity (a flat JSON object as the service returns it)
@@ -94,6 +96,7 @@ func (p *Plan) Decode(data []byte, v reflect.Value) error {
 	return nil
 }
 
+// setKey stores a key; keys are always strings on the service.
 func setKey(f *field, t *token, v reflect.Value) error {
 	if t.kind != 's' {
 		return &DecodeError{Property: f.name, Reason: "key is not a string"}
@@ -102,6 +105,8 @@ func setKey(f *field, t *token, v reflect.Value) error {
 	return nil
 }
 
+// mismatch reports a stored value whose EDM type the field cannot take,
+// naming both types but not the value.
 func mismatch(f *field, t *token, want string) error {
 	got := t.typed
 	if got == "" {
@@ -117,6 +122,9 @@ func mismatch(f *field, t *token, want string) error {
 	return &DecodeError{Property: f.name, Reason: "stored as " + got + ", field " + f.goName + " wants " + want}
 }
 
+// setField stores one property in its field. A null clears the field; a
+// value is accepted when its EDM type (annotated or implied by the JSON
+// type) can be held by the field without loss.
 func setField(f *field, t *token, fv reflect.Value) error {
 	if t.kind == 'z' {
 		fv.SetZero()
@@ -257,258 +265,49 @@ func parseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// ---- a small parser for flat JSON objects ----
-
-type syntaxError struct {
-	off int
-	msg string
-}
-
-func (e *syntaxError) Error() string { return "offset " + strconv.Itoa(e.off) + ": " + e.msg }
-
-func badJSON(off int, msg string) error {
-	se := &syntaxError{off: off, msg: msg}
-	return &DecodeError{Reason: "invalid JSON at " + se.Error(), Err: se}
-}
-
-func skipSpace(d []byte, i int) int {
-	for i < len(d) && (d[i] == ' ' || d[i] == '\t' || d[i] == '\n' || d[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// parseObject reads {"name": scalar, ...}. Nested objects and arrays are
-// skipped (the service never sends them in an entity; other writers may).
+// parseObject reads an entity, {"name": scalar, ...}, into toks. Nested
+// objects and arrays are checked and skipped: the service never sends them
+// in an entity, other writers may.
 func parseObject(d []byte, toks []token) ([]token, error) {
-	i := skipSpace(d, 0)
-	if i >= len(d) || d[i] != '{' {
-		return toks, badJSON(i, "want {")
-	}
-	i = skipSpace(d, i+1)
-	if i < len(d) && d[i] == '}' {
-		return toks, trailing(d, i+1)
-	}
-	for {
-		name, j, err := parseString(d, i)
-		if err != nil {
-			return toks, err
-		}
-		i = skipSpace(d, j)
-		if i >= len(d) || d[i] != ':' {
-			return toks, badJSON(i, "want :")
-		}
-		i = skipSpace(d, i+1)
-		if i >= len(d) {
-			return toks, badJSON(i, "want a value")
-		}
-		t := token{name: name}
-		switch c := d[i]; {
+	s := wire.Scanner{Data: d}
+	err := s.Object(func(name []byte) error {
+		t := token{name: string(name)}
+		switch c := s.Peek(); {
 		case c == '"':
-			t.kind = 's'
-			t.str, i, err = parseString(d, i)
-		case c == 't':
-			t.kind, i, err = 't', i+4, literal(d, i, "true")
-		case c == 'f':
-			t.kind, i, err = 'f', i+5, literal(d, i, "false")
-		case c == 'n':
-			t.kind, i, err = 'z', i+4, literal(d, i, "null")
+			v, err := s.String()
+			if err != nil {
+				return err
+			}
+			t.kind, t.str = 's', string(v)
 		case c == '-' || (c >= '0' && c <= '9'):
-			t.kind = 'n'
-			t.str, i, err = parseNumber(d, i)
+			v, err := s.Number()
+			if err != nil {
+				return err
+			}
+			t.kind, t.str = 'n', string(v)
 		case c == '{' || c == '[':
 			t.kind = 'x'
-			i, err = skipValue(d, i)
+			if err := s.Skip(); err != nil {
+				return err
+			}
 		default:
-			err = badJSON(i, "unexpected character")
-		}
-		if err != nil {
-			return toks, err
+			lit, err := s.Literal()
+			if err != nil {
+				return err
+			}
+			t.kind = lit
+			if lit == 'n' {
+				t.kind = 'z'
+			}
 		}
 		toks = append(toks, t)
-		i = skipSpace(d, i)
-		if i >= len(d) {
-			return toks, badJSON(i, "unterminated object")
-		}
-		if d[i] == '}' {
-			return toks, trailing(d, i+1)
-		}
-		if d[i] != ',' {
-			return toks, badJSON(i, "want , or }")
-		}
-		i = skipSpace(d, i+1)
+		return nil
+	})
+	if err == nil {
+		err = s.End()
 	}
-}
-
-func trailing(d []byte, i int) error {
-	if i = skipSpace(d, i); i != len(d) {
-		return badJSON(i, "data after the object")
+	if err != nil {
+		return toks, &DecodeError{Reason: err.Error(), Err: err}
 	}
-	return nil
-}
-
-func literal(d []byte, i int, lit string) error {
-	if len(d)-i < len(lit) || string(d[i:i+len(lit)]) != lit {
-		return badJSON(i, "bad literal")
-	}
-	return nil
-}
-
-func parseNumber(d []byte, i int) (string, int, error) {
-	start := i
-	if d[i] == '-' {
-		i++
-	}
-	digits := 0
-	for i < len(d) {
-		c := d[i]
-		if (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' {
-			if c >= '0' && c <= '9' {
-				digits++
-			}
-			i++
-			continue
-		}
-		break
-	}
-	if digits == 0 {
-		return "", i, badJSON(start, "bad number")
-	}
-	return string(d[start:i]), i, nil
-}
-
-// parseString reads a JSON string at d[i] == '"' and returns it unescaped.
-func parseString(d []byte, i int) (string, int, error) {
-	if i >= len(d) || d[i] != '"' {
-		return "", i, badJSON(i, "want a string")
-	}
-	i++
-	start := i
-	// Fast path: no escapes.
-	for i < len(d) {
-		c := d[i]
-		if c == '"' {
-			s := d[start:i]
-			if !utf8.Valid(s) {
-				return strings.ToValidUTF8(string(s), "\uFFFD"), i + 1, nil
-			}
-			return string(s), i + 1, nil
-		}
-		if c == '\\' {
-			break
-		}
-		if c < 0x20 {
-			return "", i, badJSON(i, "control character in string")
-		}
-		i++
-	}
-	buf := make([]byte, 0, i-start+16)
-	buf = append(buf, d[start:i]...)
-	for i < len(d) {
-		c := d[i]
-		switch {
-		case c == '"':
-			return strings.ToValidUTF8(string(buf), "\uFFFD"), i + 1, nil
-		case c < 0x20:
-			return "", i, badJSON(i, "control character in string")
-		case c != '\\':
-			buf = append(buf, c)
-			i++
-			continue
-		}
-		if i+1 >= len(d) {
-			break
-		}
-		e := d[i+1]
-		i += 2
-		switch e {
-		case '"', '\\', '/':
-			buf = append(buf, e)
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r, n, ok := hex4(d, i)
-			if !ok {
-				return "", i, badJSON(i, "bad \\u escape")
-			}
-			i = n
-			if utf16.IsSurrogate(r) {
-				if r2, n2, ok2 := hex4After(d, i); ok2 {
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						r, i = dec, n2
-					} else {
-						r = utf8.RuneError
-					}
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			buf = utf8.AppendRune(buf, r)
-		default:
-			return "", i, badJSON(i-1, "bad escape")
-		}
-	}
-	return "", i, badJSON(i, "unterminated string")
-}
-
-func hex4(d []byte, i int) (rune, int, bool) {
-	if len(d)-i < 4 {
-		return 0, i, false
-	}
-	var r rune
-	for _, c := range d[i : i+4] {
-		r <<= 4
-		switch {
-		case c >= '0' && c <= '9':
-			r |= rune(c - '0')
-		case c >= 'a' && c <= 'f':
-			r |= rune(c - 'a' + 10)
-		case c >= 'A' && c <= 'F':
-			r |= rune(c - 'A' + 10)
-		default:
-			return 0, i, false
-		}
-	}
-	return r, i + 4, true
-}
-
-// hex4After reads a following \uXXXX (the low half of a surrogate pair).
-func hex4After(d []byte, i int) (rune, int, bool) {
-	if len(d)-i < 6 || d[i] != '\\' || d[i+1] != 'u' {
-		return 0, i, false
-	}
-	return hex4(d, i+2)
-}
-
-// skipValue skips a nested object or array, strings included.
-func skipValue(d []byte, i int) (int, error) {
-	depth := 0
-	for i < len(d) {
-		switch d[i] {
-		case '"':
-			_, j, err := parseString(d, i)
-			if err != nil {
-				return j, err
-			}
-			i = j
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1, nil
-			}
-		}
-		i++
-	}
-	return i, badJSON(i, "unterminated value")
+	return toks, nil
 }

@@ -4,17 +4,20 @@ import (
 	"encoding"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math"
 	"reflect"
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // Service limits, checked before any request.
 const (
-	MaxProperties  = 252      // user properties, PartitionKey/RowKey/Timestamp excluded
-	MaxKeyUTF16    = 1024     // 1 KiB per key, counted in UTF-16 code units
+	MaxProperties  = 252 // user properties, PartitionKey/RowKey/Timestamp excluded
+	MaxKeyUTF16    = wire.MaxKeyUTF16
 	MaxStringUTF16 = 32 << 10 // 32 Ki UTF-16 code units = 64 KiB
 	MaxBinary      = 64 << 10
 	MaxEntity      = 1 << 20 // by the service's size formula
@@ -24,24 +27,27 @@ const (
 // dateTimeLayout keeps the service's 100 ns resolution (7 digits).
 const dateTimeLayout = "2006-01-02T15:04:05.0000000Z"
 
+// The Edm.DateTime range the service accepts.
 var (
 	minDateTime = time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)
 	maxDateTime = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
-// ValidateKey checks a PartitionKey or RowKey value against the service's
-// rules: at most 1 KiB and none of / \ # ? or control characters.
+// ValidateKey checks the value of the key named name (PartitionKey or
+// RowKey) by wire.CheckKey, as a *ValidationError.
 func ValidateKey(name, v string) error {
-	if !utf8.ValidString(v) {
-		return &ValidationError{Property: name, Rule: RuleInvalidUTF8}
+	if bad := wire.CheckKey(v); bad != nil {
+		return &ValidationError{Property: name, Rule: bad.Rule, Detail: bad.Detail}
 	}
-	if n := utf16Len(v); n > MaxKeyUTF16 {
-		return &ValidationError{Property: name, Rule: RuleKeyTooLong, Detail: strconv.Itoa(n) + " UTF-16 code units"}
-	}
-	for i, r := range v {
-		if r == '/' || r == '\\' || r == '#' || r == '?' || r < 0x20 || (r >= 0x7f && r <= 0x9f) {
-			return &ValidationError{Property: name, Rule: RuleKeyCharacter, Detail: "at byte " + strconv.Itoa(i)}
-		}
+	return nil
+}
+
+// CheckKey is ValidateKey for a key given on its own (to Get, Delete, a
+// point query or a batch delete) rather than in an entity: the error also
+// matches ErrInvalidKey.
+func CheckKey(name, v string) error {
+	if err := ValidateKey(name, v); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidKey, err)
 	}
 	return nil
 }
@@ -64,7 +70,7 @@ func (p *Plan) Encode(dst []byte, v reflect.Value) ([]byte, error) {
 	}
 	// The service's documented size formula: 4 bytes, the keys in UTF-16,
 	// and per property 8 bytes + the name in UTF-16 + the value's size.
-	size := 4 + 2*(utf16Len(pk)+utf16Len(rk))
+	size := 4 + 2*(wire.UTF16Len(pk)+wire.UTF16Len(rk))
 	start := len(dst)
 	dst = append(dst, `{"PartitionKey":`...)
 	dst = appendString(dst, pk)
@@ -95,7 +101,7 @@ func (p *Plan) Encode(dst []byte, v reflect.Value) ([]byte, error) {
 			continue
 		}
 		count++
-		size += 8 + 2*utf16Len(f.name) + n
+		size += 8 + 2*wire.UTF16Len(f.name) + n
 	}
 	if count > MaxProperties {
 		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(count) + " properties"}
@@ -113,12 +119,8 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 	defer func() { *dst = b }()
 	switch f.kind {
 	case kString:
-		s := fv.String()
-		if err := checkString(f.name, s); err != nil {
-			return 0, false, err
-		}
-		b = appendString(b, s)
-		return 4 + 2*utf16Len(s), false, nil
+		n, err := appendStringValue(&b, f.name, fv.String())
+		return n, false, err
 	case kBool:
 		b = strconv.AppendBool(b, fv.Bool())
 		return 1, false, nil
@@ -195,33 +197,37 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 		if err != nil {
 			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
-		s := string(text)
-		if err := checkString(f.name, s); err != nil {
-			return 0, false, err
-		}
-		b = appendString(b, s)
-		return 4 + 2*utf16Len(s), false, nil
+		n, err := appendStringValue(&b, f.name, string(text))
+		return n, false, err
 	case kJSON:
 		raw, err := json.Marshal(fv.Interface())
 		if err != nil {
 			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
-		s := string(raw)
-		if err := checkString(f.name, s); err != nil {
-			return 0, false, err
-		}
-		b = appendString(b, s)
-		return 4 + 2*utf16Len(s), false, nil
+		n, err := appendStringValue(&b, f.name, string(raw))
+		return n, false, err
 	}
 	return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: "unsupported kind"}
 }
 
+// appendStringValue writes s as an Edm.String value after checking it, and
+// returns its size by the service's formula: 4 bytes and 2 per code unit.
+func appendStringValue(b *[]byte, name, s string) (int, error) {
+	if err := checkString(name, s); err != nil {
+		return 0, err
+	}
+	*b = appendString(*b, s)
+	return 4 + 2*wire.UTF16Len(s), nil
+}
+
+// checkString applies the service's string rules: valid UTF-8 (anything
+// else would be altered on the way) and at most 32 Ki UTF-16 code units.
 func checkString(name, s string) error {
 	if !utf8.ValidString(s) {
 		return &ValidationError{Property: name, Rule: RuleInvalidUTF8}
 	}
 	if len(s) > MaxStringUTF16 { // cheap pre-check: UTF-16 units <= bytes
-		if n := utf16Len(s); n > MaxStringUTF16 {
+		if n := wire.UTF16Len(s); n > MaxStringUTF16 {
 			return &ValidationError{Property: name, Rule: RuleStringTooLong, Detail: strconv.Itoa(n) + " UTF-16 code units"}
 		}
 	}

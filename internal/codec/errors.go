@@ -3,6 +3,8 @@ package codec
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // Sentinels re-exported by package table; they carry its prefix because that
@@ -15,6 +17,12 @@ var (
 	ErrInvalidEntity = errors.New("table: invalid entity")
 	// ErrDecode reports a stored entity that does not fit the Go type.
 	ErrDecode = errors.New("table: cannot decode entity")
+	// ErrInvalidKey reports a key given on its own that breaks the
+	// service's rules (see CheckKey).
+	ErrInvalidKey = errors.New("table: invalid key")
+	// ErrInvalidOptions reports an option value out of range, such as a
+	// $select name that is not a property (see SelectList).
+	ErrInvalidOptions = errors.New("table: invalid options")
 )
 
 // TypeError explains why a Go type cannot be used as an entity.
@@ -36,8 +44,8 @@ func (e *TypeError) Is(target error) bool { return target == ErrInvalidType }
 
 // Validation rules, as named in ValidationError.Rule.
 const (
-	RuleKeyTooLong        = "key longer than 1 KiB"
-	RuleKeyCharacter      = "key contains / \\ # ? or a control character"
+	RuleKeyTooLong        = wire.RuleKeyTooLong
+	RuleKeyCharacter      = wire.RuleKeyCharacter
 	RuleTooManyProperties = "more than 252 properties"
 	RulePropertyName      = "invalid property name"
 	RuleStringTooLong     = "string longer than 32 Ki UTF-16 code units (64 KiB)"
@@ -46,7 +54,7 @@ const (
 	RuleInt32Range        = "integer out of Edm.Int32 range"
 	RuleInt64Range        = "integer out of Edm.Int64 range"
 	RuleDateTimeRange     = "time outside the Edm.DateTime range 1601-01-01 to 9999-12-31"
-	RuleInvalidUTF8       = "string is not valid UTF-8"
+	RuleInvalidUTF8       = wire.RuleInvalidUTF8
 	RuleMarshal           = "value cannot be marshalled"
 )
 

@@ -19,6 +19,7 @@ func isGUIDType(t reflect.Type) bool {
 // String returns the 8-4-4-4-12 form.
 func (g GUID) String() string { return string(g.appendText(nil)) }
 
+// appendText appends the 8-4-4-4-12 form without allocating, for Encode.
 func (g GUID) appendText(b []byte) []byte {
 	var buf [36]byte
 	hex.Encode(buf[0:8], g[0:4])
@@ -47,6 +48,7 @@ func (g *GUID) UnmarshalText(b []byte) error {
 	return nil
 }
 
+// errGUID never repeats the input, like every error of this package.
 var errGUID = errors.New("table: invalid GUID: want 8-4-4-4-12 hex digits")
 
 // ParseGUID parses the 8-4-4-4-12 hex form, optionally in braces.

@@ -2,6 +2,7 @@ package codec
 
 import "unicode/utf8"
 
+// hexDigits serves the \u00XX escapes of appendString.
 const hexDigits = "0123456789abcdef"
 
 // appendString appends s as a JSON string. Invalid UTF-8 is replaced by
@@ -53,25 +54,4 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
-}
-
-// utf16Len counts UTF-16 code units, the unit of the service's string limit.
-func utf16Len(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			n++
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-		i += size
-	}
-	return n
 }

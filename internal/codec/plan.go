@@ -2,14 +2,15 @@ package codec
 
 import (
 	"encoding"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // kind is how one Go field maps to an EDM type.
@@ -28,7 +29,8 @@ const (
 	kJSON                   // any value, as a JSON string (tag option "json")
 )
 
-// role marks fields with a meaning beyond a property.
+// role marks fields with a meaning beyond a property: the keys, and the
+// ETag and Timestamp that are read but never written.
 type role uint8
 
 const (
@@ -54,7 +56,8 @@ type field struct {
 	annoJSON []byte
 }
 
-// Plan is the cached mapping between a struct type and an entity.
+// Plan is the cached mapping between a struct type and an entity. It is
+// never changed after build, so one plan serves every goroutine.
 type Plan struct {
 	Type   reflect.Type
 	fields []field // properties in declaration order, keys excluded
@@ -65,6 +68,8 @@ type Plan struct {
 	ts     *field
 }
 
+// plans caches plans and failures alike, so a type is analysed once per
+// process; the reflect.Type values below are the types with a fixed kind.
 var (
 	plans         sync.Map // reflect.Type -> *Plan or error
 	timeType      = reflect.TypeFor[time.Time]()
@@ -73,12 +78,7 @@ var (
 	bytesType     = reflect.TypeFor[[]byte]()
 	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
 	textUnmarshal = reflect.TypeFor[encoding.TextUnmarshaler]()
-	// reservedNames are the service's system properties.
-	reservedNames = map[string]bool{"PartitionKey": true, "RowKey": true, "Timestamp": true}
 )
-
-// maxPropNameLen is the service's limit on a property name.
-const maxPropNameLen = 255
 
 // For returns the plan of a struct type, computing it once.
 func For(t reflect.Type) (*Plan, error) {
@@ -100,6 +100,8 @@ func For(t reflect.Type) (*Plan, error) {
 	return nil, v.(error)
 }
 
+// build makes the plan of t: its fields, keys, ETag and Timestamp, with
+// every mapping rule checked once.
 func build(t reflect.Type) (*Plan, error) {
 	typeName := t.String()
 	if t.Kind() != reflect.Struct {
@@ -187,6 +189,8 @@ func collect(t reflect.Type, index []int, typeName string, out *[]field, visitin
 	return nil
 }
 
+// fieldOf maps one struct field: its tag, role, name rule and EDM kind, and
+// its JSON fragments encoded once for every later Encode.
 func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, error) {
 	f := field{goName: sf.Name, index: idx, name: sf.Name}
 	name, opts, _ := strings.Cut(tag, ",")
@@ -237,8 +241,10 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 		f.typ, f.kind = t, kTime
 		return f, nil
 	}
-	if err := checkPropertyName(f.name, f.role); err != nil {
-		return f, &TypeError{Type: typeName, Field: sf.Name, Reason: err.Error()}
+	if f.role == roleProp {
+		if bad := wire.CheckPropertyName(f.name); bad != nil {
+			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: bad.String()}
+		}
 	}
 	if t.Kind() == reflect.Pointer && !asJSON {
 		f.ptr = true
@@ -261,6 +267,7 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 	return f, nil
 }
 
+// kindOf chooses the EDM type of a Go type, or explains why there is none.
 func kindOf(t reflect.Type, asJSON bool) (kind, string) {
 	if asJSON {
 		return kJSON, ""
@@ -302,6 +309,8 @@ func kindOf(t reflect.Type, asJSON bool) (kind, string) {
 	return 0, "type " + t.String() + " has no EDM type"
 }
 
+// annotation is the @odata.type a kind must carry: every kind whose JSON
+// form alone would read back as another EDM type.
 func annotation(k kind) string {
 	switch k {
 	case kInt64:
@@ -318,48 +327,12 @@ func annotation(k kind) string {
 	return ""
 }
 
-// checkPropertyName applies the service's rules: a C#-identifier-like name
-// of at most 255 characters that is not a system property.
-func checkPropertyName(name string, r role) error {
-	if r == rolePK || r == roleRK {
-		return nil
-	}
-	if name == "" || len(name) > maxPropNameLen {
-		return errorString("property name must have 1 to 255 characters")
-	}
-	if reservedNames[name] {
-		return errorString("property name " + quote(name) + " is reserved by the service")
-	}
-	if !utf8.ValidString(name) {
-		return errorString("property name is not valid UTF-8")
-	}
-	for i, r := range name {
-		ok := r == '_' || unicode.IsLetter(r) || (i > 0 && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Pc, r)))
-		if !ok {
-			return errorString("property name " + quote(name) + " is not a valid identifier (letters, digits and _; not starting with a digit)")
-		}
-	}
-	return nil
-}
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
-
+// quote shows a name in a message as JSON would.
 func quote(s string) string { return string(appendString(nil, s)) }
-
-// Names returns the property names of the plan, keys excluded, in order.
-func (p *Plan) Names() []string {
-	out := make([]string, len(p.fields))
-	for i, f := range p.fields {
-		out[i] = f.name
-	}
-	return out
-}
 
 // HasProperty reports whether name is a property (or key) of the plan.
 func (p *Plan) HasProperty(name string) bool {
-	if name == "PartitionKey" || name == "RowKey" || name == "Timestamp" {
+	if wire.IsSystemProperty(name) {
 		return true
 	}
 	_, ok := p.byName[name]
@@ -371,4 +344,14 @@ func (p *Plan) SetETag(v reflect.Value, etag string) {
 	if p.etag != nil {
 		v.FieldByIndex(p.etag.index).SetString(etag)
 	}
+}
+
+// SelectList returns the $select value for names (wire.SelectList); a name
+// that is not a property of the plan is ErrInvalidOptions.
+func (p *Plan) SelectList(names []string) (string, error) {
+	s, err := wire.SelectList(names, p.HasProperty)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w of %s", ErrInvalidOptions, err, p.Type)
+	}
+	return s, nil
 }

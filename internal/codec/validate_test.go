@@ -140,7 +140,7 @@ func TestTooManyProperties(t *testing.T) {
 		t.Fatalf("253 properties: err = %v, want ErrInvalidType about 252", err)
 	}
 	ok, err := For(reflect.StructOf(fields[:2+MaxProperties]))
-	if err != nil || len(ok.Names()) != MaxProperties {
+	if err != nil || len(ok.fields) != MaxProperties {
 		t.Fatalf("252 properties: err = %v", err)
 	}
 }

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // CanonicalLen returns len(Canonical(entity)) without building it: the
@@ -19,284 +20,87 @@ import (
 // entity must be a JSON object. Objects with a repeated name (which
 // json.Unmarshal collapses) are measured with Canonical itself.
 func CanonicalLen(entity []byte) (int, error) {
-	s := scanner{b: entity}
-	s.ws()
-	if s.i >= len(s.b) || s.b[s.i] != '{' {
+	s := wire.Scanner{Data: entity}
+	if s.Peek() != '{' {
 		return 0, errors.New("txwire: entity is not a JSON object")
 	}
-	n, err := s.value(0)
+	n, err := measure(&s)
 	if err == nil {
-		s.ws()
-		if s.i != len(s.b) {
-			err = fmt.Errorf("txwire: data after the entity at byte %d", s.i)
-		}
+		err = s.End()
 	}
 	if errors.Is(err, errDuplicate) {
 		c, cerr := Canonical(entity)
 		return len(c), cerr
 	}
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("txwire: entity: %w", err)
 	}
 	return n, nil
 }
 
 var errDuplicate = errors.New("txwire: repeated name in an object")
 
-// maxDepth is encoding/json's nesting limit.
-const maxDepth = 10000
-
-type scanner struct {
-	b []byte
-	i int
-}
-
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
-	}
-}
-
-func (s *scanner) errAt(what string) error {
-	return fmt.Errorf("txwire: invalid JSON entity: %s at byte %d", what, s.i)
-}
-
-// value measures the value at s.i as encoding/json re-encodes it.
-func (s *scanner) value(depth int) (int, error) {
-	if depth > maxDepth {
-		return 0, s.errAt("nesting too deep")
-	}
-	s.ws()
-	if s.i >= len(s.b) {
-		return 0, s.errAt("unexpected end")
-	}
-	switch c := s.b[s.i]; {
+// measure reads the value at the scanner and returns its length as
+// encoding/json re-encodes it.
+func measure(s *wire.Scanner) (int, error) {
+	switch c := s.Peek(); {
 	case c == '{':
-		return s.object(depth)
-	case c == '[':
-		return s.array(depth)
-	case c == '"':
-		n, _, err := s.str(false)
+		n := 2
+		var seen map[string]struct{}
+		err := s.Object(func(name []byte) error {
+			if seen == nil {
+				seen = make(map[string]struct{}, 16)
+			} else {
+				n++ // the comma before this member
+			}
+			if _, dup := seen[string(name)]; dup {
+				return errDuplicate
+			}
+			seen[string(name)] = struct{}{}
+			n += strLen(name) + 1
+			vn, err := measure(s)
+			n += vn
+			return err
+		})
 		return n, err
-	case c == 't':
-		return s.literal("true")
-	case c == 'f':
-		return s.literal("false")
-	case c == 'n':
-		return s.literal("null")
+	case c == '[':
+		n := 1
+		err := s.Array(func() error {
+			vn, err := measure(s)
+			n += vn + 1 // the value and the comma or ]
+			return err
+		})
+		return max(n, 2), err
+	case c == '"':
+		v, err := s.String()
+		return strLen(v), err
 	case c == '-' || (c >= '0' && c <= '9'):
-		return s.number()
-	}
-	return 0, s.errAt("unexpected character")
-}
-
-func (s *scanner) literal(lit string) (int, error) {
-	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
-		return 0, s.errAt("bad literal")
-	}
-	s.i += len(lit)
-	return len(lit), nil
-}
-
-func (s *scanner) object(depth int) (int, error) {
-	s.i++ // {
-	n, members := 2, 0
-	var seen map[string]struct{}
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == '}' {
-		s.i++
-		return n, nil
-	}
-	for {
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != '"' {
-			return 0, s.errAt("expected a name")
-		}
-		kn, key, err := s.str(true)
+		text, err := s.Number()
 		if err != nil {
 			return 0, err
 		}
-		if seen == nil {
-			seen = make(map[string]struct{}, 16)
-		}
-		if _, dup := seen[key]; dup {
-			return 0, errDuplicate
-		}
-		seen[key] = struct{}{}
-		s.ws()
-		if s.i >= len(s.b) || s.b[s.i] != ':' {
-			return 0, s.errAt("expected ':'")
-		}
-		s.i++
-		vn, err := s.value(depth + 1)
-		if err != nil {
-			return 0, err
-		}
-		n += kn + 1 + vn
-		members++
-		s.ws()
-		if s.i >= len(s.b) {
-			return 0, s.errAt("unexpected end")
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-			n++
-		case '}':
-			s.i++
-			return n, nil
-		default:
-			return 0, s.errAt("expected ',' or '}'")
-		}
+		return numberLen(text)
 	}
-}
-
-func (s *scanner) array(depth int) (int, error) {
-	s.i++ // [
-	n := 2
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == ']' {
-		s.i++
-		return n, nil
-	}
-	for {
-		vn, err := s.value(depth + 1)
-		if err != nil {
-			return 0, err
-		}
-		n += vn
-		s.ws()
-		if s.i >= len(s.b) {
-			return 0, s.errAt("unexpected end")
-		}
-		switch s.b[s.i] {
-		case ',':
-			s.i++
-			n++
-		case ']':
-			s.i++
-			return n, nil
-		default:
-			return 0, s.errAt("expected ',' or ']'")
-		}
-	}
-}
-
-// str measures the string at s.i: the decoded runes (json.Unmarshal's
-// rules: invalid UTF-8 and lone surrogates become U+FFFD) encoded again by
-// encoding/json (HTML-escaped). With keep it also returns the decoded
-// value, for the duplicate check of names.
-func (s *scanner) str(keep bool) (int, string, error) {
-	s.i++ // opening quote
-	n := 2
-	var val []byte
-	for {
-		if s.i >= len(s.b) {
-			return 0, "", s.errAt("unterminated string")
-		}
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			s.i++
-			return n, string(val), nil
-		case c < 0x20:
-			return 0, "", s.errAt("control character in string")
-		case c == '\\':
-			r, err := s.escape()
-			if err != nil {
-				return 0, "", err
-			}
-			n += runeLen(r)
-			if keep {
-				val = utf8.AppendRune(val, r)
-			}
-		case c < utf8.RuneSelf:
-			s.i++
-			n += runeLen(rune(c))
-			if keep {
-				val = append(val, c)
-			}
-		default:
-			r, size := utf8.DecodeRune(s.b[s.i:])
-			s.i += size // an invalid byte (size 1) is U+FFFD
-			n += runeLen(r)
-			if keep {
-				val = utf8.AppendRune(val, r)
-			}
-		}
-	}
-}
-
-// escape decodes the escape sequence at s.i.
-func (s *scanner) escape() (rune, error) {
-	if s.i+1 >= len(s.b) {
-		return 0, s.errAt("unterminated escape")
-	}
-	c := s.b[s.i+1]
-	s.i += 2
-	switch c {
-	case '"', '\\', '/':
-		return rune(c), nil
-	case 'b':
-		return '\b', nil
-	case 'f':
-		return '\f', nil
-	case 'n':
-		return '\n', nil
-	case 'r':
-		return '\r', nil
+	lit, err := s.Literal()
+	switch lit {
 	case 't':
-		return '\t', nil
-	case 'u':
-		r, ok := s.hex4()
-		if !ok {
-			return 0, s.errAt("bad \\u escape")
-		}
-		if utf16.IsSurrogate(r) {
-			// A pair decodes to one rune; anything else is U+FFFD and
-			// the next escape stands on its own.
-			if s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u' {
-				save := s.i
-				s.i += 2
-				if r2, ok := s.hex4(); ok {
-					if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
-						return dec, nil
-					}
-				}
-				s.i = save
-			}
-			return utf8.RuneError, nil
-		}
-		return r, nil
+		return len("true"), err
+	case 'f':
+		return len("false"), err
 	}
-	return 0, s.errAt("bad escape")
+	return len("null"), err
 }
 
-func (s *scanner) hex4() (rune, bool) {
-	if len(s.b)-s.i < 4 {
-		return 0, false
+// strLen is the length of a decoded string as encoding/json writes it
+// (HTML-escaped), quotes included.
+func strLen(v []byte) int {
+	n := 2
+	for i := 0; i < len(v); {
+		r, size := utf8.DecodeRune(v[i:])
+		n += runeLen(r)
+		i += size
 	}
-	var r rune
-	for _, c := range s.b[s.i : s.i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	s.i += 4
-	return r, true
+	return n
 }
 
 // runeLen is the length of r as encoding/json writes it in a string.
@@ -316,44 +120,12 @@ func runeLen(r rune) int {
 	return utf8.RuneLen(r)
 }
 
-// number measures a JSON number as encoding/json writes the float64 that
-// json.Unmarshal makes of it.
-func (s *scanner) number() (int, error) {
-	start := s.i
-	if s.b[s.i] == '-' {
-		s.i++
-	}
-	digits := func() int {
-		d := 0
-		for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-			s.i++
-			d++
-		}
-		return d
-	}
-	if s.i < len(s.b) && s.b[s.i] == '0' {
-		s.i++
-	} else if digits() == 0 {
-		return 0, s.errAt("bad number")
-	}
-	if s.i < len(s.b) && s.b[s.i] == '.' {
-		s.i++
-		if digits() == 0 {
-			return 0, s.errAt("bad number")
-		}
-	}
-	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		s.i++
-		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
-			s.i++
-		}
-		if digits() == 0 {
-			return 0, s.errAt("bad number")
-		}
-	}
-	f, err := strconv.ParseFloat(string(s.b[start:s.i]), 64)
+// numberLen is the length of the number text as encoding/json writes the
+// float64 that json.Unmarshal makes of it.
+func numberLen(text []byte) (int, error) {
+	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil {
-		return 0, fmt.Errorf("txwire: number %s does not fit a float64", s.b[start:s.i])
+		return 0, fmt.Errorf("txwire: number %s does not fit a float64", text)
 	}
 	var buf [32]byte
 	return len(appendFloat(buf[:0], f)), nil

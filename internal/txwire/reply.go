@@ -2,7 +2,6 @@ package txwire
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -313,60 +312,6 @@ func clip(s string) string {
 	return s
 }
 
-// ServiceError reads an OData error body ({"odata.error":{"code":...,
-// "message":{"value":...}}}, or the {"error":...} form) and returns its code
-// and message; both are empty when body is not such an error.
-func ServiceError(body []byte) (code, message string) {
-	var v struct {
-		OData *odataError `json:"odata.error"`
-		Error *odataError `json:"error"`
-	}
-	if json.Unmarshal(bytes.TrimSpace(body), &v) != nil {
-		return "", ""
-	}
-	e := v.OData
-	if e == nil {
-		e = v.Error
-	}
-	if e == nil {
-		return "", ""
-	}
-	msg := e.Message.Value
-	if msg == "" {
-		msg = e.Message.Plain
-	}
-	return e.Code, msg
-}
-
-type odataError struct {
-	Code    string       `json:"code"`
-	Message odataMessage `json:"message"`
-}
-
-// odataMessage is {"lang":..,"value":..} or, in the {"error":..} form, a
-// plain string.
-type odataMessage struct {
-	Value string
-	Plain string
-}
-
-// UnmarshalJSON accepts both forms of the message.
-func (m *odataMessage) UnmarshalJSON(b []byte) error {
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		m.Plain = s
-		return nil
-	}
-	var v struct {
-		Value string `json:"value"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	m.Value = v.Value
-	return nil
-}
-
 // SplitIndex splits the service's "<index>:<message>" form: the service
 // (and Azurite) prefix the message of a failed operation with its 0-based
 // position in the transaction. ok is false when msg has no such prefix.
@@ -380,15 +325,4 @@ func SplitIndex(msg string) (index int, rest string, ok bool) {
 		return 0, msg, false
 	}
 	return n, msg[i+1:], true
-}
-
-// FirstLine returns the first line of a service message (the rest is the
-// request id and time), trimmed and cut to 300 bytes.
-func FirstLine(msg string) string {
-	msg, _, _ = strings.Cut(msg, "\n")
-	msg = strings.TrimSpace(msg)
-	if len(msg) > 300 {
-		msg = msg[:300] + "..."
-	}
-	return msg
 }

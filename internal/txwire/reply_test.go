@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // Replies captured from Azurite 3.37.0.
@@ -102,9 +104,9 @@ func TestParse(t *testing.T) {
 					break
 				}
 			}
-			code, msg := ServiceError(failed.Body)
-			if code != tt.want.code || FirstLine(msg) != tt.want.msg {
-				t.Errorf("error = %q %q, want %q %q", code, FirstLine(msg), tt.want.code, tt.want.msg)
+			code, msg := wire.ErrorBody(failed.Body)
+			if got := wire.FirstLine(msg); code != tt.want.code || got != tt.want.msg {
+				t.Errorf("error = %q %q, want %q %q", code, got, tt.want.code, tt.want.msg)
 			}
 			if failed.ContentID != tt.want.cid {
 				t.Errorf("ContentID = %q, want %q", failed.ContentID, tt.want.cid)
@@ -154,22 +156,6 @@ func TestSplitIndex(t *testing.T) {
 	}
 }
 
-func TestServiceError(t *testing.T) {
-	tests := []struct{ body, code, msg string }{
-		{`{"odata.error":{"code":"X","message":{"lang":"en-US","value":"m"}}}`, "X", "m"},
-		{`{"error":{"code":"Y","message":"plain"}}`, "Y", "plain"},
-		{`not json`, "", ""},
-		{`{}`, "", ""},
-		{`{"odata.error":{"code":1}}`, "", ""},
-	}
-	for _, tt := range tests {
-		code, msg := ServiceError([]byte(tt.body))
-		if code != tt.code || msg != tt.msg {
-			t.Errorf("ServiceError(%s) = %q, %q; want %q, %q", tt.body, code, msg, tt.code, tt.msg)
-		}
-	}
-}
-
 func equalInts(a, b []int) bool {
 	if len(a) != len(b) {
 		return false
@@ -205,7 +191,7 @@ func FuzzParse(f *testing.F) {
 			if p.StatusCode < 100 || p.StatusCode > 999 || p.Header == nil {
 				t.Fatalf("impossible part %+v", p)
 			}
-			ServiceError(p.Body)
+			wire.ErrorBody(p.Body)
 		}
 	})
 }

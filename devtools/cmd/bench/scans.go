@@ -62,7 +62,7 @@ func scanPlainFanOut(ctx context.Context, c *aztables.Client, pks []string, limi
 	g.SetLimit(limit)
 	for _, pk := range pks {
 		g.Go(func() error {
-			f := "PartitionKey eq " + table.QuoteString(pk)
+			f := "PartitionKey eq " + query.String(pk).String()
 			p := c.NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: &f})
 			for p.More() {
 				page, err := p.NextPage(ctx)

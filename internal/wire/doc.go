@@ -1,0 +1,12 @@
+// Package wire holds the facts of the Table service's wire format that more
+// than one package needs: the rules for table names, keys and property
+// names, OData string literals and $select lists, the ETag's timestamp, the
+// OData error body, and a JSON scanner.
+//
+// Each fact is written here once so that table, sas, query, batch, codec and
+// txwire cannot disagree about it (they did: two table-name checks, two key
+// checks counting length in different units, two error-body parsers cutting
+// messages at different lengths). The package has no dependencies inside
+// the module and reports rule breaks as a [Violation], which each caller
+// turns into its own error type.
+package wire

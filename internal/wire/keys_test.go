@@ -1,0 +1,54 @@
+package wire
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCheckKey(t *testing.T) {
+	tests := []struct {
+		name, key, want string
+	}{
+		{"empty", "", ""},
+		{"quotes and unicode", "O'Brien \"q\" ü 😀", ""},
+		{"limit", strings.Repeat("k", MaxKeyUTF16), ""},
+		{"limit in UTF-16", strings.Repeat("😀", MaxKeyUTF16/2), ""},
+		{"too long", strings.Repeat("k", MaxKeyUTF16+1), RuleKeyTooLong},
+		{"too long in UTF-16", strings.Repeat("😀", MaxKeyUTF16/2+1), RuleKeyTooLong},
+		{"slash", "a/b", RuleKeyCharacter},
+		{"backslash", `a\b`, RuleKeyCharacter},
+		{"hash", "a#b", RuleKeyCharacter},
+		{"question mark", "a?b", RuleKeyCharacter},
+		{"tab", "a\tb", RuleKeyCharacter},
+		{"DEL", "a\x7fb", RuleKeyCharacter},
+		{"C1 control", "a\u0085b", RuleKeyCharacter},
+		{"invalid UTF-8", "\xff", RuleInvalidUTF8},
+	}
+	for _, tt := range tests {
+		if got := ruleOf(CheckKey(tt.key)); got != tt.want {
+			t.Errorf("%s: CheckKey = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// ruleOf is the rule v names, "" for none.
+func ruleOf(v *Violation) string {
+	if v == nil {
+		return ""
+	}
+	return v.Rule
+}
+
+func TestUTF16Len(t *testing.T) {
+	tests := []struct {
+		s    string
+		want int
+	}{
+		{"", 0}, {"abc", 3}, {"ü", 1}, {"日本", 2}, {"😀", 2}, {"\xff", 1},
+	}
+	for _, tt := range tests {
+		if got := UTF16Len(tt.s); got != tt.want {
+			t.Errorf("UTF16Len(%q) = %d, want %d", tt.s, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package wire
+
+import (
+	"errors"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// QuoteString returns s as an OData string literal: in single quotes, each
+// single quote inside doubled, so that no value can end the literal early.
+func QuoteString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// SelectList returns the $select value for names: PartitionKey and RowKey
+// first, always (an entity cannot be decoded without them), then names in
+// order with the keys left out. has tells which names are properties; the
+// first name it refuses is an error.
+func SelectList(names []string, has func(string) bool) (string, error) {
+	var b strings.Builder
+	b.WriteString("PartitionKey,RowKey")
+	for _, n := range names {
+		if n == "PartitionKey" || n == "RowKey" {
+			continue
+		}
+		if !has(n) {
+			return "", errors.New("select: " + strconv.Quote(n) + " is not a property")
+		}
+		b.WriteByte(',')
+		b.WriteString(n)
+	}
+	return b.String(), nil
+}
+
+// TimestampFromETag returns the last-modified time the service puts in an
+// entity's ETag, W/"datetime'2024-01-02T03%3A04%3A05.1234567Z'", or the
+// zero time when the ETag has another form. Writes that return no entity
+// carry their Timestamp only there. E is string or azcore.ETag.
+func TimestampFromETag[E ~string](etag E) time.Time {
+	_, s, ok := strings.Cut(string(etag), "datetime'")
+	if !ok {
+		return time.Time{}
+	}
+	s, _, ok = strings.Cut(s, "'")
+	if !ok {
+		return time.Time{}
+	}
+	raw, err := url.QueryUnescape(s)
+	if err != nil {
+		return time.Time{}
+	}
+	ts, err := time.Parse(time.RFC3339Nano, raw)
+	if err != nil {
+		return time.Time{}
+	}
+	return ts.UTC()
+}

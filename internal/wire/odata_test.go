@@ -1,0 +1,61 @@
+package wire
+
+import (
+	"testing"
+	"time"
+)
+
+func TestQuoteString(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "''"},
+		{"abc", "'abc'"},
+		{"O'Brien", "'O''Brien'"},
+		{"''", "''''''"},
+		{"a\"b ü", "'a\"b ü'"},
+	}
+	for _, tt := range tests {
+		if got := QuoteString(tt.in); got != tt.want {
+			t.Errorf("QuoteString(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSelectList(t *testing.T) {
+	has := func(n string) bool { return n == "A" || n == "B" }
+	tests := []struct {
+		names   []string
+		want    string
+		wantErr bool
+	}{
+		{nil, "PartitionKey,RowKey", false},
+		{[]string{"B", "A"}, "PartitionKey,RowKey,B,A", false},
+		{[]string{"RowKey", "A", "PartitionKey"}, "PartitionKey,RowKey,A", false},
+		{[]string{"A", "C"}, "", true},
+	}
+	for _, tt := range tests {
+		got, err := SelectList(tt.names, has)
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("SelectList(%q) = %q, %v; want %q, error %v", tt.names, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestTimestampFromETag(t *testing.T) {
+	tests := []struct {
+		etag string
+		want time.Time
+	}{
+		{`W/"datetime'2024-01-02T03%3A04%3A05.1234567Z'"`, time.Date(2024, 1, 2, 3, 4, 5, 123456700, time.UTC)},
+		{`W/"datetime'2024-01-02T03:04:05Z'"`, time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)},
+		{"", time.Time{}},
+		{`"0x8D"`, time.Time{}},
+		{`W/"datetime'2024-01-02`, time.Time{}},
+		{`W/"datetime'%zz'"`, time.Time{}},
+		{`W/"datetime'yesterday'"`, time.Time{}},
+	}
+	for _, tt := range tests {
+		if got := TimestampFromETag(tt.etag); !got.Equal(tt.want) {
+			t.Errorf("TimestampFromETag(%q) = %v, want %v", tt.etag, got, tt.want)
+		}
+	}
+}

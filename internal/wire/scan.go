@@ -1,0 +1,322 @@
+package wire
+
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// MaxDepth is encoding/json's nesting limit; deeper input is an error, not
+// a stack overflow.
+const MaxDepth = 10000
+
+// SyntaxError is malformed JSON at a byte offset.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return "invalid JSON at byte " + strconv.Itoa(e.Offset) + ": " + e.Msg
+}
+
+// Scanner reads JSON text one value at a time. Entity bodies are decoded
+// (codec) and measured as encoding/json would re-encode them (txwire) on
+// every read and write, which is why both use this hand-written scanner
+// instead of encoding/json's reflection. It decodes strings exactly as
+// json.Unmarshal does (each invalid byte and each lone surrogate becomes
+// U+FFFD) and never panics on malformed input.
+type Scanner struct {
+	Data  []byte
+	Pos   int
+	depth int
+	buf   []byte // String's scratch space for unescaped strings
+}
+
+func (s *Scanner) fail(msg string) error { return &SyntaxError{Offset: s.Pos, Msg: msg} }
+
+// Peek skips whitespace and returns the next byte, 0 at the end.
+func (s *Scanner) Peek() byte {
+	for s.Pos < len(s.Data) {
+		switch c := s.Data[s.Pos]; c {
+		case ' ', '\t', '\n', '\r':
+			s.Pos++
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+// End reports an error unless only whitespace is left.
+func (s *Scanner) End() error {
+	if s.Peek(); s.Pos != len(s.Data) {
+		return s.fail("data after the value")
+	}
+	return nil
+}
+
+// Object reads an object, calling member for each name with the scanner
+// at the member's value, which member must read. name is valid only until
+// the next String call. An error from member is returned as it is.
+func (s *Scanner) Object(member func(name []byte) error) error {
+	return s.container('{', '}', func() error {
+		if s.Peek() != '"' {
+			return s.fail("want a name")
+		}
+		name, err := s.String()
+		if err != nil {
+			return err
+		}
+		if s.Peek() != ':' {
+			return s.fail("want :")
+		}
+		s.Pos++
+		if s.Peek() == 0 {
+			return s.fail("want a value")
+		}
+		return member(name)
+	})
+}
+
+// Array reads an array, calling elem with the scanner at each element,
+// which elem must read.
+func (s *Scanner) Array(elem func() error) error { return s.container('[', ']', elem) }
+
+// container reads open, items separated by commas, and end.
+func (s *Scanner) container(open, end byte, item func() error) error {
+	if s.Peek() != open {
+		return s.fail("want " + string(open))
+	}
+	if s.depth++; s.depth > MaxDepth {
+		return s.fail("nesting too deep")
+	}
+	defer func() { s.depth-- }()
+	s.Pos++
+	if s.Peek() == end {
+		s.Pos++
+		return nil
+	}
+	for {
+		if err := item(); err != nil {
+			return err
+		}
+		switch s.Peek() {
+		case ',':
+			s.Pos++
+		case end:
+			s.Pos++
+			return nil
+		case 0:
+			return s.fail("unterminated value")
+		default:
+			return s.fail("want , or " + string(end))
+		}
+	}
+}
+
+// Skip reads any value and checks its syntax.
+func (s *Scanner) Skip() error {
+	switch c := s.Peek(); {
+	case c == '{':
+		return s.Object(func([]byte) error { return s.Skip() })
+	case c == '[':
+		return s.Array(s.Skip)
+	case c == '"':
+		_, err := s.String()
+		return err
+	case c == '-' || (c >= '0' && c <= '9'):
+		_, err := s.Number()
+		return err
+	}
+	_, err := s.Literal()
+	return err
+}
+
+// Literal reads true, false or null and returns its first byte.
+func (s *Scanner) Literal() (byte, error) {
+	var lit string
+	switch s.Peek() {
+	case 't':
+		lit = "true"
+	case 'f':
+		lit = "false"
+	case 'n':
+		lit = "null"
+	case 0:
+		return 0, s.fail("want a value")
+	default:
+		return 0, s.fail("unexpected character")
+	}
+	if len(s.Data)-s.Pos < len(lit) || string(s.Data[s.Pos:s.Pos+len(lit)]) != lit {
+		return 0, s.fail("bad literal")
+	}
+	s.Pos += len(lit)
+	return lit[0], nil
+}
+
+// Number reads a number by JSON's grammar and returns its text.
+func (s *Scanner) Number() ([]byte, error) {
+	s.Peek()
+	start := s.Pos
+	if s.Pos < len(s.Data) && s.Data[s.Pos] == '-' {
+		s.Pos++
+	}
+	digits := func() int {
+		n := 0
+		for s.Pos < len(s.Data) && s.Data[s.Pos] >= '0' && s.Data[s.Pos] <= '9' {
+			s.Pos++
+			n++
+		}
+		return n
+	}
+	if s.Pos < len(s.Data) && s.Data[s.Pos] == '0' {
+		s.Pos++
+	} else if digits() == 0 {
+		return nil, s.fail("bad number")
+	}
+	if s.Pos < len(s.Data) && s.Data[s.Pos] == '.' {
+		s.Pos++
+		if digits() == 0 {
+			return nil, s.fail("bad number")
+		}
+	}
+	if s.Pos < len(s.Data) && (s.Data[s.Pos] == 'e' || s.Data[s.Pos] == 'E') {
+		s.Pos++
+		if s.Pos < len(s.Data) && (s.Data[s.Pos] == '+' || s.Data[s.Pos] == '-') {
+			s.Pos++
+		}
+		if digits() == 0 {
+			return nil, s.fail("bad number")
+		}
+	}
+	return s.Data[start:s.Pos], nil
+}
+
+// String reads a string and returns its value, unescaped, as valid UTF-8.
+// The result is a slice of Data when the string needs no change, else of a
+// scratch buffer that the next call reuses: copy what you keep.
+func (s *Scanner) String() ([]byte, error) {
+	if s.Peek() != '"' {
+		return nil, s.fail("want a string")
+	}
+	s.Pos++
+	start := s.Pos
+	for s.Pos < len(s.Data) {
+		c := s.Data[s.Pos]
+		if c == '"' {
+			if v := s.Data[start:s.Pos]; utf8.Valid(v) {
+				s.Pos++
+				return v, nil
+			}
+			break
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return nil, s.fail("control character in string")
+		}
+		s.Pos++
+	}
+	s.Pos = start
+	return s.slowString()
+}
+
+// slowString unescapes the string from s.Pos (past the opening quote).
+func (s *Scanner) slowString() ([]byte, error) {
+	b := s.buf[:0]
+	defer func() { s.buf = b[:0] }()
+	for s.Pos < len(s.Data) {
+		c := s.Data[s.Pos]
+		switch {
+		case c == '"':
+			s.Pos++
+			return b, nil
+		case c < 0x20:
+			return nil, s.fail("control character in string")
+		case c == '\\':
+			r, err := s.escape()
+			if err != nil {
+				return nil, err
+			}
+			b = utf8.AppendRune(b, r)
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			s.Pos++
+		default:
+			r, size := utf8.DecodeRune(s.Data[s.Pos:])
+			s.Pos += size // an invalid byte (size 1) is U+FFFD
+			b = utf8.AppendRune(b, r)
+		}
+	}
+	return nil, s.fail("unterminated string")
+}
+
+// escape decodes the escape sequence at s.Pos.
+func (s *Scanner) escape() (rune, error) {
+	if s.Pos+1 >= len(s.Data) {
+		return 0, s.fail("unterminated string")
+	}
+	c := s.Data[s.Pos+1]
+	s.Pos += 2
+	switch c {
+	case '"', '\\', '/':
+		return rune(c), nil
+	case 'b':
+		return '\b', nil
+	case 'f':
+		return '\f', nil
+	case 'n':
+		return '\n', nil
+	case 'r':
+		return '\r', nil
+	case 't':
+		return '\t', nil
+	case 'u':
+		r, ok := s.hex4()
+		if !ok {
+			return 0, s.fail(`bad \u escape`)
+		}
+		if !utf16.IsSurrogate(r) {
+			return r, nil
+		}
+		// A pair decodes to one rune; anything else is U+FFFD and the
+		// next escape stands on its own.
+		if s.Pos+1 < len(s.Data) && s.Data[s.Pos] == '\\' && s.Data[s.Pos+1] == 'u' {
+			save := s.Pos
+			s.Pos += 2
+			if r2, ok := s.hex4(); ok {
+				if dec := utf16.DecodeRune(r, r2); dec != utf8.RuneError {
+					return dec, nil
+				}
+			}
+			s.Pos = save
+		}
+		return utf8.RuneError, nil
+	}
+	s.Pos -= 2
+	return 0, s.fail("bad escape")
+}
+
+func (s *Scanner) hex4() (rune, bool) {
+	if len(s.Data)-s.Pos < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s.Data[s.Pos : s.Pos+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	s.Pos += 4
+	return r, true
+}

@@ -1,0 +1,101 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+var scanSeeds = []string{
+	`{}`, `[]`, `""`, `0`, `-0.5e+3`, `true`, `false`, `null`,
+	`{"a":[1,{"b":"c"}],"d":null}`,
+	`"tab\there \b\f\n\r \/ \\ \" é \ud83d\ude00 \ud800 \udc00 \ud800\u0041"`,
+	"\"invalid \xff utf8 \xe2\x82\"",
+	`{"a":1,}`, `{"a"}`, `{"a":}`, `[1,]`, `01`, `-`, `1.`, `1e`, `tru`, `"\x"`, `"\u12"`, "\"\x01\"", `{`, `"`, `{"a":1} x`,
+	strings.Repeat("[", MaxDepth+1),
+}
+
+// TestSkip: the scanner accepts exactly what encoding/json accepts.
+func TestSkip(t *testing.T) {
+	for _, in := range scanSeeds {
+		checkSkip(t, []byte(in))
+	}
+}
+
+func checkSkip(t *testing.T, in []byte) {
+	t.Helper()
+	s := Scanner{Data: in}
+	err := s.Skip()
+	if err == nil {
+		err = s.End()
+	}
+	if want := json.Valid(in); (err == nil) != want {
+		t.Errorf("Skip(%q) error = %v, want valid %v", in, err, want)
+	}
+	var se *SyntaxError
+	if err != nil && !errors.As(err, &se) {
+		t.Errorf("Skip(%q) error %T, want *SyntaxError", in, err)
+	}
+}
+
+// TestString: strings decode as json.Unmarshal decodes them.
+func TestString(t *testing.T) {
+	for _, in := range scanSeeds {
+		checkString(t, []byte(in))
+	}
+}
+
+// checkString compares with json.Unmarshal; only for input that starts
+// with a quote (json.Unmarshal also takes null for a string).
+func checkString(t *testing.T, in []byte) {
+	t.Helper()
+	if len(in) == 0 || in[0] != '"' {
+		return
+	}
+	var want string
+	werr := json.Unmarshal(in, &want)
+	s := Scanner{Data: in}
+	got, gerr := s.String()
+	if gerr == nil {
+		gerr = s.End()
+	}
+	switch {
+	case werr == nil && gerr != nil:
+		t.Errorf("String(%q) fails (%v), json gives %q", in, gerr, want)
+	case werr == nil && string(got) != want:
+		t.Errorf("String(%q) = %q, want %q", in, got, want)
+	case werr != nil && gerr == nil:
+		t.Errorf("String(%q) = %q, but json fails: %v", in, got, werr)
+	}
+}
+
+func TestObject(t *testing.T) {
+	s := Scanner{Data: []byte(` {"a" : 1 , "b\u0021" : "x" } `)}
+	var got []string
+	err := s.Object(func(name []byte) error {
+		got = append(got, string(name))
+		return s.Skip()
+	})
+	if err == nil {
+		err = s.End()
+	}
+	if err != nil || strings.Join(got, ",") != "a,b!" {
+		t.Errorf("Object = %q, %v; want [a b!], nil", got, err)
+	}
+	stop := errors.New("stop")
+	s = Scanner{Data: []byte(`{"a":1}`)}
+	if err := s.Object(func([]byte) error { return stop }); err != stop {
+		t.Errorf("Object with a failing member = %v, want the member's error", err)
+	}
+}
+
+func FuzzScanner(f *testing.F) {
+	for _, s := range scanSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		checkSkip(t, in)
+		checkString(t, in)
+	})
+}
