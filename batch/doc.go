@@ -28,7 +28,7 @@
 // most [MaxOps] operations ([ErrEmpty], [ErrTooManyOps]), one PartitionKey
 // ([ErrMixedPartitions]; Azurite accepts mixed keys, the service does not),
 // each RowKey once ([ErrDuplicateRowKey]), a request body under
-// [MaxBodyBytes] ([ErrTooLarge]), and every entity valid by package table's
+// [MaxBodyBytes] ([ErrBodyTooLarge]), and every entity valid by package table's
 // rules (table.ErrInvalidEntity names the property). Conditional updates
 // and deletes need an ETag or table.AnyETag; an empty ETag is
 // table.ErrETagRequired, as in package table.
@@ -91,7 +91,7 @@
 //     better by letting operations on different entities of a partition
 //     change places;
 //   - sends transactions of different partitions in parallel, at most
-//     [WriteOptions].Parallelism (default 4) at once, and those of one
+//     [WriteOptions].InFlight (default 4) at once, and those of one
 //     partition one after the other (so concurrent transactions never touch
 //     the same entity, which the service would process slowly);
 //   - retries each transaction with package retry, both whole-request

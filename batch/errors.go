@@ -25,9 +25,9 @@ var (
 	// ErrDuplicateRowKey: an entity may appear only once in a transaction.
 	// The service reports it as 400 InvalidDuplicateRow, which matches too.
 	ErrDuplicateRowKey = errors.New("batch: the same RowKey twice in one transaction")
-	// ErrTooLarge: the request body must be smaller than 4 MiB, counted on
+	// ErrBodyTooLarge: the request body must be smaller than 4 MiB, counted on
 	// the bytes aztables sends (entities, URLs, headers, multipart framing).
-	ErrTooLarge = errors.New("batch: request body of 4 MiB or more")
+	ErrBodyTooLarge = errors.New("batch: request body of 4 MiB or more")
 )
 
 // Outcomes of a transaction that was sent.
@@ -50,7 +50,7 @@ type InvalidError struct {
 	// transaction (ErrEmpty).
 	Index int
 	// Kind is the offending operation's kind (when Index >= 0).
-	Kind Kind
+	Kind OpKind
 	// Err says which rule is broken and how.
 	Err error
 }

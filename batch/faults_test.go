@@ -82,7 +82,7 @@ func TestWriteThroughFaults(t *testing.T) {
 // maybe committed.
 func TestWriteAfterLostResponse(t *testing.T) {
 	tests := []struct {
-		kind      batch.Kind
+		kind      batch.OpKind
 		wantState batch.State
 		wantErr   error
 	}{

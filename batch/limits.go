@@ -50,7 +50,7 @@ func (l *txLimits) check(enc *encoded) error {
 		return fmt.Errorf("%w: operation %d has it too", ErrDuplicateRowKey, j)
 	}
 	if size := l.bodySize() + enc.size; size >= MaxBodyBytes {
-		return fmt.Errorf("%w: the body would have %d bytes (the limit is %d, exclusive)", ErrTooLarge, size, MaxBodyBytes)
+		return fmt.Errorf("%w: the body would have %d bytes (the limit is %d, exclusive)", ErrBodyTooLarge, size, MaxBodyBytes)
 	}
 	return nil
 }

@@ -11,15 +11,15 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// Kind says what an operation does.
-type Kind uint8
+// OpKind says what an operation does.
+type OpKind uint8
 
 const (
 	// Upsert inserts the entity or merges into / replaces an existing one.
-	// It is the zero Kind because it is the safe default for loads: it needs
+	// It is the zero OpKind because it is the safe default for loads: it needs
 	// no ETag and a retried upsert cannot fail because its first attempt
 	// committed.
-	Upsert Kind = iota
+	Upsert OpKind = iota
 	// Add inserts the entity; the transaction fails with
 	// table.ErrAlreadyExists if it exists.
 	Add
@@ -31,8 +31,8 @@ const (
 	Delete
 )
 
-// String returns the Kind's name, e.g. "Upsert".
-func (k Kind) String() string {
+// String returns the OpKind's name, e.g. "Upsert".
+func (k OpKind) String() string {
 	switch k {
 	case Upsert:
 		return "Upsert"
@@ -43,15 +43,15 @@ func (k Kind) String() string {
 	case Delete:
 		return "Delete"
 	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
+	return fmt.Sprintf("OpKind(%d)", uint8(k))
 }
 
-// Op is one write in a Transaction or a bulk Write. The zero Kind and Mode
+// Op is one write in a Transaction or a bulk Write. The zero OpKind and Mode
 // make Op{Entity: e} an upsert that replaces: idempotent, and the stored
 // entity is exactly e afterwards.
 type Op[T any] struct {
 	// Kind is what to do; the zero value is Upsert.
-	Kind Kind
+	Kind OpKind
 	// Entity is what Add, Upsert and Update write; its PartitionKey and
 	// RowKey say where. Delete uses only its keys, and only when
 	// PartitionKey and RowKey below are empty.

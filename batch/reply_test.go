@@ -273,7 +273,7 @@ func TestWriteBookkeeping(t *testing.T) {
 			}
 			var calls []batch.Progress
 			sum, err := batch.WriteSeq(ctxT(t, time.Minute), tbl, seq, &batch.WriteOptions{
-				Parallelism: 3, MaxBuffered: 1 << 20, ContinueOnError: true, Reorder: reorder,
+				InFlight: 3, MaxBuffered: 1 << 20, ContinueOnError: true, Reorder: reorder,
 				Retry:    &retry.Policy{InitialInterval: time.Millisecond, MaxInterval: time.Millisecond, MaxAttempts: 4},
 				Progress: func(p batch.Progress) { calls = append(calls, p) },
 			})

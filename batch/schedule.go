@@ -8,10 +8,10 @@ import (
 )
 
 // scheduler sends the sealed chunks: one worker per partition with chunks
-// queued, at most WriteOptions.Parallelism at once, and no more than
+// queued, at most WriteOptions.InFlight at once, and no more than
 // WriteOptions.MaxBuffered bytes of operations held.
 type scheduler struct {
-	workers  errgroup.Group // limited to WriteOptions.Parallelism
+	workers  errgroup.Group // limited to WriteOptions.InFlight
 	cond     *sync.Cond     // on writer.mu; signalled when a chunk finishes
 	inflight int            // chunks dispatched and not finished
 	buffered int            // bytes of operations in chunks not finished

@@ -22,7 +22,7 @@ import (
 
 // send submits prepared operations with aztables' SubmitTransaction and
 // reads the reply itself: aztables only reports that something failed.
-func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []Op[T]) ([]Result, error) {
+func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []Op[T]) ([]OpResult, error) {
 	actions := make([]aztables.TransactionAction, len(wire))
 	for i := range wire {
 		actions[i] = wire[i].action
@@ -62,7 +62,7 @@ func submit(ctx context.Context, c *aztables.Client, actions []aztables.Transact
 }
 
 // readReply interprets a 202 reply: per-operation results, or the failure.
-func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]Result, error) {
+func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResult, error) {
 	var whole *azcore.ResponseError
 	if !errors.As(aztErr, &whole) || whole.StatusCode != resp.StatusCode {
 		whole = nil
@@ -94,10 +94,10 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]Result,
 		if len(parts) != len(ops) {
 			return nil, &ReplyError{StatusCode: resp.StatusCode, Err: fmt.Errorf("%d responses for %d operations", len(parts), len(ops)), Response: whole}
 		}
-		results := make([]Result, len(parts))
+		results := make([]OpResult, len(parts))
 		for i, p := range parts {
 			etag := azcore.ETag(p.Header.Get("ETag"))
-			results[i] = Result{StatusCode: p.StatusCode, Result: table.Result{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}}
+			results[i] = OpResult{StatusCode: p.StatusCode, Result: table.Result{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}}
 		}
 		return results, nil
 	}

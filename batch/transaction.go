@@ -8,8 +8,8 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// Result is the outcome of one operation of a committed transaction.
-type Result struct {
+// OpResult is the outcome of one operation of a committed transaction.
+type OpResult struct {
 	// StatusCode is the operation's HTTP status: 204 for writes and
 	// deletes (inserts are sent with Prefer: return-no-content).
 	StatusCode int
@@ -145,7 +145,7 @@ func (tx *Transaction[T]) Validate() error {
 // so attempts do not multiply). Only do that when the transaction is safe
 // to repeat: an Add, a conditional Update or a Delete that committed on a
 // lost response fails on the retry. [Write] handles this for you.
-func (tx *Transaction[T]) Submit(ctx context.Context) ([]Result, error) {
+func (tx *Transaction[T]) Submit(ctx context.Context) ([]OpResult, error) {
 	if err := tx.Validate(); err != nil {
 		return nil, err
 	}

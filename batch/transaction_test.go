@@ -267,8 +267,8 @@ func TestTransactionBodySize(t *testing.T) {
 				_, after := rec.snapshot()
 				if target >= batch.MaxBodyBytes {
 					var ie *batch.InvalidError
-					if !errors.Is(err, batch.ErrTooLarge) || !errors.As(err, &ie) || ie.Index != len(ents)-1 {
-						t.Fatalf("%d bytes: error %v, want ErrTooLarge at the last operation %d", target, err, len(ents)-1)
+					if !errors.Is(err, batch.ErrBodyTooLarge) || !errors.As(err, &ie) || ie.Index != len(ents)-1 {
+						t.Fatalf("%d bytes: error %v, want ErrBodyTooLarge at the last operation %d", target, err, len(ents)-1)
 					}
 					if !strings.Contains(err.Error(), fmt.Sprintf("would have %d bytes", target)) {
 						t.Errorf("%d bytes: the error gives another size: %v", target, err)

@@ -13,12 +13,12 @@ import (
 
 // Defaults of WriteOptions.
 const (
-	// DefaultParallelism is the number of transactions Write keeps in
+	// DefaultInFlight is the number of transactions Write keeps in
 	// flight: 4, where the checklist's measurements put most of the gain
 	// of parallel transactions (on one core, Azurite does about 7,700
 	// entities/s in sequential 100-op transactions and 11,000/s with 4 in
 	// parallel).
-	DefaultParallelism = 4
+	DefaultInFlight = 4
 	// DefaultMaxBuffered bounds the encoded operations Write holds: 64 MiB,
 	// sixteen full transactions.
 	DefaultMaxBuffered = 64 << 20
@@ -38,11 +38,11 @@ var ErrNotSent = errors.New("batch: not sent")
 // WriteOptions tune Write and WriteSeq. nil and zero fields mean the
 // documented defaults; Write never modifies them.
 type WriteOptions struct {
-	// Parallelism is the number of transactions in flight at once, each on
+	// InFlight is the number of transactions in flight at once, each on
 	// a different partition (the transactions of one partition run one
-	// after the other, in order). Default DefaultParallelism (4). Size the
-	// client's connection pool to at least this (table.Options.Parallelism).
-	Parallelism int
+	// after the other, in order). Default DefaultInFlight (4). Size the
+	// client's connection pool to at least this (table.Options.PoolSize).
+	InFlight int
 
 	// Retry is the retry policy of each transaction; nil means
 	// retry.Default(). Each chunk is submitted inside retry.Do, which makes
@@ -185,8 +185,8 @@ func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *
 	if o != nil {
 		w.opts = *o
 	}
-	if w.opts.Parallelism <= 0 {
-		w.opts.Parallelism = DefaultParallelism
+	if w.opts.InFlight <= 0 {
+		w.opts.InFlight = DefaultInFlight
 	}
 	if w.opts.MaxBuffered <= 0 {
 		w.opts.MaxBuffered = DefaultMaxBuffered
@@ -207,7 +207,7 @@ func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *
 		}
 	}
 	w.sched.cond = sync.NewCond(&w.mu)
-	w.sched.workers.SetLimit(w.opts.Parallelism)
+	w.sched.workers.SetLimit(w.opts.InFlight)
 	return w
 }
 

@@ -191,7 +191,7 @@ func TestWriteSeq(t *testing.T) {
 	ops := load(3000, 10, 2)
 	plog := &progressLog{t: t}
 	var seq iter.Seq[batch.Op[item]] = slices.Values(ops)
-	sum, err := batch.WriteSeq(ctxT(t, 2*time.Minute), tbl, seq, &batch.WriteOptions{MaxBuffered: 1 << 20, Parallelism: 2, Progress: plog.record})
+	sum, err := batch.WriteSeq(ctxT(t, 2*time.Minute), tbl, seq, &batch.WriteOptions{MaxBuffered: 1 << 20, InFlight: 2, Progress: plog.record})
 	if err != nil {
 		t.Fatalf("WriteSeq: %v", err)
 	}
@@ -458,7 +458,7 @@ func TestWriteCancel(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	sum, err := batch.Write(ctx, tbl, ops, &batch.WriteOptions{Parallelism: 2, Progress: plog.record})
+	sum, err := batch.Write(ctx, tbl, ops, &batch.WriteOptions{InFlight: 2, Progress: plog.record})
 	if !errors.Is(err, context.Canceled) || !errors.Is(err, batch.ErrIncomplete) {
 		t.Fatalf("Write error %v, want context.Canceled and ErrIncomplete", err)
 	}

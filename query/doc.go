@@ -136,10 +136,10 @@
 // ([ParallelOptions].Resume).
 //
 // Parallel requests need parallel connections. tablekit's transport keeps
-// table.Options.Parallelism idle connections per host (default 64, equal to
+// table.Options.PoolSize idle connections per host (default 64, equal to
 // MaxParallelism); Go's default transport keeps 2, and any parallelism above
 // that opens and closes connections all the time. If you lower
-// table.Options.Parallelism, keep ParallelOptions.Parallelism at or below
+// table.Options.PoolSize, keep ParallelOptions.Parallelism at or below
 // it; with plain aztables clients wrapped by table.Wrap, pass
 // table.ClientOptions to them.
 package query

@@ -20,16 +20,16 @@ const (
 	// service throttle it.
 	DefaultParallelism = 8
 	// MaxParallelism is the most requests a parallel run may keep in
-	// flight. It is at most table.DefaultParallelism, the idle-connection
+	// flight. It is at most table.DefaultPoolSize, the idle-connection
 	// pool per host of tablekit's transport, so that every request finds a
 	// pooled connection instead of opening and closing one (connection
-	// churn). If you lowered table.Options.Parallelism, keep
+	// churn). If you lowered table.Options.PoolSize, keep
 	// ParallelOptions.Parallelism at or below it.
 	MaxParallelism = 64
 )
 
 // The transport's pool must hold a connection per request in flight.
-var _ = [table.DefaultParallelism - MaxParallelism]struct{}{}
+var _ = [table.DefaultPoolSize - MaxParallelism]struct{}{}
 
 // ParallelOptions tunes a parallel run; nil means defaults. It is never
 // modified.
@@ -87,8 +87,8 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 	if err := q.check(); err != nil {
 		return nil, err
 	}
-	if pool := q.t; pool.Parallelism() > 0 && pool.Parallelism() < opts.Parallelism {
-		return nil, fmt.Errorf("%w: query: parallelism %d exceeds the connection pool (table.Options.Parallelism %d)", table.ErrInvalidOptions, opts.Parallelism, pool.Parallelism())
+	if pool := q.t; pool.PoolSize() > 0 && pool.PoolSize() < opts.Parallelism {
+		return nil, fmt.Errorf("%w: query: parallelism %d exceeds the connection pool (table.Options.PoolSize %d)", table.ErrInvalidOptions, opts.Parallelism, pool.PoolSize())
 	}
 	if len(segments) == 0 {
 		return nil, fmt.Errorf("%w: query: no segments", table.ErrInvalidOptions)

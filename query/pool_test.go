@@ -10,7 +10,7 @@ import (
 // Parallel refuses more requests in flight than the table's connection pool
 // holds: above it, connections would be opened and closed all the time.
 func TestParallelismBoundedByPool(t *testing.T) {
-	svc, err := table.NewService("UseDevelopmentStorage=true", &table.Options{Parallelism: 4})
+	svc, err := table.NewService("UseDevelopmentStorage=true", &table.Options{PoolSize: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,8 +18,8 @@ func TestParallelismBoundedByPool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tbl.Parallelism(); got != 4 {
-		t.Fatalf("Parallelism() = %d, want 4", got)
+	if got := tbl.PoolSize(); got != 4 {
+		t.Fatalf("PoolSize() = %d, want 4", got)
 	}
 	q := New(tbl)
 	if _, err := q.Parallel(ShardSegments(8), &ParallelOptions{Parallelism: 8}); !errors.Is(err, table.ErrInvalidOptions) {
@@ -29,11 +29,11 @@ func TestParallelismBoundedByPool(t *testing.T) {
 		t.Errorf("parallelism 4 over a pool of 4: %v", err)
 	}
 	def, _ := table.NewService("UseDevelopmentStorage=true", nil)
-	if tb, _ := table.New[item](def, "poolcheck"); tb.Parallelism() != table.DefaultParallelism {
-		t.Errorf("default Parallelism() = %d, want %d", tb.Parallelism(), table.DefaultParallelism)
+	if tb, _ := table.New[item](def, "poolcheck"); tb.PoolSize() != table.DefaultPoolSize {
+		t.Errorf("default PoolSize() = %d, want %d", tb.PoolSize(), table.DefaultPoolSize)
 	}
 	custom, _ := table.NewService("UseDevelopmentStorage=true", &table.Options{Transport: table.NewHTTPClient(nil)})
-	if tb, _ := table.New[item](custom, "poolcheck"); tb.Parallelism() != 0 {
-		t.Errorf("caller transport: Parallelism() = %d, want 0 (unknown)", tb.Parallelism())
+	if tb, _ := table.New[item](custom, "poolcheck"); tb.PoolSize() != 0 {
+		t.Errorf("caller transport: PoolSize() = %d, want 0 (unknown)", tb.PoolSize())
 	}
 }

@@ -412,7 +412,7 @@ func TestPolicies(t *testing.T) {
 	}
 	// A sixth is refused before any request.
 	err = sas.SetPolicy(ctx, admin, sas.Policy{ID: "sixth", Permissions: sas.Read})
-	var ve *sas.ValidationError
+	var ve *sas.FieldError
 	if !errors.Is(err, sas.ErrInvalid) || !errors.As(err, &ve) || ve.Field != "policies" {
 		t.Errorf("sixth policy: got %v, want ErrInvalid for policies", err)
 	}

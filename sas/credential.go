@@ -39,7 +39,7 @@ func NewCredential(account, key string) (*Credential, error) {
 	k, err := base64.StdEncoding.DecodeString(key)
 	if err != nil {
 		// base64 errors carry only an offset, never the input.
-		return nil, &ValidationError{Field: "key", Rule: "must be base64", Err: err}
+		return nil, &FieldError{Field: "key", Rule: "must be base64", Err: err}
 	}
 	return &Credential{account: account, key: &secret{k}}, nil
 }

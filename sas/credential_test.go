@@ -56,9 +56,9 @@ func TestNewCredentialErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := NewCredential(tt.account, tt.key)
-			var ve *ValidationError
+			var ve *FieldError
 			if !errors.As(err, &ve) || ve.Field != tt.wantField {
-				t.Fatalf("got %v, want *ValidationError for %q", err, tt.wantField)
+				t.Fatalf("got %v, want *FieldError for %q", err, tt.wantField)
 			}
 			if tt.key != "" && strings.Contains(err.Error(), tt.key) {
 				t.Errorf("error quotes the key: %v", err)

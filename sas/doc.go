@@ -35,7 +35,7 @@
 //	u, err := sas.TableURL("https://acct.table.core.windows.net", "orders", token)
 //	client, err := aztables.NewClientWithNoCredential(u, nil)
 //
-// Validation happens before signing and reports a *ValidationError that
+// Validation happens before signing and reports a *FieldError that
 // wraps ErrInvalid and names the field: an empty permission set, a missing
 // expiry (both are allowed when a stored access policy supplies them), an
 // expiry not after the start, an invalid table name, range keys with

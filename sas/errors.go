@@ -10,7 +10,7 @@ import (
 
 // ErrInvalid reports signature values, a stored access policy or a token
 // that the service would reject. It is returned before anything is signed or
-// sent; the detail is a *ValidationError.
+// sent; the detail is a *FieldError.
 var ErrInvalid = errors.New("sas: invalid")
 
 // ErrPolicyNotFound reports a stored access policy identifier that the table
@@ -18,16 +18,16 @@ var ErrInvalid = errors.New("sas: invalid")
 // not look like success.
 var ErrPolicyNotFound = errors.New("sas: stored access policy not found")
 
-// ValidationError names the field and the service rule that a value breaks.
+// FieldError names the field and the service rule that a value breaks.
 // Values themselves are never included: keys and identifiers may be
 // sensitive, and a message must never carry a key or a signature.
-type ValidationError struct {
+type FieldError struct {
 	Field string // the Go field or query parameter, e.g. "Expiry" or "se"
 	Rule  string // the rule broken, e.g. "must be after Start"
 	Err   error  // an underlying error (time or number parsing), if any
 }
 
-func (e *ValidationError) Error() string {
+func (e *FieldError) Error() string {
 	s := "sas: invalid " + e.Field + ": " + e.Rule
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
@@ -36,12 +36,12 @@ func (e *ValidationError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrInvalid) true.
-func (e *ValidationError) Is(target error) bool { return target == ErrInvalid }
+func (e *FieldError) Is(target error) bool { return target == ErrInvalid }
 
 // Unwrap returns the underlying error, if any.
-func (e *ValidationError) Unwrap() error { return e.Err }
+func (e *FieldError) Unwrap() error { return e.Err }
 
-func invalid(field, rule string) error { return &ValidationError{Field: field, Rule: rule} }
+func invalid(field, rule string) error { return &FieldError{Field: field, Rule: rule} }
 
 // IsAuthorizationError reports whether err is the service refusing a request
 // because of its SAS or key: HTTP 403 with an error code such as

@@ -49,18 +49,18 @@ func parseIPRange(s string) (IPRange, error) {
 	first, last, isRange := strings.Cut(s, "-")
 	start, err := netip.ParseAddr(first)
 	if err != nil {
-		return IPRange{}, &ValidationError{Field: "sip", Rule: "not an IP address or range", Err: err}
+		return IPRange{}, &FieldError{Field: "sip", Rule: "not an IP address or range", Err: err}
 	}
 	r := IPRange{Start: start}
 	if isRange {
 		if r.End, err = netip.ParseAddr(last); err != nil {
-			return IPRange{}, &ValidationError{Field: "sip", Rule: "not an IP address or range", Err: err}
+			return IPRange{}, &FieldError{Field: "sip", Rule: "not an IP address or range", Err: err}
 		}
 	}
 	if err := r.validate(); err != nil {
-		var ve *ValidationError
+		var ve *FieldError
 		errors.As(err, &ve)
-		return IPRange{}, &ValidationError{Field: "sip", Rule: ve.Rule}
+		return IPRange{}, &FieldError{Field: "sip", Rule: ve.Rule}
 	}
 	return r, nil
 }

@@ -106,7 +106,7 @@ func TestParseErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse(tt.in)
-			var ve *ValidationError
+			var ve *FieldError
 			if !errors.Is(err, ErrInvalid) || !errors.As(err, &ve) {
 				t.Fatalf("got %v, want ErrInvalid", err)
 			}

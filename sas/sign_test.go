@@ -328,9 +328,9 @@ func TestTableValidation(t *testing.T) {
 			s := ok
 			tt.mod(&s)
 			_, err := s.sign(devCred(t), fixedNow)
-			var ve *ValidationError
+			var ve *FieldError
 			if !errors.Is(err, ErrInvalid) || !errors.As(err, &ve) {
-				t.Fatalf("got %v, want a *ValidationError wrapping ErrInvalid", err)
+				t.Fatalf("got %v, want a *FieldError wrapping ErrInvalid", err)
 			}
 			if ve.Field != tt.wantField {
 				t.Errorf("field: got %q, want %q (%v)", ve.Field, tt.wantField, err)
@@ -387,9 +387,9 @@ func TestAccountValidation(t *testing.T) {
 			s := ok
 			tt.mod(&s)
 			_, err := s.sign(devCred(t), fixedNow)
-			var ve *ValidationError
+			var ve *FieldError
 			if !errors.As(err, &ve) || !errors.Is(err, ErrInvalid) {
-				t.Fatalf("got %v, want *ValidationError", err)
+				t.Fatalf("got %v, want *FieldError", err)
 			}
 			if ve.Field != tt.wantField {
 				t.Errorf("field: got %q, want %q", ve.Field, tt.wantField)

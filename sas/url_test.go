@@ -50,9 +50,9 @@ func TestTableURL(t *testing.T) {
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := TableURL(tt.endpoint, tt.table, tt.token)
-			var ve *ValidationError
+			var ve *FieldError
 			if !errors.As(err, &ve) || !errors.Is(err, ErrInvalid) {
-				t.Fatalf("got %v, want *ValidationError", err)
+				t.Fatalf("got %v, want *FieldError", err)
 			}
 			if ve.Field != tt.wantField {
 				t.Errorf("field: got %q, want %q", ve.Field, tt.wantField)

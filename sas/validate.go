@@ -41,12 +41,12 @@ func parseTime(field, s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, &ValidationError{Field: field, Rule: "not an ISO 8601 UTC time", Err: err}
+	return time.Time{}, &FieldError{Field: field, Rule: "not an ISO 8601 UTC time", Err: err}
 }
 
 func checkVersion(field, v string) error {
 	if _, err := time.Parse("2006-01-02", v); err != nil {
-		return &ValidationError{Field: field, Rule: "must be a service version such as " + DefaultVersion, Err: err}
+		return &FieldError{Field: field, Rule: "must be a service version such as " + DefaultVersion, Err: err}
 	}
 	if v < minVersion {
 		return invalid(field, "versions before "+minVersion+" are not supported")

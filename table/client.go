@@ -152,10 +152,10 @@ func NewClientFromSASURL(tableSASURL string, o *Options) (*aztables.Client, stri
 	return c, name, nil
 }
 
-// Parallelism is the number of idle connections its transport keeps per
-// host (Options.Parallelism), or 0 when a caller-supplied Transport makes it
+// PoolSize is the number of idle connections its transport keeps per
+// host (Options.PoolSize), or 0 when a caller-supplied Transport makes it
 // unknown. Parallel work above it opens and closes connections.
-func (s *Service) Parallelism() int { return s.parallelism }
+func (s *Service) PoolSize() int { return s.parallelism }
 
 // Endpoint is the table service URL, without a trailing slash.
 func (s *Service) Endpoint() string { return s.endpoint }

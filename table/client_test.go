@@ -96,12 +96,12 @@ func TestTunedTransport(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	tr := NewHTTPClient(&Options{Parallelism: 100}).Transport.(*http.Transport)
+	tr := NewHTTPClient(&Options{PoolSize: 100}).Transport.(*http.Transport)
 	if tr.MaxIdleConnsPerHost != 100 || tr.ExpectContinueTimeout != 0 || tr.IdleConnTimeout != 30*time.Second {
 		t.Errorf("transport: idle per host %d, expect-continue %v, idle timeout %v", tr.MaxIdleConnsPerHost, tr.ExpectContinueTimeout, tr.IdleConnTimeout)
 	}
-	if def := NewHTTPClient(nil).Transport.(*http.Transport); def.MaxIdleConnsPerHost != DefaultParallelism {
-		t.Errorf("default idle per host = %d, want %d", def.MaxIdleConnsPerHost, DefaultParallelism)
+	if def := NewHTTPClient(nil).Transport.(*http.Transport); def.MaxIdleConnsPerHost != DefaultPoolSize {
+		t.Errorf("default idle per host = %d, want %d", def.MaxIdleConnsPerHost, DefaultPoolSize)
 	}
 	c, err := tr.DialContext(context.Background(), "tcp", l.Addr().String())
 	if err != nil {
@@ -177,8 +177,8 @@ func TestNewServiceWithToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if svc.Endpoint() != "https://acct.table.core.windows.net" || svc.Parallelism() != DefaultParallelism {
-		t.Errorf("endpoint %q, parallelism %d", svc.Endpoint(), svc.Parallelism())
+	if svc.Endpoint() != "https://acct.table.core.windows.net" || svc.PoolSize() != DefaultPoolSize {
+		t.Errorf("endpoint %q, parallelism %d", svc.Endpoint(), svc.PoolSize())
 	}
 	// A bearer token must never travel in clear, not even to loopback.
 	if _, err := NewServiceWithToken("http://127.0.0.1:10002/devstoreaccount1", fakeToken{}, nil); !errors.Is(err, ErrInvalidConnectionString) {

@@ -36,7 +36,7 @@
 // [WithReadLocations] tell a caller whether what it read may be stale.
 //
 // Every client made here uses [ClientOptions]: TCP_NODELAY, an idle pool
-// sized to [Options].Parallelism (default 64; Go keeps 2), the retry policy
+// sized to [Options].PoolSize (default 64; Go keeps 2), the retry policy
 // of package retry as the only retry layer, and inserts that do not make the
 // service echo the entity. Code that already uses aztables gets the same by
 // passing table.ClientOptions(nil) to its aztables constructor.

@@ -77,7 +77,7 @@ func ExampleClientOptions() {
 		log.Fatal(err)
 	}
 	client, err := aztables.NewClientWithSharedKey("http://127.0.0.1:10002/devstoreaccount1/orders", cred,
-		table.ClientOptions(&table.Options{Parallelism: 32}))
+		table.ClientOptions(&table.Options{PoolSize: 32}))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -15,19 +15,19 @@ import (
 	"github.com/tablekit/tablekit/retry"
 )
 
-// DefaultParallelism is the idle-connection pool size per host when
-// Options.Parallelism is zero. Go's default keeps 2 idle connections per
+// DefaultPoolSize is the idle-connection pool size per host when
+// Options.PoolSize is zero. Go's default keeps 2 idle connections per
 // host, so any parallel load above 2 opens and closes connections all the
 // time; the checklist's advice is a limit near the number of concurrent
 // requests.
-const DefaultParallelism = 64
+const DefaultPoolSize = 64
 
 // Options tunes the connection and the retry layer. The zero value (and nil)
 // means defaults; the package never modifies an Options.
 type Options struct {
-	// Parallelism is the number of requests you expect to run at once; the
+	// PoolSize is the number of requests you expect to run at once; the
 	// idle connection pool per host is sized to it. Default 64.
-	Parallelism int
+	PoolSize int
 	// IdleConnTimeout closes pooled connections unused for this long.
 	// Default 30s. Azurite closes idle connections after 5 s; the service
 	// after about 4 minutes. A request that races a closing connection fails
@@ -41,7 +41,7 @@ type Options struct {
 	// NoRetry turns retries off entirely (azcore's stay off as well).
 	NoRetry bool
 	// Transport replaces the tuned HTTP client, e.g. for tests. When set,
-	// Parallelism and the timeouts above are not used.
+	// PoolSize and the timeouts above are not used.
 	Transport policy.Transporter
 	// AllowInsecureHTTP permits http:// endpoints other than loopback
 	// (Azurite on 127.0.0.1 is always allowed). Default https only.
@@ -65,10 +65,10 @@ type Options struct {
 }
 
 func (o *Options) parallelism() int {
-	if o == nil || o.Parallelism <= 0 {
-		return DefaultParallelism
+	if o == nil || o.PoolSize <= 0 {
+		return DefaultPoolSize
 	}
-	return o.Parallelism
+	return o.PoolSize
 }
 
 // poolSize is the idle pool per host of the transport ClientOptions builds,

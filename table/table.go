@@ -116,10 +116,10 @@ func NewFromSASURL[T any](tableSASURL string, o *Options) (*Table[T], error) {
 	return t, nil
 }
 
-// Parallelism is the connection pool size per host of the table's transport
-// (Options.Parallelism), or 0 when unknown (Wrap, or a caller-supplied
+// PoolSize is the connection pool size per host of the table's transport
+// (Options.PoolSize), or 0 when unknown (Wrap, or a caller-supplied
 // Transport). Package query refuses to run more requests at once than it.
-func (t *Table[T]) Parallelism() int { return t.parallelism }
+func (t *Table[T]) PoolSize() int { return t.parallelism }
 
 // Name is the table's name.
 func (t *Table[T]) Name() string { return t.name }

@@ -105,7 +105,7 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	// The checkpoint moves only past rounds whose every delete committed,
 	// so a resumed run reads again whatever was not deleted.
 	token, done, gone, frozen := cp.Token, cp.Done, 0, false
-	wopts := &batch.WriteOptions{Parallelism: plan.parallel, ContinueOnError: true, Retry: conn.policy}
+	wopts := &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: conn.policy}
 	var rejected error
 	g.Go(func() error {
 		for r := range rounds {

@@ -233,7 +233,7 @@ func (b *bench) connSection() Section {
 		for _, v := range []struct{ key, label, idle string }{
 			{"conns/go-default", "Go's `http.DefaultTransport` (in aztables `ClientOptions.Transport`)", "2"},
 			{"conns/az-default", "aztables default (azcore's default transport, nil options)", "10"},
-			{"conns/tk", "tablekit tuned transport (`table.Options` defaults)", fmt.Sprint(table.DefaultParallelism)},
+			{"conns/tk", "tablekit tuned transport (`table.Options` defaults)", fmt.Sprint(table.DefaultPoolSize)},
 		} {
 			key := v.key + "/" + pat.key
 			ss := b.res[key]
