@@ -28,6 +28,7 @@ const (
 	Continuation = "tablekit.continuation"
 	Segment      = "tablekit.segment"
 	Segments     = "tablekit.segments"
+	Parallelism  = "tablekit.parallelism"
 )
 
 type key struct{}
