@@ -15,9 +15,9 @@ import (
 // submit sends one chunk through retry.Do and says what became of it. A
 // retry after an attempt that may have committed can fail because of that
 // commit; such a chunk is Unknown, not Failed.
-func (w *writer[T]) submit(c *chunk[T]) (State, error) {
+func (w *writer[T]) submit(ctx context.Context, c *chunk[T]) (State, error) {
 	attempted, earlierMayHaveCommitted := false, false
-	err := retry.Do(w.ctx, &w.policy, func(ctx context.Context) error {
+	err := retry.Do(ctx, &w.policy, func(ctx context.Context) error {
 		attempted = true
 		_, err := send(ctx, w.enc.t, c.wire, c.ops)
 		if err == nil {

@@ -100,7 +100,7 @@ func (w *writer[T]) work(p *partition[T]) {
 
 		state, err := NotSent, reason
 		if reason == nil {
-			state, err = w.submit(c)
+			state, err = w.tracedSubmit(c)
 		}
 		w.progressMu.Lock()
 		w.mu.Lock()

@@ -149,5 +149,6 @@ func (tx *Transaction[T]) Submit(ctx context.Context) ([]OpResult, error) {
 	if err := tx.Validate(); err != nil {
 		return nil, err
 	}
-	return send(ctx, tx.enc.t, tx.wire, tx.ops)
+	ctx, end := tx.startSubmit(ctx)
+	return end(send(ctx, tx.enc.t, tx.wire, tx.ops))
 }

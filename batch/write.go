@@ -120,6 +120,7 @@ type WriteOptions struct {
 // Write stops sending, waits for nothing but the requests in flight (which
 // end with ctx), and returns.
 func Write[T any](ctx context.Context, t *table.Table[T], ops []Op[T], o *WriteOptions) (Summary, error) {
+	ctx, end := startWrite(ctx, t, spanWrite)
 	w := newWriter(ctx, t, o)
 	w.ledger.states = make([]State, len(ops))
 	w.ledger.opsTotal = len(ops)
@@ -136,7 +137,7 @@ func Write[T any](ctx context.Context, t *table.Table[T], ops []Op[T], o *WriteO
 			w.closePartition(g.pk)
 		}
 	})
-	return w.summary()
+	return end(w.summary())
 }
 
 // WriteSeq is Write for operations that come from an iterator, read once
@@ -148,6 +149,7 @@ func Write[T any](ctx context.Context, t *table.Table[T], ops []Op[T], o *WriteO
 // the fullest transactions. Progress.OpsTotal and ChunksTotal count what
 // has been read so far and are final when Progress.Final is set.
 func WriteSeq[T any](ctx context.Context, t *table.Table[T], ops iter.Seq[Op[T]], o *WriteOptions) (Summary, error) {
+	ctx, end := startWrite(ctx, t, spanWriteSeq)
 	w := newWriter(ctx, t, o)
 	w.ledger.fromSeq = true
 	w.run(func(yield func(int, Op[T]) bool) {
@@ -159,7 +161,7 @@ func WriteSeq[T any](ctx context.Context, t *table.Table[T], ops iter.Seq[Op[T]]
 			i++
 		}
 	})
-	return w.summary()
+	return end(w.summary())
 }
 
 // writer is the state of one Write. mu guards the packer, the scheduler,

@@ -83,9 +83,11 @@ func (c *Cursor[T]) position() position {
 // the query is done, the limit is reached, a request fails (its error is
 // returned) or consume returns false. consume gets how many entities were
 // handed out before the page, moves the position, and returns how many it
-// handed out.
-func (c *Cursor[T]) pageLoop(ctx context.Context, consume func(page *rawPage[T], returned int) (handed int, more bool)) error {
-	returned := 0
+// handed out. name names the run's span.
+func (c *Cursor[T]) pageLoop(ctx context.Context, name string, consume func(page *rawPage[T], returned int) (handed int, more bool)) (err error) {
+	ctx, sp := startRun(ctx, c.plan.t, name)
+	returned, pages := 0, 0
+	defer func() { endRun(sp, pages, returned, err) }()
 	for {
 		pos := c.position()
 		if pos.Done {
@@ -95,10 +97,11 @@ func (c *Cursor[T]) pageLoop(ctx context.Context, consume func(page *rawPage[T],
 		if !ok {
 			return nil
 		}
-		page, err := c.plan.fetch(ctx, pos, top)
+		page, err := c.plan.tracedFetch(ctx, pos, top, -1)
 		if err != nil {
 			return err
 		}
+		pages++
 		handed, more := consume(page, returned)
 		returned += handed
 		if !more {
@@ -130,7 +133,7 @@ func (c *Cursor[T]) top(returned int) (int, bool) {
 // there. Service errors match table's sentinels (table.MapError).
 func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		err := c.pageLoop(ctx, func(page *rawPage[T], returned int) (int, bool) {
+		err := c.pageLoop(ctx, spanCursorAll, func(page *rawPage[T], returned int) (int, bool) {
 			if len(page.entities) == 0 {
 				c.mu.Lock()
 				c.tracker.finishPage(page.next)
@@ -178,7 +181,7 @@ func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 // and breaks behave as in All.
 func (c *Cursor[T]) Pages(ctx context.Context) iter.Seq2[Page[T], error] {
 	return func(yield func(Page[T], error) bool) {
-		err := c.pageLoop(ctx, func(page *rawPage[T], _ int) (int, bool) {
+		err := c.pageLoop(ctx, spanCursorPages, func(page *rawPage[T], _ int) (int, bool) {
 			out := Page[T]{Entities: make([]T, 0, len(page.entities))}
 			c.mu.Lock()
 			for i, e := range page.entities {

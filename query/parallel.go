@@ -153,6 +153,8 @@ func (c *ParallelCursor[T]) Token() string {
 func (c *ParallelCursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		r := &parallelRun[T]{cursor: c, segments: make([]segmentRun[T], len(c.plans))}
+		ctx, sp := c.startRun(ctx)
+		defer func() { endRun(sp, r.pages, r.handedOut, r.firstErr) }()
 		ctx, cancel := context.WithCancel(ctx)
 		r.group, r.groupCtx = errgroup.WithContext(ctx)
 		r.group.SetLimit(c.parallelism)

@@ -36,6 +36,7 @@ type parallelRun[T any] struct {
 	bufferedEntities  int   // entities in pages, not yet consumed
 	requestedEntities int   // $top of the requests in flight
 	handedOut         int   // entities handed out
+	pages             int   // pages received
 	arrivalOrder      []int // unordered: the segment of each queued page, in arrival order
 	firstErr          error
 }
@@ -55,7 +56,7 @@ func (r *parallelRun[T]) startFetch(i, top int) {
 	r.requestedEntities += top
 	plan, at := r.cursor.plans[i], seg.fetchAt
 	r.group.Go(func() error {
-		page, err := plan.fetch(r.groupCtx, at, top)
+		page, err := plan.tracedFetch(r.groupCtx, at, top, i)
 		r.results <- fetchResult[T]{segment: i, page: page, err: err}
 		return err
 	})
@@ -119,6 +120,7 @@ func (r *parallelRun[T]) receive(f fetchResult[T]) {
 		}
 		return
 	}
+	r.pages++
 	seg.fetchAt = f.page.next
 	seg.pages = append(seg.pages, f.page)
 	r.bufferedEntities += len(f.page.entities)

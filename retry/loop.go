@@ -88,6 +88,7 @@ func run[T any](ctx context.Context, p Policy, req *http.Request, drop func(T), 
 			}
 			p.OnRetry(ev)
 		}
+		traceRetry(ctx, attempt, d, o.err)
 		release()
 		if !sleep(ctx, d) {
 			return zero, stopped(ctx, last)

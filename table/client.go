@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/wire"
@@ -34,6 +35,8 @@ type Service struct {
 	parallelism int // the idle pool size of its transport; 0 when unknown
 	account     string
 	key         string // the shared key, for SharedKey; empty otherwise
+	// tr starts the spans of its tables (Options.Azcore.TracingProvider).
+	tr tracing.Tracer
 }
 
 // NewService connects with a connection string: the form the portal shows
@@ -58,7 +61,7 @@ func NewService(connectionString string, o *Options) (*Service, error) {
 		if err != nil {
 			return nil, fmt.Errorf("table: service client: %w", err)
 		}
-		return &Service{raw: raw, endpoint: cs.endpoint, parallelism: o.poolSize()}, nil
+		return &Service{raw: raw, endpoint: cs.endpoint, parallelism: o.poolSize(), tr: o.newTracer()}, nil
 	}
 	return NewServiceWithSharedKey(cs.endpoint, cs.account, cs.key, o)
 }
@@ -81,7 +84,7 @@ func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Serv
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize(), account: account, key: key}, nil
+	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize(), tr: o.newTracer(), account: account, key: key}, nil
 }
 
 // NewServiceWithToken connects with a Microsoft Entra ID credential (for
@@ -98,7 +101,7 @@ func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Opti
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize()}, nil
+	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize(), tr: o.newTracer()}, nil
 }
 
 // NewServiceWithSAS connects with an account SAS URL, e.g.
@@ -119,7 +122,7 @@ func NewServiceWithSAS(sasURL string, o *Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: endpoint, parallelism: o.poolSize()}, nil
+	return &Service{raw: raw, endpoint: endpoint, parallelism: o.poolSize(), tr: o.newTracer()}, nil
 }
 
 // NewClientFromSASURL returns an aztables client for the table in a table

@@ -61,6 +61,7 @@ type Options struct {
 	SecondaryEndpoint string
 	// Azcore is the base azcore configuration (logging, telemetry, tracing,
 	// extra policies, cloud). Its Transport and Retry fields are replaced.
+	// Its TracingProvider traces tablekit's bulk writes and queries too.
 	Azcore azcore.ClientOptions
 }
 

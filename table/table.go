@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/codec"
@@ -65,6 +66,7 @@ type Table[T any] struct {
 	name        string
 	plan        *codec.Plan
 	parallelism int
+	tr          tracing.Tracer // of the Service; disabled for Wrap
 }
 
 // New returns a typed handle on the named table of the service. It checks T's
@@ -78,7 +80,7 @@ func New[T any](s *Service, name string) (*Table[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	t.parallelism = s.parallelism
+	t.parallelism, t.tr = s.parallelism, s.tr
 	return t, nil
 }
 
@@ -112,7 +114,7 @@ func NewFromSASURL[T any](tableSASURL string, o *Options) (*Table[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	t.parallelism = o.poolSize()
+	t.parallelism, t.tr = o.poolSize(), o.newTracer()
 	return t, nil
 }
 
