@@ -10,7 +10,7 @@ import (
 
 func TestSummaryString(t *testing.T) {
 	lost := errors.New("connection reset")
-	invalid := &InvalidError{Index: 7, Err: ErrTooLarge}
+	invalid := &InvalidError{Index: 7, Err: ErrBodyTooLarge}
 	tests := []struct {
 		name string
 		s    Summary

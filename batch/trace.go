@@ -65,12 +65,12 @@ func (w *writer[T]) tracedSubmit(c *chunk[T]) (State, error) {
 
 // startSubmit starts the span of Transaction.Submit; end records the
 // outcome and passes Submit's results through.
-func (tx *Transaction[T]) startSubmit(ctx context.Context) (_ context.Context, end func([]Result, error) ([]Result, error)) {
+func (tx *Transaction[T]) startSubmit(ctx context.Context) (_ context.Context, end func([]OpResult, error) ([]OpResult, error)) {
 	ctx, sp := spans.Start(ctx, link.Tracer(tx.enc.t), spanSubmit)
 	if sp == nil {
 		return ctx, passSubmit
 	}
-	return ctx, func(res []Result, err error) ([]Result, error) {
+	return ctx, func(res []OpResult, err error) ([]OpResult, error) {
 		state := Committed
 		switch {
 		case err != nil && mayHaveCommitted(err):
@@ -84,7 +84,7 @@ func (tx *Transaction[T]) startSubmit(ctx context.Context) (_ context.Context, e
 	}
 }
 
-func passSubmit(res []Result, err error) ([]Result, error) { return res, err }
+func passSubmit(res []OpResult, err error) ([]OpResult, error) { return res, err }
 
 func txAttrs(pk string, ops, bytes, attempts int, state State) []tracing.Attribute {
 	return []tracing.Attribute{
