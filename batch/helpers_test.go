@@ -28,12 +28,7 @@ type item struct {
 	table.Meta
 }
 
-func ctxT(t testing.TB, d time.Duration) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
-}
+func ctxT(t testing.TB, d time.Duration) context.Context { return testenv.Context(t, d) }
 
 // sentBatch is one $batch request as the server received it.
 type sentBatch struct {
@@ -98,24 +93,7 @@ func newTable(t testing.TB, rec *batchRecorder, o *table.Options) *table.Table[i
 	if rec != nil {
 		opts.Azcore.PerCallPolicies = append([]policy.Policy{rec}, opts.Azcore.PerCallPolicies...)
 	}
-	svc, err := table.NewServiceWithSharedKey(env.Endpoint, env.Account, env.Key, &opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := table.New[item](svc, testenv.TableName(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := ctxT(t, time.Minute)
-	if err := tbl.CreateTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = tbl.DeleteTable(ctx)
-	})
-	return tbl
+	return testenv.NewTable[item](t, env.NewService(t, &opts))
 }
 
 // readAll reads every entity of the table with aztables' pager.

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"runtime"
 	"strings"
 	"sync"
@@ -59,34 +58,21 @@ func makeItem(p, r int) item {
 	}
 }
 
-// newService connects to Azurite with tablekit's options; o may be nil.
+// newService connects to Azurite (or endpoint, e.g. a proxy in front of
+// it) with tablekit's options; o may be nil.
 func newService(t testing.TB, endpoint string, o *table.Options) *table.Service {
 	t.Helper()
-	env := testenv.Azurite(t)
-	if endpoint == "" {
-		endpoint = env.Endpoint
+	env := *testenv.Azurite(t)
+	if endpoint != "" {
+		env.Endpoint = endpoint
 	}
-	svc, err := table.NewServiceWithSharedKey(endpoint, env.Account, env.Key, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return svc
+	return env.NewService(t, o)
 }
 
 // newTable creates a uniquely named table, deleted when the test ends.
 func newTable[T any](t testing.TB, svc *table.Service) *table.Table[T] {
 	t.Helper()
-	tbl, err := table.New[T](svc, testenv.TableName(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := tbl.CreateTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
-	return tbl
+	return testenv.NewTable[T](t, svc)
 }
 
 // load upserts the entities in transactions of up to 100, one partition
@@ -172,35 +158,7 @@ func sameSet(t *testing.T, got, want []string) {
 	}
 }
 
-// recorder is a transport that records every request (method, path and
-// decoded query) before sending it on.
-type recorder struct {
-	next *http.Client
-	mu   sync.Mutex
-	reqs []recorded
-}
-
-type recorded struct {
-	method, path string
-	query        url.Values
-}
-
-func newRecorder() *recorder { return &recorder{next: table.NewHTTPClient(nil)} }
-
-func (r *recorder) Do(req *http.Request) (*http.Response, error) {
-	r.mu.Lock()
-	r.reqs = append(r.reqs, recorded{req.Method, req.URL.Path, req.URL.Query()})
-	r.mu.Unlock()
-	return r.next.Do(req)
-}
-
-func (r *recorder) take() []recorded {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.reqs
-	r.reqs = nil
-	return out
-}
+func newRecorder() *testenv.Recorder { return testenv.NewRecorder() }
 
 // pager is a transport that makes Azurite's pages look like the service's
 // worst case: with empty, every first request at a position is answered

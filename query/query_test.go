@@ -136,15 +136,15 @@ func TestBigTable(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(fmt.Sprint(tt.limit, "/", tt.pageSize), func(t *testing.T) {
-				rec.take()
+				rec.Take()
 				got, err := Collect(New(rtbl).PageSize(tt.pageSize).Limit(tt.limit).All(ctx))
 				if err != nil {
 					t.Fatal(err)
 				}
 				sameSequence(t, keysOf(got), full[:min(tt.limit, len(full))])
 				var tops []string
-				for _, r := range rec.take() {
-					tops = append(tops, r.query.Get("$top"))
+				for _, r := range rec.Take() {
+					tops = append(tops, r.URL.Query().Get("$top"))
 				}
 				if !slices.Equal(tops, tt.tops) {
 					t.Errorf("$top per request %v, want %v (the last request asks only for what the limit needs)", tops, tt.tops)
@@ -311,8 +311,8 @@ func TestBigTable(t *testing.T) {
 			}
 			sizes = append(sizes, len(p.Entities))
 		}
-		for _, r := range rec.take() {
-			if r.query.Get("NextPartitionKey") != "" && r.query.Get("NextRowKey") == "" {
+		for _, r := range rec.Take() {
+			if r.URL.Query().Get("NextPartitionKey") != "" && r.URL.Query().Get("NextRowKey") == "" {
 				npkOnly++
 			}
 		}
@@ -453,15 +453,15 @@ func TestBigTable(t *testing.T) {
 				if q.Scope() != ScopePoint {
 					t.Errorf("scope %v, want point", q.Scope())
 				}
-				rec.take()
+				rec.Take()
 				got, err := Collect(q.All(ctx))
 				if err != nil {
 					t.Fatal(err)
 				}
 				sameSequence(t, keysOf(got), tt.want)
-				reqs := rec.take()
-				isGet := len(reqs) == 1 && strings.Contains(reqs[0].path, "(PartitionKey=")
-				isQuery := len(reqs) == 1 && strings.HasSuffix(reqs[0].path, "()")
+				reqs := rec.Take()
+				isGet := len(reqs) == 1 && strings.Contains(reqs[0].URL.Path, "(PartitionKey=")
+				isQuery := len(reqs) == 1 && strings.HasSuffix(reqs[0].URL.Path, "()")
 				switch {
 				case tt.get && !isGet:
 					t.Errorf("requests %+v, want one GET by key", reqs)

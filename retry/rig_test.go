@@ -129,9 +129,4 @@ func (r *rig) stored(t *testing.T, pk, rk string) map[string]any {
 	return m
 }
 
-func ctxT(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+func ctxT(t *testing.T) context.Context { return testenv.Context(t, 2*time.Minute) }

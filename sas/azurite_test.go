@@ -20,11 +20,7 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
 
-func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
-}
+func ctxT(t *testing.T) context.Context { return testenv.Context(t, 60*time.Second) }
 
 func credential(t *testing.T, env *testenv.Env) *sas.Credential {
 	t.Helper()

@@ -318,23 +318,23 @@ func TestNoEcho(t *testing.T) {
 	tbl, rec := newTable[Big](t, nil)
 	ctx := ctxT(t)
 	payload := strings.Repeat("x", 20000)
-	before := rec.bytes
+	before := rec.Bytes()
 	if _, err := tbl.Add(ctx, Big{"p", "a", payload}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := rec.last().Header.Get("Prefer"); got != "return-no-content" {
+	if got := rec.Last().Header.Get("Prefer"); got != "return-no-content" {
 		t.Errorf("Prefer = %q, want return-no-content", got)
 	}
-	if got := rec.bytes - before; got > 100 {
+	if got := rec.Bytes() - before; got > 100 {
 		t.Errorf("Add downloaded %d body bytes, want ~0 (no echo)", got)
 	}
 	// Plain aztables code gets the same through ClientOptions...
 	body, _ := tbl.Marshal(Big{"p", "b", payload})
-	before = rec.bytes
+	before = rec.Bytes()
 	if _, err := tbl.Client().AddEntity(ctx, body, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got := rec.bytes - before; got > 100 {
+	if got := rec.Bytes() - before; got > 100 {
 		t.Errorf("aztables AddEntity with ClientOptions downloaded %d bytes, want ~0", got)
 	}
 	// ...and the echo back when asked for.
@@ -370,7 +370,7 @@ func TestAddEcho(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tbl, rec := newTable[Big](t, tc.opts)
-			before := rec.bytes
+			before := rec.Bytes()
 			res, err := tbl.Add(ctxT(t), Big{"p", "r", payload}, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -378,13 +378,13 @@ func TestAddEcho(t *testing.T) {
 			if res.ETag == "" || res.Timestamp.IsZero() {
 				t.Errorf("Result: got %+v, want ETag and Timestamp", res)
 			}
-			if got := rec.last().Header.Get("Prefer"); got != tc.wantPrefer {
+			if got := rec.Last().Header.Get("Prefer"); got != tc.wantPrefer {
 				t.Errorf("Prefer: got %q, want %q", got, tc.wantPrefer)
 			}
-			if got := rec.lastStatus(); got != tc.wantStatus {
+			if got := rec.LastStatus(); got != tc.wantStatus {
 				t.Errorf("status: got %d, want %d", got, tc.wantStatus)
 			}
-			if got := rec.bytes - before; (got >= int64(len(payload))) != tc.wantEcho {
+			if got := rec.Bytes() - before; (got >= int64(len(payload))) != tc.wantEcho {
 				t.Errorf("response body: got %d bytes, want the entity echoed: %v", got, tc.wantEcho)
 			}
 		})

@@ -49,7 +49,7 @@ func TestValidationSendsNothing(t *testing.T) {
 			return err
 		}},
 	}
-	before := rec.count()
+	before := rec.Count()
 	for _, w := range writes {
 		for _, tc := range entities {
 			err := w.do(ctx, tc.e)
@@ -83,7 +83,7 @@ func TestValidationSendsNothing(t *testing.T) {
 			t.Errorf("%s: err = %v, want %v", tc.name, tc.err, tc.want)
 		}
 	}
-	if got := rec.count() - before; got != 0 {
+	if got := rec.Count() - before; got != 0 {
 		t.Errorf("%d requests sent for invalid input, want 0", got)
 	}
 }
