@@ -149,5 +149,12 @@ func (tx *Transaction[T]) Submit(ctx context.Context) ([]Result, error) {
 	if err := tx.Validate(); err != nil {
 		return nil, err
 	}
-	return send(ctx, tx.enc.t, tx.wire, tx.ops)
+	var obs observer
+	res, err := send(obs.attach(ctx), tx.enc.t, tx.wire, tx.ops)
+	if inDoubt, n := obs.doubt(); err != nil && inDoubt {
+		if amb := collision(err, n, nil); amb != nil {
+			return nil, amb
+		}
+	}
+	return res, err
 }

@@ -199,6 +199,7 @@ func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *
 	if w.opts.Retry != nil {
 		w.policy = *w.opts.Retry
 	}
+	w.policy.Classify = notAmbiguous(w.policy.Classify)
 	hook := w.policy.OnRetry
 	w.policy.OnRetry = func(ev retry.Event) {
 		w.ledger.retries.Add(1)
