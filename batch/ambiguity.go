@@ -1,7 +1,6 @@
 package batch
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -9,48 +8,54 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
 	"github.com/tablekit/tablekit/retry"
-	"github.com/tablekit/tablekit/table"
 )
 
-// submit sends one chunk through retry.Do and says what became of it. A
-// retry after an attempt that may have committed can fail because of that
-// commit; such a chunk is Unknown, not Failed.
-func (w *writer[T]) submit(ctx context.Context, c *chunk[T]) (State, error) {
-	attempted, earlierMayHaveCommitted := false, false
-	err := retry.Do(ctx, &w.policy, func(ctx context.Context) error {
-		attempted = true
-		_, err := send(ctx, w.enc.t, c.wire, c.ops)
-		if err == nil {
-			return nil
+// attempts follows the attempts of one transaction, so that a failure its
+// own earlier commit may have caused is reported as ambiguous. Write and
+// Submit share it.
+type attempts struct {
+	n int
+	// doubt is the failure of the first attempt that may have committed.
+	doubt error
+}
+
+// record counts a failed attempt and returns the error to report for it:
+// an ambiguous one when an earlier attempt may have committed and this one
+// failed as that commit would make it fail.
+func (a *attempts) record(err error) error {
+	a.n++
+	if a.doubt != nil {
+		if amb := collision(err, a.n, a.doubt); amb != nil {
+			return amb
 		}
-		if earlierMayHaveCommitted {
-			var oe *OpError[T]
-			if errors.As(err, &oe) && isAmbiguousStatus(oe.StatusCode) {
-				// Not retried (a 4xx): most likely the earlier attempt's
-				// own change.
-				return fmt.Errorf("batch: %w (an earlier attempt of the transaction failed after sending it); this attempt: %w", table.ErrMaybeCommitted, err)
-			}
-		}
-		if mayHaveCommitted(err) {
-			earlierMayHaveCommitted = true
-		}
-		return err
-	})
-	// Report the failed operation by its position in the input.
-	var oe *OpError[T]
-	if errors.As(err, &oe) && oe.Index >= 0 && oe.Index < len(c.positions) {
-		oe.Index = c.positions[oe.Index]
 	}
-	var reply *ReplyError
-	switch {
-	case err == nil:
-		return Committed, nil
-	case !attempted:
-		return NotSent, fmt.Errorf("%w: %w", ErrNotSent, err)
-	case earlierMayHaveCommitted || errors.As(err, &reply):
-		return Unknown, err
+	if a.doubt == nil && mayHaveCommitted(err) {
+		a.doubt = err
 	}
-	return Failed, err
+	return err
+}
+
+// collision returns the ambiguous error for err when err is a refusal that
+// the transaction's own earlier commit explains: Add finds its entity
+// (409), a conditional Update or Delete a new ETag (412), Delete nothing
+// (404). The *retry.AmbiguousError keeps the operation's response; the
+// failure that made the earlier attempt doubtful stays reachable too.
+// Nil for any other err.
+func collision(err error, n int, doubt error) error {
+	var re *azcore.ResponseError
+	if !errors.Is(err, ErrRolledBack) || !errors.As(err, &re) {
+		return nil
+	}
+	switch re.StatusCode {
+	case http.StatusConflict, http.StatusPreconditionFailed, http.StatusNotFound:
+	default:
+		return nil
+	}
+	amb := &retry.AmbiguousError{Op: retry.OpTransaction, Attempts: n, Err: re}
+	if doubt == nil {
+		return fmt.Errorf("batch: %w", amb)
+	}
+	return fmt.Errorf("batch: %w; the earlier attempt: %w", amb, doubt)
 }
 
 // mayHaveCommitted reports whether a failed attempt of a transaction may
@@ -59,8 +64,7 @@ func (w *writer[T]) submit(ctx context.Context, c *chunk[T]) (State, error) {
 // judgement decides. (retry.MayHaveReached alone counts every response as
 // having reached the service, which would turn refusals into Unknown.)
 func mayHaveCommitted(err error) bool {
-	var reply *ReplyError
-	if errors.As(err, &reply) {
+	if errors.Is(err, retry.ErrBrokenResponse) {
 		return true
 	}
 	var re *azcore.ResponseError
@@ -70,9 +74,13 @@ func mayHaveCommitted(err error) bool {
 	return retry.MayHaveReached(err)
 }
 
-// isAmbiguousStatus: statuses a transaction gets on a retry when its
-// earlier attempt did commit: Add finds the entity (409), a conditional
-// Update finds a new ETag (412), Delete finds nothing (404).
-func isAmbiguousStatus(status int) bool {
-	return status == http.StatusConflict || status == http.StatusPreconditionFailed || status == http.StatusNotFound
+// notAmbiguous wraps a classifier so that an ambiguous failure is final:
+// a retry would only collide again.
+func notAmbiguous(classify func(error) bool) func(error) bool {
+	if classify == nil {
+		classify = retry.IsRetryable
+	}
+	return func(err error) bool {
+		return !errors.Is(err, retry.ErrAmbiguous) && classify(err)
+	}
 }

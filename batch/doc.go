@@ -63,18 +63,30 @@
 // errors.As with *azcore.ResponseError reaches the operation's own response
 // (409 EntityAlreadyExists, say); aztables' 202 error is OpError.Response.
 // Failures of the whole request are *table.ServiceError values, as in
-// package table; a reply that cannot be read is a [*ReplyError], and then
+// package table. A 202 whose body does not parse as a multipart reply is a
+// [*ReplyError] and a body cut short a *retry.BrokenResponseError with the
+// real cause (io.ErrUnexpectedEOF); both match retry.ErrBrokenResponse, and
 // nobody knows whether the transaction committed.
 //
 // Requests are retried by the client's pipeline (table.ClientOptions:
-// 429, 5xx, broken connections), but an operation that fails inside a 202
-// reply with 503 ServerBusy or 500 OperationTimedOut is invisible to it.
-// retry.IsRetryable sees the operation's status through the OpError, so
-// retry.Do around Submit retries those too; inside retry.Do the pipeline
-// makes a single attempt, so retries do not multiply. Only repeat a
-// transaction that is safe to repeat: an Add, conditional Update or Delete
-// whose first attempt committed but whose response was lost fails on the
-// retry. [Write] deals with that.
+// 429, 5xx, broken connections, replies cut short). When an attempt may
+// have committed (its reply was lost or cut short) and the retry then
+// fails as that commit would make it fail (an Add 409, a conditional
+// Update or Delete 412, a Delete 404), Submit returns a
+// *retry.AmbiguousError with Op retry.OpTransaction: it matches
+// table.ErrMaybeCommitted, and not table.ErrAlreadyExists,
+// table.ErrPreconditionFailed, table.ErrNotFound or ErrRolledBack. The
+// transaction applied all or nothing, so reading one of its entities
+// tells. A refusal read whole (503, 429) commits nothing, so a conflict
+// after it is reported as the conflict it is.
+//
+// An operation that fails inside a 202 reply with 503 ServerBusy or 500
+// OperationTimedOut is invisible to the pipeline, and so is a garbled
+// reply. retry.IsRetryable accepts both, so retry.Do around Submit retries
+// them; inside retry.Do the pipeline makes a single attempt, so retries do
+// not multiply, but each Submit then sees one attempt and cannot tell a
+// collision with its own earlier commit: wrap only transactions of upserts
+// and AnyETag updates. [Write] retries any transaction and tells.
 //
 // # Bulk writes
 //
@@ -101,11 +113,13 @@
 //
 // The zero [Op] kind is an upsert and its zero mode is table.Replace, so
 // Op{Entity: e} writes e whatever is stored. Upserts are the safe default
-// for loads: a transaction whose response was lost is retried and cannot
-// fail because its first attempt committed, and each entity ends exactly as
-// last written. Add, Update and Delete work too; when their retry follows
-// an attempt that may have committed and fails with 409, 412 or 404, the
-// transaction is reported with table.ErrMaybeCommitted.
+// for loads: a transaction whose reply was lost, cut short or garbled is
+// retried and cannot fail because its first attempt committed, and each
+// entity ends exactly as last written. Add, Update and Delete work too and
+// are retried the same way: if the first attempt did not commit, the retry
+// does; if it did, the retry fails with 409, 412 or 404 and the transaction
+// is Unknown, its error a *retry.AmbiguousError (table.ErrMaybeCommitted)
+// that also wraps the failure of the attempt in doubt.
 //
 // # Atomicity is per transaction only
 //
@@ -114,15 +128,20 @@
 // transactions committed and others did not, and the [Summary] says which:
 // [Summary.State] gives every operation's fate (Committed, Failed, Unknown
 // or NotSent) and [Summary.Incomplete] the transactions that did not commit,
-// with the input positions of their operations and why. After a failure no
-// later transaction of the same partition is sent; by default no new
-// transaction of any partition is either ([WriteOptions].ContinueOnError
-// keeps the other partitions going). When ctx ends, Write sends nothing
-// more; transactions in flight end with ctx and are Unknown: they may have
+// with the input positions of their operations and why. After a refusal
+// (Failed) no later transaction of the same partition is sent, since later
+// operations may depend on it; by default no new transaction of any
+// partition is either ([WriteOptions].ContinueOnError keeps the other
+// partitions going). An Unknown transaction stops nothing: the partition's
+// later transactions are sent, without the operations on the Unknown
+// one's entities, which are NotSent (whether they may be sent depends on
+// what the Unknown one did). When ctx ends, Write sends nothing more;
+// transactions in flight end with ctx and are Unknown: they may have
 // committed.
 //
-// Resubmitting the operations that are not Committed is safe for upserts,
-// including the Unknown ones.
+// So each entity's committed operations are a prefix of its operations,
+// and resubmitting the operations that are not Committed, in input order,
+// is safe for upserts, including the Unknown ones.
 //
 // # Choosing
 //

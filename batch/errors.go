@@ -148,7 +148,9 @@ func (e *OpError[T]) Unwrap() []error {
 }
 
 // ReplyError reports a reply that could not be read: the transaction may or
-// may not have been committed. It matches ErrMalformedReply.
+// may not have been committed. It matches ErrMalformedReply and
+// retry.ErrBrokenResponse (errors.As finds a *retry.BrokenResponseError), so
+// retry.IsRetryable retries it like a reply cut short.
 type ReplyError struct {
 	// StatusCode is the HTTP status of the reply.
 	StatusCode int
@@ -166,9 +168,10 @@ func (e *ReplyError) Error() string {
 // Is makes ErrMalformedReply match.
 func (e *ReplyError) Is(target error) bool { return target == ErrMalformedReply }
 
-// Unwrap returns the parse error and the response error.
+// Unwrap returns the parse error as a *retry.BrokenResponseError, and the
+// response error.
 func (e *ReplyError) Unwrap() []error {
-	errs := []error{e.Err}
+	errs := []error{e.asBroken()}
 	if e.Response != nil {
 		errs = append(errs, e.Response)
 	}

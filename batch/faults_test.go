@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/faults"
@@ -19,6 +22,12 @@ import (
 // handle on the same table through a fault proxy.
 func proxied(t *testing.T) (direct, viaProxy *table.Table[item], px *faults.Proxy) {
 	t.Helper()
+	return proxiedWith(t, &table.Options{Retry: &retry.Policy{InitialInterval: 10 * time.Millisecond, MaxInterval: 200 * time.Millisecond, MaxAttempts: 10}})
+}
+
+// proxiedWith is proxied with the client options of the proxied handle.
+func proxiedWith(t *testing.T, o *table.Options) (direct, viaProxy *table.Table[item], px *faults.Proxy) {
+	t.Helper()
 	direct = newTable(t, nil, nil)
 	env := testenv.Azurite(t)
 	px, err := faults.Start(env.Endpoint[:strings.LastIndex(env.Endpoint, "/")])
@@ -26,8 +35,7 @@ func proxied(t *testing.T) (direct, viaProxy *table.Table[item], px *faults.Prox
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = px.Close() })
-	svc, err := table.NewServiceWithSharedKey(px.Endpoint(env.Account), env.Account, env.Key,
-		&table.Options{Retry: &retry.Policy{InitialInterval: 10 * time.Millisecond, MaxInterval: 200 * time.Millisecond, MaxAttempts: 10}})
+	svc, err := table.NewServiceWithSharedKey(px.Endpoint(env.Account), env.Account, env.Key, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +52,9 @@ var fastRetry = &retry.Policy{InitialInterval: 10 * time.Millisecond, MaxInterva
 // committed but their response lost, the bulk load completes and every
 // entity is exactly as last written.
 func TestWriteThroughFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long soak (24,000 operations); the -short soak in soak_test.go covers the same faults")
+	}
 	direct, viaProxy, px := proxied(t)
 	ops := load(20000, 50, 4)
 	// Write a fifth of the entities a second time, differently, later on.
@@ -79,7 +90,7 @@ func TestWriteThroughFaults(t *testing.T) {
 
 // TestWriteAfterLostResponse: a transaction that committed but whose
 // response was lost is retried; upserts then succeed, adds are reported as
-// maybe committed.
+// maybe committed, with the retry's 409 and the lost attempt's reset.
 func TestWriteAfterLostResponse(t *testing.T) {
 	tests := []struct {
 		kind      batch.OpKind
@@ -105,9 +116,12 @@ func TestWriteAfterLostResponse(t *testing.T) {
 				t.Errorf("State %v, %d retries; want %v after 1 retry", sum.State(0), sum.Retries, tt.wantState)
 			}
 			if tt.wantErr != nil {
-				var oe *batch.OpError[item]
-				if len(sum.Incomplete) != 1 || !errors.As(sum.Incomplete[0].Err, &oe) || oe.StatusCode != http.StatusConflict {
-					t.Errorf("Incomplete %+v: want the retry's 409 inside", sum.Incomplete)
+				var amb *retry.AmbiguousError
+				var re *azcore.ResponseError
+				if len(sum.Incomplete) != 1 || !errors.As(sum.Incomplete[0].Err, &amb) || amb.Op != retry.OpTransaction ||
+					!errors.As(sum.Incomplete[0].Err, &re) || re.StatusCode != http.StatusConflict ||
+					!errors.Is(sum.Incomplete[0].Err, syscall.ECONNRESET) || errors.Is(sum.Incomplete[0].Err, table.ErrAlreadyExists) {
+					t.Errorf("Incomplete %+v: want an AmbiguousError with the retry's 409 and the reset inside", sum.Incomplete)
 				}
 			}
 			// Either way the first attempt committed everything.

@@ -25,6 +25,9 @@ type partition[T any] struct {
 	// not sent.
 	halted     bool
 	lastToSend int
+	// unknownRows are the entities of chunks that ended Unknown: later
+	// operations on them are not sent (unknown.go).
+	unknownRows map[string]bool
 }
 
 // chunk is one transaction of a Write.

@@ -167,7 +167,8 @@ func TestInBatchFailureIsRetryable(t *testing.T) {
 }
 
 // TestUnreadableReplies: a reply that cannot be read is a ReplyError (the
-// outcome is unknown), never a panic, even where aztables itself panics.
+// outcome is unknown), never a panic, even where aztables itself panics. It
+// is a reply broken in transit: retryable, as a cut-short one is.
 func TestUnreadableReplies(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -194,8 +195,8 @@ func TestUnreadableReplies(t *testing.T) {
 			if !errors.As(err, &resp) || resp.StatusCode != 202 {
 				t.Errorf("the 202 response is not reachable: %v", resp)
 			}
-			if retry.IsRetryable(err) {
-				t.Error("an unreadable reply is retryable; its outcome is unknown")
+			if !retry.IsRetryable(err) || !errors.Is(err, retry.ErrBrokenResponse) {
+				t.Errorf("retryable %v, ErrBrokenResponse %v; want both", retry.IsRetryable(err), errors.Is(err, retry.ErrBrokenResponse))
 			}
 		})
 	}

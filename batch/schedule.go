@@ -96,6 +96,9 @@ func (w *writer[T]) work(p *partition[T]) {
 		p.queued[0] = nil
 		p.queued = p.queued[1:]
 		reason := w.skipReason(p, c)
+		if reason == nil {
+			reason = w.dropUnknownRows(p, c)
+		}
 		w.mu.Unlock()
 
 		state, err := NotSent, reason
@@ -125,8 +128,11 @@ func (w *writer[T]) finishLocked(p *partition[T], c *chunk[T], state State, err 
 	w.sched.buffered -= c.lim.opBytes
 	c.state, c.err = state, err
 	w.ledger.record(c)
+	if state == Unknown {
+		p.markUnknown(c) // the partition goes on without these entities
+	}
 	c.ops, c.wire, c.lim.rows = nil, nil, nil // an OpError keeps its own copy
-	if state == Committed || state == NotSent {
+	if state != Failed {
 		return
 	}
 	if !p.halted || c.id < p.lastToSend {

@@ -69,8 +69,7 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResul
 	}
 	body, err := runtime.Payload(resp)
 	if err != nil {
-		// The body could not be downloaded: a transport failure.
-		return nil, fmt.Errorf("batch: reading the reply: %w", err)
+		return nil, brokenBody(resp, aztErr, err)
 	}
 	if whole == nil {
 		whole = responseError(resp)

@@ -31,18 +31,20 @@ type State uint8
 
 const (
 	// NotSent: never sent. The writer stopped first (a failure or the
-	// context), or an earlier transaction of its partition did not commit.
-	// It is the State of operations Write never read.
+	// context), an earlier transaction of its partition was refused, or an
+	// earlier operation on the same entity is Unknown. It is the State of
+	// operations Write never read.
 	NotSent State = iota
 	// Committed: the transaction holding it committed.
 	Committed
 	// Failed: the transaction holding it was refused (or the operation was
 	// invalid and never sent); nothing in it was written.
 	Failed
-	// Unknown: the transaction may or may not have been committed: the
-	// connection broke after the request was sent, the context ended while
-	// it was in flight, or the reply could not be read. Read the entities
-	// to find out.
+	// Unknown: the transaction may or may not have been committed: a retry
+	// after a lost, cut-short or garbled reply collided with what that
+	// attempt may have written (table.ErrMaybeCommitted), every attempt's
+	// reply was lost, or the context ended while it was in flight. Read
+	// the entities to find out: the transaction applied all or nothing.
 	Unknown
 )
 
@@ -72,11 +74,12 @@ type Chunk struct {
 	State State
 	// Err is why: an *OpError (which operation the service refused; in a
 	// Write, its Index is the operation's position in the input), a
-	// *table.ServiceError, a *ReplyError, an *InvalidError
-	// (an invalid operation, which forms a chunk of its own), an error
-	// matching table.ErrMaybeCommitted (a retry after a lost response
-	// found the change already made), a transport or context error, or,
-	// for NotSent, an error matching ErrNotSent.
+	// *table.ServiceError, a *ReplyError, an *InvalidError (an invalid
+	// operation, which forms a chunk of its own), a *retry.AmbiguousError
+	// matching table.ErrMaybeCommitted (a retry after a lost reply found
+	// the change already made; the lost attempt's failure is wrapped
+	// too), a transport or context error (retry.ErrExhausted when every
+	// attempt failed), or, for NotSent, an error matching ErrNotSent.
 	Err error
 }
 

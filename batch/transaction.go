@@ -129,8 +129,12 @@ func (tx *Transaction[T]) Validate() error {
 //     table.ErrNotFound, ...);
 //   - a *table.ServiceError when the service refused the whole request
 //     (table.ErrTableNotFound, table.ErrForbidden, table.ErrTooLarge, ...);
-//   - a [*ReplyError] when the reply could not be read: the outcome is
-//     unknown;
+//   - a *retry.AmbiguousError (table.ErrMaybeCommitted) when a retry by
+//     the client's pipeline, after an attempt that may have committed,
+//     failed with 409, 412 or 404 as that commit would make it fail;
+//   - a [*ReplyError] when the reply could not be parsed, or a
+//     *retry.BrokenResponseError when it was cut short: the outcome is
+//     unknown (both match retry.ErrBrokenResponse);
 //   - a transport or context error: the outcome is unknown.
 //
 // Requests are retried by the client's pipeline (table.ClientOptions)
@@ -143,12 +147,20 @@ func (tx *Transaction[T]) Validate() error {
 //
 // retries both (inside retry.Do the pipeline makes one attempt per call,
 // so attempts do not multiply). Only do that when the transaction is safe
-// to repeat: an Add, a conditional Update or a Delete that committed on a
-// lost response fails on the retry. [Write] handles this for you.
+// to repeat: each Submit then sees a single attempt, so an Add, a
+// conditional Update or a Delete that committed on a lost response fails
+// on the retry as a plain conflict. [Write] handles this for you.
 func (tx *Transaction[T]) Submit(ctx context.Context) ([]OpResult, error) {
 	if err := tx.Validate(); err != nil {
 		return nil, err
 	}
 	ctx, end := tx.startSubmit(ctx)
-	return end(send(ctx, tx.enc.t, tx.wire, tx.ops))
+	var obs observer
+	res, err := send(obs.attach(ctx), tx.enc.t, tx.wire, tx.ops)
+	if inDoubt, n := obs.doubt(); err != nil && inDoubt {
+		if amb := collision(err, n, nil); amb != nil {
+			return end(nil, amb)
+		}
+	}
+	return end(res, err)
 }

@@ -64,10 +64,13 @@ type WriteOptions struct {
 	Progress func(Progress)
 
 	// ContinueOnError keeps writing the other partitions after a
-	// transaction fails. By default the first failure stops the writer:
-	// transactions already sent finish, nothing else is sent. Either way,
-	// once a transaction of a partition does not commit, no later one of
-	// that partition is sent (later operations may depend on it).
+	// transaction fails. By default the first refusal (a Failed
+	// transaction or an invalid operation) stops the writer: transactions
+	// already sent finish, nothing else is sent. Either way, once a
+	// transaction of a partition is refused, no later one of that
+	// partition is sent (later operations may depend on it). An Unknown
+	// transaction stops neither; only later operations on its entities are
+	// held back.
 	ContinueOnError bool
 
 	// Reorder lets operations on different entities of one partition commit
@@ -105,11 +108,14 @@ type WriteOptions struct {
 //
 // The default operation, Op{Entity: e}, is an upsert that replaces: a
 // transaction of upserts can be retried after a lost response without
-// failing and leaves each entity exactly as given. Transactions holding
-// Add, conditional Update or Delete operations are retried too; when such a
-// retry follows an attempt that may have committed and fails with 409, 412
-// or 404, the chunk's error matches table.ErrMaybeCommitted and its State
-// is Unknown.
+// failing and leaves each entity exactly as given; that holds for replies
+// lost, cut short or garbled. Transactions holding Add, conditional Update
+// or Delete operations are retried too; when such a retry follows an
+// attempt that may have committed and fails with 409, 412 or 404, the
+// chunk's error is a *retry.AmbiguousError (table.ErrMaybeCommitted) that
+// also wraps the failure in doubt, and its State is Unknown. An Unknown
+// chunk does not stop the partition: its later chunks are sent without the
+// operations on the Unknown chunk's entities, which are NotSent.
 //
 // Atomicity is per transaction only. The error is nil when every
 // operation committed; otherwise it matches ErrIncomplete, wraps the first
@@ -201,6 +207,7 @@ func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *
 	if w.opts.Retry != nil {
 		w.policy = *w.opts.Retry
 	}
+	w.policy.Classify = notAmbiguous(w.policy.Classify)
 	hook := w.policy.OnRetry
 	w.policy.OnRetry = func(ev retry.Event) {
 		w.ledger.retries.Add(1)

@@ -1,0 +1,41 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tablekit/tablekit/retry"
+)
+
+// submit sends one chunk through retry.Do and says what became of it. A
+// chunk whose attempt may have committed and that then did not commit is
+// Unknown, not Failed; its error keeps that attempt's failure.
+func (w *writer[T]) submit(ctx context.Context, c *chunk[T]) (State, error) {
+	var a attempts
+	err := retry.Do(ctx, &w.policy, func(ctx context.Context) error {
+		_, err := send(ctx, w.enc.t, c.wire, c.ops)
+		if err == nil {
+			a.n++
+			return nil
+		}
+		return a.record(err)
+	})
+	// Report the failed operation by its position in the input.
+	var oe *OpError[T]
+	if errors.As(err, &oe) && oe.Index >= 0 && oe.Index < len(c.positions) {
+		oe.Index = c.positions[oe.Index]
+	}
+	switch {
+	case err == nil:
+		return Committed, nil
+	case a.n == 0:
+		return NotSent, fmt.Errorf("%w: %w", ErrNotSent, err)
+	case a.doubt != nil:
+		if !errors.Is(err, a.doubt) {
+			err = fmt.Errorf("%w; an earlier attempt may have committed: %w", err, a.doubt)
+		}
+		return Unknown, err
+	}
+	return Failed, err
+}
