@@ -35,6 +35,7 @@ type sentBatch struct {
 	size int    // body bytes
 	ops  int    // operations in it
 	pk   string // PartitionKey of its first operation
+	rk   string // RowKey of its first operation: a retry repeats it
 }
 
 // batchRecorder is a per-call policy that records every $batch request
@@ -60,12 +61,20 @@ func (r *batchRecorder) Do(req *policy.Request) (*http.Response, error) {
 		sb := sentBatch{size: len(b), ops: bytes.Count(b, []byte("\r\nContent-Type: application/http\r\n"))}
 		if i := bytes.Index(b, []byte("PartitionKey='")); i >= 0 {
 			rest := b[i+len("PartitionKey='"):]
-			if j := bytes.Index(rest, []byte("',RowKey=")); j >= 0 {
+			if j := bytes.Index(rest, []byte("',RowKey='")); j >= 0 {
 				sb.pk = string(rest[:j])
+				rest = rest[j+len("',RowKey='"):]
+				if k := bytes.IndexByte(rest, '\''); k >= 0 {
+					sb.rk = string(rest[:k])
+				}
 			}
 		} else if i := bytes.Index(b, []byte(`"PartitionKey":"`)); i >= 0 {
 			rest := b[i+len(`"PartitionKey":"`):]
 			sb.pk = string(rest[:bytes.IndexByte(rest, '"')])
+			if k := bytes.Index(b, []byte(`"RowKey":"`)); k >= 0 {
+				rest := b[k+len(`"RowKey":"`):]
+				sb.rk = string(rest[:bytes.IndexByte(rest, '"')])
+			}
 		}
 		r.mu.Lock()
 		r.batches = append(r.batches, sb)
