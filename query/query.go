@@ -33,14 +33,19 @@ type Query[T any] struct {
 	pageSize    int
 	limit       int
 	checkProps  bool
+	anyTypes    bool
 	noTableScan bool
-	err         error
+	// schema is the stored type filters and $select are checked against:
+	// T's plan, or the queried type's after Project.
+	schema *codec.Plan
+	err    error
 }
 
 // New starts a query over t that matches every entity (a table scan until
 // Where narrows it).
 func New[T any](t *table.Table[T]) Query[T] {
 	q := Query[T]{t: t, pageSize: MaxPageSize}
+	q.schema, q.err = codec.PlanFor[T]()
 	if t == nil {
 		q.err = fmt.Errorf("%w: query: nil table", table.ErrInvalidOptions)
 	}
@@ -99,7 +104,8 @@ func (q Query[T]) Limit(n int) Query[T] {
 // CheckProperties makes the query check, before it runs, that every
 // property its filter names is a property of T. Off by default: filtering on
 // a property that T does not map is legitimate (T may be a projection), but
-// with this on a typo is an error instead of an empty result.
+// with this on a typo is an error instead of an empty result. The types of
+// the literals are checked either way (see AnyTypes).
 func (q Query[T]) CheckProperties() Query[T] {
 	q.checkProps = true
 	return q
@@ -180,7 +186,7 @@ func (q Query[T]) check() error {
 	if q.err != nil {
 		return q.err
 	}
-	if q.t == nil {
+	if q.t == nil || q.schema == nil {
 		return fmt.Errorf("%w: query: no table (make queries with query.New)", table.ErrInvalidOptions)
 	}
 	_, err := q.filter.Build()
@@ -201,13 +207,17 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 	if q.checkProps {
 		var bad []string
 		f.n.properties(func(p Property) {
-			if !codec.HasProperty[T](string(p)) && !slices.Contains(bad, string(p)) {
+			if !q.schema.HasProperty(string(p)) && !slices.Contains(bad, string(p)) {
 				bad = append(bad, string(p))
 			}
 		})
 		if len(bad) > 0 {
-			var zero T
-			return nil, fmt.Errorf("%w: not properties of %T (CheckProperties): %s", ErrInvalidFilter, zero, strings.Join(bad, ", "))
+			return nil, fmt.Errorf("%w: not properties of %s (CheckProperties): %s", ErrInvalidFilter, q.schema.Type, strings.Join(bad, ", "))
+		}
+	}
+	if !q.anyTypes {
+		if err := checkTypes(q.schema, f.n); err != nil {
+			return nil, err
 		}
 	}
 	if q.noTableScan && f.Scope() == ScopeTableScan {
@@ -215,12 +225,13 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 	}
 	p := &plan[T]{t: q.t, filter: text, pageSize: cmp.Or(q.pageSize, MaxPageSize), limit: q.limit}
 	if q.hasSelect {
-		s, err := codec.SelectList[T](q.sel)
+		s, err := q.schema.SelectList(q.sel)
 		if err != nil {
 			return nil, err
 		}
 		p.sel = &s
-		p.selectNames = q.sel
+		// A point get decodes into T, which takes only its own names.
+		p.selectNames = slices.DeleteFunc(slices.Clone(q.sel), func(n string) bool { return !codec.HasProperty[T](n) })
 		if len(p.selectNames) == 0 {
 			p.selectNames = []string{"PartitionKey"} // keys only, also for a point get
 		}

@@ -77,6 +77,18 @@
 // timestamp (receive the ETag / Timestamp of what was read), and "-" to skip
 // a field. Embedded structs are flattened, as in encoding/json.
 //
+// # Dynamic entities
+//
+// [Entity] is an entity without a struct: keys, a property map and [Meta].
+// A value's Go type is its EDM type (string, bool, int32, int64, float64,
+// time.Time, [GUID], []byte), both ways, so writing back what was read
+// never changes a stored type; any other Go type is a [*ValidationError].
+// Table[Entity] works with everything Table[T] does. [ToEntity] and
+// [FromEntity] convert typed entities, so one transaction can hold rows of
+// several types and a mixed query can decode each row by a discriminator;
+// [Entity.EDM] and [EntityFromEDM] convert aztables.EDMEntity values; [As]
+// opens the same table with another type.
+//
 // # Writing
 //
 // [Table.Add] inserts, [Table.Upsert] inserts or merges/replaces without a

@@ -42,11 +42,13 @@ const PageSize = 1000
 func Benchmarks() []Bench {
 	return []Bench{
 		{"write/typed", "tablekit `Table.Add`: typed encode + validation + submit", 1, WriteTyped},
+		{"write/dynamic", "tablekit `Table.Add` of a `table.Entity`: dynamic encode + validation + submit", 1, WriteDynamic},
 		{"write/prebuilt", "aztables `AddEntity` with pre-built JSON bytes", 1, WritePrebuilt},
 		{"write/map", "hand-written: map with `@odata.type` annotations + encoding/json + `AddEntity`", 1, WriteMap},
 		{"write/edm", "hand-written: `aztables.EDMEntity` + encoding/json + `AddEntity`", 1, WriteEDM},
 		{"write/map-echo", "hand-written map path with aztables defaults: the service echoes the entity (201)", 1, WriteMapEcho},
 		{"decode/typed", "tablekit `Table.Unmarshal` of each entity of a 1,000-entity page", PageSize, DecodeTyped},
+		{"decode/dynamic", "tablekit `Table.Unmarshal` into `table.Entity` of each entity of the page", PageSize, DecodeDynamic},
 		{"decode/edm", "`json.Unmarshal` into `aztables.EDMEntity` of each entity of the page", PageSize, DecodeEDM},
 		{"decode/map", "`json.Unmarshal` into `map[string]any` of each entity of the page", PageSize, DecodeMap},
 		{"page/pager", "aztables pager: `NextPage` of a 1,000-entity page, no decoding by the caller", PageSize, PagePager},

@@ -9,12 +9,13 @@
 // Pattern: every entity carries an EntityType property with a version
 // ("Employee.v1"), and its RowKey starts with the type ("EMPLOYEE_000123") so
 // the types never collide and each type sorts together. A reader decodes the
-// discriminator first, then the whole entity into the matching Go type; types
-// it does not know (written by a newer release) are skipped, not fatal.
+// discriminator of each table.Entity, then converts it into the matching Go
+// type; types it does not know (written by a newer release) are skipped, not
+// fatal. Writes of several types go into one transaction as converted rows.
 //
-// Guarantee checked: one partition query returns every entity, each decoded
-// into its own type with its own fields intact, and the unknown type is
-// skipped.
+// Guarantee checked: one transaction stores all three types; one partition
+// query returns every entity, each decoded into its own type with its own
+// fields intact, and the unknown type is skipped.
 package main
 
 import (
@@ -26,8 +27,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
-
+	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
@@ -63,14 +63,6 @@ type Badge struct {
 	Color        string
 }
 
-// discriminator reads only the keys and EntityType of any entity: properties
-// a struct does not map are ignored when decoding.
-type discriminator struct {
-	PartitionKey string
-	RowKey       string
-	EntityType   string
-}
-
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("heterogeneous-types: ")
@@ -87,20 +79,13 @@ func run() error {
 		return err
 	}
 	name := uniqueName("hetero")
-	// One typed handle per Go type, all on the same table. New does no I/O.
-	depts, err := table.New[Department](svc, name)
+	// The table holds rows of every type: a Table[table.Entity] reads and
+	// writes them all; typed handles on the same table come from table.As.
+	rows, err := table.New[table.Entity](svc, name)
 	if err != nil {
 		return err
 	}
-	emps, err := table.New[Employee](svc, name)
-	if err != nil {
-		return err
-	}
-	badges, err := table.New[Badge](svc, name)
-	if err != nil {
-		return err
-	}
-	probe, err := table.New[discriminator](svc, name)
+	depts, err := table.As[Department](rows)
 	if err != nil {
 		return err
 	}
@@ -109,25 +94,44 @@ func run() error {
 	}
 	defer svc.DeleteTable(context.WithoutCancel(ctx), name)
 
-	// Write three kinds of entity into the partition "Sales".
+	// Write three kinds of entity into the partition "Sales" in one atomic
+	// transaction: each typed value is converted to a table.Entity.
 	wantDept := Department{PartitionKey: "Sales", RowKey: "DEPARTMENT", EntityType: departmentV1,
 		Manager: "Jones", Budget: 125000.5}
 	wantEmps := map[string]Employee{}
+	tx := batch.New(rows)
+	add := func(v any) error {
+		var e table.Entity
+		var err error
+		switch v := v.(type) {
+		case Department:
+			e, err = table.ToEntity(v)
+		case Employee:
+			e, err = table.ToEntity(v)
+		case Badge:
+			e, err = table.ToEntity(v)
+		}
+		tx.Add(e)
+		return err
+	}
+	if err := add(wantDept); err != nil {
+		return err
+	}
 	for i, n := range []string{"Jones", "Smith", "Garcia"} {
 		e := Employee{PartitionKey: "Sales", RowKey: "EMPLOYEE_" + table.PadUint(uint64(100+i), 6),
 			EntityType: employeeV1, Name: n, Email: fmt.Sprintf("%s@contoso.com", n), Age: int32(30 + i)}
 		wantEmps[e.RowKey] = e
-		if _, err := emps.Add(ctx, e, nil); err != nil {
+		if err := add(e); err != nil {
 			return err
 		}
 	}
-	if _, err := depts.Add(ctx, wantDept, nil); err != nil {
+	if err := add(Badge{PartitionKey: "Sales", RowKey: "BADGE_gold", EntityType: "Badge.v1", Color: "gold"}); err != nil {
 		return err
 	}
-	if _, err := badges.Add(ctx, Badge{PartitionKey: "Sales", RowKey: "BADGE_gold", EntityType: "Badge.v1", Color: "gold"}, nil); err != nil {
+	if _, err := tx.Submit(ctx); err != nil {
 		return err
 	}
-	fmt.Printf("table %s, partition Sales: 1 department, %d employees, 1 badge (a type this reader does not know)\n", name, len(wantEmps))
+	fmt.Printf("table %s, partition Sales: 1 department, %d employees, 1 badge (a type this reader does not know), in one transaction\n", name, len(wantEmps))
 
 	// A known key has a known type: a point read decodes straight into it.
 	d, err := depts.Get(ctx, "Sales", "DEPARTMENT", nil)
@@ -136,59 +140,37 @@ func run() error {
 	}
 	fmt.Printf("point read: department managed by %s, budget %.2f\n", d.Manager, d.Budget)
 
-	// decode looks at the discriminator first, then decodes the same bytes
-	// into the type it names. It returns nil for unknown types.
-	decode := func(raw []byte) (any, error) {
-		k, err := probe.Unmarshal(raw)
-		if err != nil {
-			return nil, err
-		}
-		switch k.EntityType {
-		case departmentV1:
-			return depts.Unmarshal(raw)
-		case employeeV1:
-			return emps.Unmarshal(raw)
-		}
-		return nil, nil
-	}
-
-	// One partition query returns all types. Package query yields entities
-	// of one Go type, so a mixed partition is read with the aztables pager,
-	// which hands over each entity's raw JSON; query still builds the filter.
-	filter, err := query.Partition("Sales").Build()
-	if err != nil {
-		return err
-	}
-	pager := depts.Client().NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: &filter})
+	// One partition query returns every type as table.Entity; the
+	// discriminator names the Go type each row is converted into.
 	var gotDepts, gotEmps, skipped int
-	for pager.More() {
-		page, err := pager.NextPage(ctx)
+	for e, err := range query.New(rows).Where(query.Partition("Sales")).All(ctx) {
 		if err != nil {
-			return table.MapError("query", err)
+			return err
 		}
-		for _, raw := range page.Entities {
-			v, err := decode(raw)
+		switch e.Properties["EntityType"] {
+		case departmentV1:
+			v, err := table.FromEntity[Department](e)
 			if err != nil {
 				return err
 			}
-			switch v := v.(type) {
-			case Department:
-				gotDepts++
-				fmt.Printf("  %-18s Department  manager=%s budget=%.2f\n", v.RowKey, v.Manager, v.Budget)
-				if v != wantDept {
-					return fmt.Errorf("department decoded as %+v, want %+v", v, wantDept)
-				}
-			case Employee:
-				gotEmps++
-				fmt.Printf("  %-18s Employee    name=%s age=%d\n", v.RowKey, v.Name, v.Age)
-				if v != wantEmps[v.RowKey] {
-					return fmt.Errorf("employee decoded as %+v, want %+v", v, wantEmps[v.RowKey])
-				}
-			default:
-				skipped++
-				k, _ := probe.Unmarshal(raw)
-				fmt.Printf("  %-18s skipped: unknown type %q\n", k.RowKey, k.EntityType)
+			gotDepts++
+			fmt.Printf("  %-18s Department  manager=%s budget=%.2f\n", v.RowKey, v.Manager, v.Budget)
+			if v != wantDept {
+				return fmt.Errorf("department decoded as %+v, want %+v", v, wantDept)
 			}
+		case employeeV1:
+			v, err := table.FromEntity[Employee](e)
+			if err != nil {
+				return err
+			}
+			gotEmps++
+			fmt.Printf("  %-18s Employee    name=%s age=%d\n", v.RowKey, v.Name, v.Age)
+			if v != wantEmps[v.RowKey] {
+				return fmt.Errorf("employee decoded as %+v, want %+v", v, wantEmps[v.RowKey])
+			}
+		default:
+			skipped++
+			fmt.Printf("  %-18s skipped: unknown type %q\n", e.RowKey, e.Properties["EntityType"])
 		}
 	}
 	if gotDepts != 1 || gotEmps != len(wantEmps) || skipped != 1 {

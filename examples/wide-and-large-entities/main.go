@@ -16,8 +16,9 @@
 // halfway leaves orphan chunks, never a corrupt value. (The design guide's
 // other answer is a blob with its address in the entity.)
 //
-// Guarantees checked: the 365 counters are written atomically across two
-// entities of at most 252 properties each and read back exactly; the large
+// Guarantees checked: the 365 counters are refused as one entity before
+// anything is sent, written atomically across two entities of at most 252
+// properties each and read back exactly; the large
 // value is refused as one entity before anything is sent, is invisible
 // before its manifest is written, and reads back byte for byte afterwards.
 package main
@@ -28,15 +29,13 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
 	"os"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
-
+	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
@@ -62,7 +61,7 @@ func run() error {
 	}
 	defer svc.DeleteTable(context.WithoutCancel(ctx), name)
 	fmt.Println("table", name)
-	if err := wide(ctx, svc.Client(name)); err != nil {
+	if err := wide(ctx, svc, name); err != nil {
 		return fmt.Errorf("wide entity: %w", err)
 	}
 	if err := large(ctx, svc, name); err != nil {
@@ -77,54 +76,52 @@ func run() error {
 const maxProperties = 252 // per entity, keys and Timestamp not counted
 
 // wide stores 365 daily counters as two physical entities. The property
-// names are data (D001..D365), so this part uses aztables entities (property
-// maps) rather than a Go struct; client comes from table.Service.Client and
-// has tablekit's transport and retries.
-func wide(ctx context.Context, client *aztables.Client) error {
+// names are data (D001..D365), so this part uses table.Entity, whose
+// properties are a map, rather than a Go struct.
+func wide(ctx context.Context, svc *table.Service, name string) error {
 	const pk, year = "emp000123", "2025"
+	days, err := table.New[table.Entity](svc, name)
+	if err != nil {
+		return err
+	}
 	want := make([]int32, 365)
+	all := table.NewEntity(pk, year)
 	for d := range want {
 		want[d] = int32(d * 7 % 50)
+		all.Properties[fmt.Sprintf("D%03d", d+1)] = want[d]
+	}
+	// As one entity the record breaks the limit: refused before sending.
+	if _, err := days.Upsert(ctx, all, table.Replace); !errors.Is(err, table.ErrInvalidEntity) {
+		return fmt.Errorf("365 properties in one entity: got %v, want ErrInvalidEntity", err)
 	}
 
 	// Split into parts of at most 252 properties: 183 + 182.
-	var actions []aztables.TransactionAction
+	tx := batch.New(days)
 	var sizes []int
 	for part, start := 1, 0; start < len(want); part, start = part+1, start+183 {
-		props := map[string]any{}
+		e := table.NewEntity(pk, fmt.Sprintf("%s_%d", year, part))
 		for d := start; d < min(start+183, len(want)); d++ {
-			props[fmt.Sprintf("D%03d", d+1)] = want[d]
+			e.Properties[fmt.Sprintf("D%03d", d+1)] = want[d]
 		}
-		if len(props) > maxProperties {
-			return fmt.Errorf("part %d has %d properties", part, len(props))
+		if len(e.Properties) > maxProperties {
+			return fmt.Errorf("part %d has %d properties", part, len(e.Properties))
 		}
-		b, err := json.Marshal(aztables.EDMEntity{
-			Entity:     aztables.Entity{PartitionKey: pk, RowKey: fmt.Sprintf("%s_%d", year, part)},
-			Properties: props,
-		})
-		if err != nil {
-			return err
-		}
-		actions = append(actions, aztables.TransactionAction{ActionType: aztables.TransactionTypeInsertReplace, Entity: b})
-		sizes = append(sizes, len(props))
+		tx.Upsert(e, table.Replace)
+		sizes = append(sizes, len(e.Properties))
 	}
 	// One entity group transaction: both parts are written, or neither.
 	// (Same PartitionKey, at most 100 operations, under 4 MiB.)
-	if _, err := client.SubmitTransaction(ctx, actions, nil); err != nil {
-		return table.MapError("transaction", err)
+	if _, err := tx.Submit(ctx); err != nil {
+		return err
 	}
 	fmt.Printf("wide: 365 daily counters of %s/%s written in one transaction as %d entities of %v properties\n",
-		pk, year, len(actions), sizes)
+		pk, year, tx.Len(), sizes)
 
 	// Read: one point read per part, then reassemble.
 	got := make([]int32, 0, 365)
-	for part := 1; part <= len(actions); part++ {
-		resp, err := client.GetEntity(ctx, pk, fmt.Sprintf("%s_%d", year, part), nil)
+	for part := 1; part <= tx.Len(); part++ {
+		e, err := days.Get(ctx, pk, fmt.Sprintf("%s_%d", year, part), nil)
 		if err != nil {
-			return table.MapError("get", err)
-		}
-		var e aztables.EDMEntity
-		if err := json.Unmarshal(resp.Value, &e); err != nil {
 			return err
 		}
 		for d := len(got) + 1; ; d++ {
@@ -135,7 +132,7 @@ func wide(ctx context.Context, client *aztables.Client) error {
 			got = append(got, v)
 		}
 	}
-	fmt.Printf("wide: %d point reads gave back %d counters\n", len(actions), len(got))
+	fmt.Printf("wide: %d point reads gave back %d counters\n", tx.Len(), len(got))
 	if len(got) != len(want) {
 		return fmt.Errorf("read %d counters, want %d", len(got), len(want))
 	}

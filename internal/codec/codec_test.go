@@ -165,3 +165,29 @@ func TestEncodeWireTypes(t *testing.T) {
 		t.Errorf("double 1.0 encoded as %s", body)
 	}
 }
+
+func TestDynamicNumbers(t *testing.T) {
+	p := &Plan{dyn: &dynamic{}}
+	cases := []struct {
+		raw, typed string
+		want       any
+	}{
+		{"1", "", int32(1)},
+		{"-2147483648", "", int32(-2147483648)},
+		{"2147483648", "", int64(2147483648)},
+		{"1.0", "", 1.0},
+		{"1e3", "", 1000.0},
+		{"1", "Edm.Double", 1.0},
+		{"5", "Edm.Int64", int64(5)},
+		{"5", "Edm.Int32", int32(5)},
+	}
+	for _, c := range cases {
+		got, err := p.dynDecode(&token{name: "N", kind: 'n', str: c.raw, typed: c.typed})
+		if err != nil || got != c.want {
+			t.Errorf("%s (%q): got %T %v, %v, want %T %v", c.raw, c.typed, got, got, err, c.want, c.want)
+		}
+	}
+	if _, err := p.dynDecode(&token{name: "N", kind: 'n', str: "1", typed: "Edm.Guid"}); err == nil {
+		t.Errorf("number annotated Edm.Guid: got nil error, want a DecodeError")
+	}
+}

@@ -56,6 +56,9 @@ func (p *Plan) Decode(data []byte, v reflect.Value) error {
 			}
 		}
 	}
+	if p.dyn != nil {
+		return p.decodeDynamic(toks, v)
+	}
 	for i := range toks {
 		t := &toks[i]
 		switch t.name {

@@ -61,21 +61,15 @@ func (p *Plan) Keys(v reflect.Value) (pk, rk string) {
 // JSON type is ambiguous) to dst, validating every service rule first. v is a
 // value of the plan's type. The ETag and Timestamp fields are never sent.
 func (p *Plan) Encode(dst []byte, v reflect.Value) ([]byte, error) {
+	if p.dyn != nil {
+		return p.encodeDynamic(dst, v)
+	}
 	pk, rk := p.Keys(v)
-	if err := ValidateKey("PartitionKey", pk); err != nil {
-		return dst, err
-	}
-	if err := ValidateKey("RowKey", rk); err != nil {
-		return dst, err
-	}
-	// The service's documented size formula: 4 bytes, the keys in UTF-16,
-	// and per property 8 bytes + the name in UTF-16 + the value's size.
-	size := 4 + 2*(wire.UTF16Len(pk)+wire.UTF16Len(rk))
 	start := len(dst)
-	dst = append(dst, `{"PartitionKey":`...)
-	dst = appendString(dst, pk)
-	dst = append(dst, `,"RowKey":`...)
-	dst = appendString(dst, rk)
+	dst, size, err := appendKeys(dst, pk, rk)
+	if err != nil {
+		return dst, err
+	}
 	count := 0
 	for i := range p.fields {
 		f := &p.fields[i]
@@ -103,13 +97,39 @@ func (p *Plan) Encode(dst []byte, v reflect.Value) ([]byte, error) {
 		count++
 		size += 8 + 2*wire.UTF16Len(f.name) + n
 	}
-	if count > MaxProperties {
-		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(count) + " properties"}
-	}
-	if size > MaxEntity {
-		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleEntityTooLarge, Detail: strconv.Itoa(size) + " bytes by the service's formula"}
+	if err := checkTotals(count, size); err != nil {
+		return dst[:start], err
 	}
 	return append(dst, '}'), nil
+}
+
+// appendKeys validates the keys and opens the entity's JSON with them. It
+// returns their share of the service's documented size formula: 4 bytes and
+// the keys in UTF-16 (each property adds 8 bytes, its name in UTF-16 and
+// its value's size).
+func appendKeys(dst []byte, pk, rk string) ([]byte, int, error) {
+	if err := ValidateKey("PartitionKey", pk); err != nil {
+		return dst, 0, err
+	}
+	if err := ValidateKey("RowKey", rk); err != nil {
+		return dst, 0, err
+	}
+	dst = append(dst, `{"PartitionKey":`...)
+	dst = appendString(dst, pk)
+	dst = append(dst, `,"RowKey":`...)
+	dst = appendString(dst, rk)
+	return dst, 4 + 2*(wire.UTF16Len(pk)+wire.UTF16Len(rk)), nil
+}
+
+// checkTotals applies the entity-wide limits: property count and size.
+func checkTotals(count, size int) error {
+	if count > MaxProperties {
+		return &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(count) + " properties"}
+	}
+	if size > MaxEntity {
+		return &ValidationError{Property: "(entity)", Rule: RuleEntityTooLarge, Detail: strconv.Itoa(size) + " bytes by the service's formula"}
+	}
+	return nil
 }
 
 // appendValue writes one value and returns its size by the service's formula.

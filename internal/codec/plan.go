@@ -66,6 +66,7 @@ type Plan struct {
 	keys   [2]field
 	etag   *field
 	ts     *field
+	dyn    *dynamic // table.Entity: properties in a map (dynamic.go)
 }
 
 // plans caches plans and failures alike, so a type is analysed once per
@@ -103,6 +104,9 @@ func For(t reflect.Type) (*Plan, error) {
 // build makes the plan of t: its fields, keys, ETag and Timestamp, with
 // every mapping rule checked once.
 func build(t reflect.Type) (*Plan, error) {
+	if isEntityType(t) {
+		return buildDynamic(t)
+	}
 	typeName := t.String()
 	if t.Kind() != reflect.Struct {
 		return nil, &TypeError{Type: typeName, Reason: "an entity must be a struct, not " + t.Kind().String()}
@@ -334,6 +338,9 @@ func quote(s string) string { return string(appendString(nil, s)) }
 func (p *Plan) HasProperty(name string) bool {
 	if wire.IsSystemProperty(name) {
 		return true
+	}
+	if p.dyn != nil {
+		return wire.CheckPropertyName(name) == nil // any property may exist
 	}
 	_, ok := p.byName[name]
 	return ok

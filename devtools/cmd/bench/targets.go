@@ -95,6 +95,10 @@ func (b *bench) targets(over map[string][]overheadObs) []Target {
 	add(ratioTarget("client CPU: typed write vs the hand-written path with aztables defaults (entity echoed)", typed/overCPU(over, "write/map-echo"), 0.8, true), func() string {
 		return "the echo costs plain code a decode and re-encode of every entity, which tablekit avoids, but aztables' fixed cost per call remains."
 	})
+	add(ratioTarget("client CPU: table.Entity write vs typed write", overCPU(over, "write/dynamic")/typed, 1.25, true), nil)
+	add(ratioTarget("client CPU: table.Entity decode vs typed decode", overCPU(over, "decode/dynamic")/overCPU(over, "decode/typed"), 1.5, true), func() string {
+		return "every property value of a table.Entity is boxed in an `any` and stored in a map; a struct field is set in place."
+	})
 	add(ratioTarget("client CPU: typed decode of a 1,000-entity page vs json.Unmarshal into aztables.EDMEntity", overCPU(over, "decode/typed")/overCPU(over, "decode/edm"), 0.8, true), nil)
 	at, ae := overAllocs(over, "decode/typed"), overAllocs(over, "decode/edm")
 	al := Target{Name: "allocations: typed decode vs EDMEntity", Want: "fewer", Got: fmt.Sprintf("%s vs %s per entity", fmtNum(at), fmtNum(ae))}

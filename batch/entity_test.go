@@ -1,0 +1,107 @@
+package batch_test
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/table"
+)
+
+type order struct {
+	PartitionKey string
+	RowKey       string
+	Kind         string
+	Total        float64
+	Placed       time.Time
+}
+
+type line struct {
+	PartitionKey string
+	RowKey       string
+	Kind         string
+	SKU          string
+	Qty          int32
+}
+
+// TestEntityTransactionMixedTypes writes an order and its lines, two Go
+// types, in one atomic transaction of converted entities.
+func TestEntityTransactionMixedTypes(t *testing.T) {
+	ctx := ctxT(t, time.Minute)
+	items := newTable(t, nil, nil)
+	dyn, err := table.As[table.Entity](items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := order{PartitionKey: "c1", RowKey: "o1", Kind: "order", Total: 12.5, Placed: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
+	lines := []line{{"c1", "o1-l1", "line", "A", 2}, {"c1", "o1-l2", "line", "B", 1}}
+	tx := batch.New(dyn)
+	e, err := table.ToEntity(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.Add(e)
+	for _, l := range lines {
+		e, err := table.ToEntity(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx.Add(e)
+	}
+	if _, err := tx.Submit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	orders, _ := table.As[order](items)
+	gotOrder, err := orders.Get(ctx, "c1", "o1", nil)
+	if err != nil || !reflect.DeepEqual(gotOrder, o) {
+		t.Errorf("order: got %+v, %v, want %+v", gotOrder, err, o)
+	}
+	lineTbl, _ := table.As[line](items)
+	for _, want := range lines {
+		got, err := lineTbl.Get(ctx, want.PartitionKey, want.RowKey, nil)
+		if err != nil || got != want {
+			t.Errorf("line: got %+v, %v, want %+v", got, err, want)
+		}
+	}
+
+	// A failing transaction leaves neither type behind.
+	bad := batch.New(dyn)
+	e2, _ := table.ToEntity(order{PartitionKey: "c1", RowKey: "o2", Kind: "order"})
+	bad.Add(e2)
+	e3, _ := table.ToEntity(lines[0]) // exists already
+	bad.Add(e3)
+	if _, err := bad.Submit(ctx); err == nil {
+		t.Fatalf("transaction with a duplicate: got nil error, want a failure")
+	}
+	if _, err := orders.Get(ctx, "c1", "o2", nil); err == nil {
+		t.Errorf("order o2: got stored, want rolled back")
+	}
+}
+
+func TestEntityBulkWrite(t *testing.T) {
+	ctx := ctxT(t, time.Minute)
+	items := newTable(t, nil, nil)
+	dyn, _ := table.As[table.Entity](items)
+	var ops []batch.Op[table.Entity]
+	for i := range 250 {
+		e := table.NewEntity(string(rune('a'+i%5)), table.PadUint(uint64(i), 4))
+		e.Properties["N"] = int64(i)
+		e.Properties["S"] = "s"
+		ops = append(ops, batch.Op[table.Entity]{Kind: batch.Upsert, Entity: e, Mode: table.Replace})
+	}
+	sum, err := batch.Write(ctx, dyn, ops, nil)
+	if err != nil {
+		t.Fatalf("write: %v (%v)", err, sum)
+	}
+	got := readAll(t, items)
+	if len(got) != len(ops) {
+		t.Fatalf("stored: got %d entities, want %d", len(got), len(ops))
+	}
+	for _, op := range ops {
+		g := got[op.Entity.PartitionKey+"/"+op.Entity.RowKey]
+		if g.N != op.Entity.Properties["N"].(int64) || g.S != "s" {
+			t.Errorf("%s/%s: got N=%d S=%q, want N=%d S=s", op.Entity.PartitionKey, op.Entity.RowKey, g.N, g.S, op.Entity.Properties["N"])
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// summary is the projection of item that a list shows.
+type summary struct {
+	PartitionKey string
+	RowKey       string
+	S            string
+	Big          int64
+	table.Meta
+}
+
+func TestProject(t *testing.T) {
+	svc := newService(t, "", nil)
+	tbl := newTable[item](t, svc)
+	var rows []item
+	for r := range 12 {
+		rows = append(rows, makeItem(1, r))
+	}
+	load(t, tbl, rows)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	base := New(tbl).Where(Partition("p01"))
+	for _, q := range []Query[summary]{
+		Project[summary](base.Select("S", "Big")),
+		Project[summary](base.Select("S", "Big", "N")),
+		Project[summary](base), // selects summary's properties
+	} {
+		got, err := Collect(q.PageSize(5).All(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(rows) {
+			t.Fatalf("rows: got %d, want %d", len(got), len(rows))
+		}
+		for i, g := range got {
+			w := rows[i]
+			if g.RowKey != w.RowKey || g.S != w.S || g.Big != w.Big || g.ETag == "" {
+				t.Errorf("%s: got %+v, want S=%q Big=%d and an ETag", w.RowKey, g, w.S, w.Big)
+			}
+		}
+	}
+	one, err := Collect(Project[summary](New(tbl).Where(Point("p01", "r0003")).Select("S", "Big", "N")).All(ctx))
+	if err != nil || len(one) != 1 || one[0].Big != rows[3].Big {
+		t.Errorf("point: got %+v, %v, want row r0003", one, err)
+	}
+
+	type wrongType struct {
+		PartitionKey, RowKey string
+		Big                  string
+	}
+	type notSelected struct {
+		PartitionKey, RowKey string
+		S, Bin               string
+	}
+	type widened struct {
+		PartitionKey, RowKey string
+		N                    int64
+	}
+	if _, err := Collect(Project[wrongType](base.Select("Big")).All(ctx)); !errors.Is(err, table.ErrInvalidOptions) || !strings.Contains(err.Error(), "Big") {
+		t.Errorf("wrong type: got %v, want ErrInvalidOptions naming Big", err)
+	}
+	if _, err := Collect(Project[notSelected](base.Select("S")).All(ctx)); !errors.Is(err, table.ErrInvalidOptions) || !strings.Contains(err.Error(), "Bin") {
+		t.Errorf("not selected: got %v, want ErrInvalidOptions naming Bin", err)
+	}
+	if got, err := Collect(Project[widened](base.Select("N")).All(ctx)); err != nil || len(got) != len(rows) || got[5].N != 5 {
+		t.Errorf("widened: got %d rows, %v, want %d with N", len(got), err, len(rows))
+	}
+}

@@ -1,0 +1,19 @@
+package table
+
+import (
+	"reflect"
+
+	"github.com/tablekit/tablekit/internal/codec"
+)
+
+// As returns a handle on the same table (same client, pool and tracing)
+// that reads and writes U instead of T: for tables holding several entity
+// types, for a Table[Entity] beside typed ones, and for projections into a
+// smaller struct. It checks U's mapping like New and does no I/O.
+func As[U, T any](t *Table[T]) (*Table[U], error) {
+	plan, err := codec.For(reflect.TypeFor[U]())
+	if err != nil {
+		return nil, err
+	}
+	return &Table[U]{client: t.client, name: t.name, plan: plan, parallelism: t.parallelism, tr: t.tr}, nil
+}
