@@ -218,7 +218,7 @@ func TestEntityRefused(t *testing.T) {
 		{"too many", many, "(entity)", codec.RuleTooManyProperties},
 		{"too large", big, "(entity)", codec.RuleEntityTooLarge},
 	}
-	before := rec.count()
+	before := rec.Count()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := tbl.Add(ctx, table.Entity{PartitionKey: "p", RowKey: "r", Properties: c.props}, nil)
@@ -231,7 +231,7 @@ func TestEntityRefused(t *testing.T) {
 	if _, err := tbl.Add(ctx, table.Entity{PartitionKey: "p/", RowKey: "r"}, nil); !errors.Is(err, table.ErrInvalidEntity) {
 		t.Errorf("bad key: got %v, want ErrInvalidEntity", err)
 	}
-	if n := rec.count(); n != before {
+	if n := rec.Count(); n != before {
 		t.Errorf("requests sent: got %d, want 0", n-before)
 	}
 }
