@@ -33,8 +33,12 @@ func (c *countWriter) Write(p []byte) (int, error) {
 }
 
 // openOutput opens path ("-" is stdout). resume is the checkpoint's Extra,
-// nil on a fresh start.
+// nil on a fresh start; its extraBytes is the length to truncate to.
 func openOutput(path string, stdout io.Writer, resume map[string]string) (*output, error) {
+	return openOutputAt(path, stdout, resume, extraBytes)
+}
+
+func openOutputAt(path string, stdout io.Writer, resume map[string]string, key string) (*output, error) {
 	o := &output{}
 	if path == "-" {
 		o.cw.w = stdout
@@ -47,10 +51,10 @@ func openOutput(path string, stdout io.Writer, resume map[string]string) (*outpu
 	}
 	var at int64
 	if resume != nil {
-		at, err = strconv.ParseInt(resume[extraBytes], 10, 64)
+		at, err = strconv.ParseInt(resume[key], 10, 64)
 		if err != nil || at < 0 {
 			f.Close()
-			return nil, fmt.Errorf("checkpoint: bad %s %q", extraBytes, resume[extraBytes])
+			return nil, fmt.Errorf("checkpoint: bad %s %q", key, resume[key])
 		}
 		if fi, err := f.Stat(); err == nil && fi.Size() < at {
 			f.Close()
