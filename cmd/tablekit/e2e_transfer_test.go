@@ -161,3 +161,23 @@ func TestE2ERoundTrip(t *testing.T) {
 		})
 	}
 }
+
+func TestE2ECopy(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	src, name := newDynTable(t, cs)
+	e := table.NewEntity("edge", "all types")
+	e.Properties = edgeProps()
+	delete(e.Properties, "DOne") // see TestE2ERoundTrip
+	delete(e.Properties, "DZero")
+	delete(e.Properties, "DNegZero")
+	if _, err := src.Upsert(context.Background(), e, table.Replace); err != nil {
+		t.Fatal(err)
+	}
+	dname := testenv.TableName(t)
+	dst := dynTableOf(t, cs, dname)
+	t.Cleanup(func() { _ = dst.DeleteTable(context.Background()) })
+	wantCode(t, tk(t, cs, "copy", name, dname), 0, "copy")
+	checkSame(t, readTable(t, dst), map[string]table.Entity{"edge/all types": e})
+	wantCode(t, tk(t, cs, "copy", name, name), exitUsage, "copy onto itself")
+}
