@@ -181,3 +181,38 @@ func TestE2ECopy(t *testing.T) {
 	checkSame(t, readTable(t, dst), map[string]table.Entity{"edge/all types": e})
 	wantCode(t, tk(t, cs, "copy", name, name), exitUsage, "copy onto itself")
 }
+
+// TestE2EImportCSVShapes imports the shapes Storage Explorer and
+// spreadsheets produce.
+func TestE2EImportCSVShapes(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	tests := []struct {
+		name, csv string
+		extra     []string
+		want      map[string]any // properties of p/r1
+	}{
+		{"no type columns", "PartitionKey,RowKey,A,B\np,r1,42,x\n", nil,
+			map[string]any{"A": "42", "B": "x"}},
+		{"types on the first row only", "PartitionKey,RowKey,Timestamp,A,A@type\np,r1,2024-01-01T00:00:00Z,42,Int64\np,r2,,7,\n", nil,
+			map[string]any{"A": int64(42)}},
+		{"semicolons", "PartitionKey;RowKey;A;A@type\np;r1;1.5;Double\n", []string{"--delimiter", ";"},
+			map[string]any{"A": 1.5}},
+		{"quoted fields", "PartitionKey,RowKey,A,A@type\np,r1,\"a,b \"\"q\"\"\nline 2\",String\n", nil,
+			map[string]any{"A": "a,b \"q\"\nline 2"}},
+		{"Edm. type names", "PartitionKey,RowKey,A,A@type,B,B@type\np,r1,true,Edm.Boolean,AAE=,edm.binary\n", nil,
+			map[string]any{"A": true, "B": []byte{0, 1}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dst, dname := newDynTable(t, cs)
+			in := filepath.Join(t.TempDir(), "in.csv")
+			if err := os.WriteFile(in, []byte(tt.csv), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			wantCode(t, tk(t, cs, append([]string{"import", dname, in, "--format", "csv"}, tt.extra...)...), 0, "import")
+			got := readTable(t, dst)
+			checkSame(t, map[string]table.Entity{"p/r1": got["p/r1"]}, map[string]table.Entity{"p/r1": {Properties: tt.want}})
+		})
+	}
+}
