@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # node_modules already matches the lock file and nothing is reinstalled.
 NPM_STAMP   := node_modules/.package-lock.json
 
-.PHONY: test short demo bench lint vet examples npm clean
+.PHONY: test short demo demo-cli bench lint vet examples npm clean
 
 # make test: install the pinned emulator (if not yet), lint, run every test
 # (integration tests included; a missing emulator fails the run), then every
@@ -40,6 +40,10 @@ examples:
 # make demo: the quick start against a local Azurite started for the run.
 demo: npm
 	$(WITH_AZ) $(GO) run ./examples/quickstart
+
+# make demo-cli: the tablekit command imports two entities and exports them.
+demo-cli: npm
+	$(WITH_AZ) sh -c 'printf "%s\n" "{\"PartitionKey\":\"p\",\"RowKey\":\"1\",\"N\":\"7\",\"N@odata.type\":\"Edm.Int64\"}" "{\"PartitionKey\":\"p\",\"RowKey\":\"2\",\"D\":1.0,\"D@odata.type\":\"Edm.Double\"}" | $(GO) run ./cmd/tablekit import demo - --create && $(GO) run ./cmd/tablekit export demo && $(GO) run ./cmd/tablekit export demo --format csv'
 
 # make bench: side-by-side benchmarks against plain aztables; writes BENCHMARKS.md.
 bench: npm

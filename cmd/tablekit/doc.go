@@ -1,6 +1,7 @@
 // Command tablekit works with Azure Table Storage from the command line:
 // list, create and drop tables, count and delete entities with parallel
-// keys-only scans, and issue table SAS URLs.
+// keys-only scans, export, import and copy entities resumably, and issue
+// table SAS URLs.
 //
 //	go install github.com/tablekit/tablekit/cmd/tablekit@latest
 //	export TABLEKIT_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...'
@@ -68,13 +69,37 @@
 // characters themselves). Keys outside the set are still covered exactly
 // once, in whichever share their range falls.
 //
-// # For export, import and copy
+// # Export, import and copy
 //
-// csvformat.go reads and writes Azure Storage Explorer's CSV layout
-// (PartitionKey, RowKey, Timestamp, then Name and Name@type per property)
-// on neutral rows; parseValue and formatValue convert between its text and
-// the Go values of a dynamic entity. openScan runs any projection of the
-// same plan, and startCheckpoint/saver keep its position. copy's target is
-// resolved by targetFlags (--to-connection-string or
+//	tablekit export orders -o orders.jsonl --parallel 16 --checkpoint exp.ckpt
+//	tablekit import orders2 orders.jsonl --create --checkpoint imp.ckpt --rejects bad.jsonl
+//	tablekit copy orders orders2 --to-connection-string '...' --checkpoint copy.ckpt
+//
+// JSON Lines (the default) is the service's own JSON, one entity a line,
+// annotated with @odata.type wherever JSON would lose the type; export
+// adds Timestamp, import ignores it. --format csv is Storage Explorer's
+// layout; export reads the table twice without --select, since the header
+// needs every column first and a read-ahead would miss rare ones. import
+// --mode is upsert (replace), merge or add.
+//
+// Export, import and copy resume exactly once with --checkpoint, even
+// after kill -9: export saves the output's synced length with the token
+// and truncates to it on resume; import saves the next input line once
+// every earlier line committed; copy the scan token once every entity
+// before it committed. Rounds of 5,000 entities (or 16 MiB) are written
+// one after the other with batch.Write, which packs each round's
+// partitions into full transactions: memory does not grow with the table.
+// Replayed upserts and merges are idempotent; a replayed add that finds
+// its entity with the same properties counts as done. A bad line is
+// reported with its line number, written to --rejects, and skipped; the
+// exit status is then 1. --checkpoint-every sets how often to save.
+//
+// # Internals
+//
+// csvformat.go converts Storage Explorer's CSV to neutral rows,
+// entitytext.go rows and JSON lines to entities, roundwrite.go writes
+// rounds and sorts out rejects, output.go keeps an output file's length
+// for resumes. openScan runs any projection of a plan; copy's target comes
+// from targetFlags (--to-connection-string or
 // TABLEKIT_TARGET_CONNECTION_STRING, else the source account).
 package main

@@ -26,6 +26,11 @@ type meter struct {
 	retries *atomic.Int64
 	base    int64 // done before this process started (resumed)
 
+	// inRead of inTotal bytes of the input are read: an import from a
+	// regular file knows its size, hence an ETA.
+	inRead  atomic.Int64
+	inTotal int64
+
 	mu   sync.Mutex
 	bar  *progressbar.ProgressBar
 	stop chan struct{}
@@ -68,7 +73,7 @@ func newMeter(e *env, verb string, total, base int64, retries *atomic.Int64) *me
 			case <-t.C:
 				el := time.Since(m.start)
 				n := m.done.Load()
-				fmt.Fprintf(m.w, "tablekit: %s: %d entities, %.0f/s, %s elapsed\n", verb, n, rate(n-m.base, el), el.Round(time.Second))
+				fmt.Fprintf(m.w, "tablekit: %s: %d entities, %.0f/s, %s elapsed%s\n", verb, n, rate(n-m.base, el), el.Round(time.Second), m.eta())
 			}
 		}
 	}()
@@ -79,9 +84,26 @@ func (m *meter) add(n int) {
 	m.done.Add(int64(n))
 	if m.bar != nil {
 		m.mu.Lock()
+		if m.inTotal > 0 {
+			m.bar.Describe(m.verb + m.eta())
+		}
 		_ = m.bar.Add(n)
 		m.mu.Unlock()
 	}
+}
+
+// eta is ", N% of input, ETA D" when the input's size is known.
+func (m *meter) eta() string {
+	if m.inTotal <= 0 {
+		return ""
+	}
+	read, el := m.inRead.Load(), time.Since(m.start)
+	if read <= 0 {
+		return ""
+	}
+	frac := float64(read) / float64(m.inTotal)
+	left := time.Duration(float64(el) * (1 - frac) / frac)
+	return fmt.Sprintf(", %.0f%% of input, ETA %s", 100*frac, left.Round(time.Second))
 }
 
 func (m *meter) addBytes(n int64) {

@@ -20,6 +20,12 @@ type keyEntity struct {
 type scanFlags struct {
 	filter, partition, segment, keyChars, checkpoint string
 	parallel                                         int
+	prefix                                           string // export only: a key prefix
+}
+
+// registerPrefix adds --prefix, which only export offers.
+func (s *scanFlags) registerPrefix(fs *flag.FlagSet) {
+	fs.StringVar(&s.prefix, "prefix", "", "only PartitionKeys starting with this (RowKeys with --partition)")
 }
 
 func (s *scanFlags) register(fs *flag.FlagSet) {
@@ -67,6 +73,9 @@ func (s *scanFlags) plan(command, tableName string) (scanPlan, error) {
 		fs = append(fs, query.Partition(s.partition))
 		split = query.RowKey
 	}
+	if s.prefix != "" {
+		fs = append(fs, split.HasPrefix(s.prefix))
+	}
 	f := query.And(fs...)
 	if err := f.Err(); err != nil {
 		return scanPlan{}, usagef("--filter: %v", err)
@@ -77,6 +86,9 @@ func (s *scanFlags) plan(command, tableName string) (scanPlan, error) {
 	}
 	job := fmt.Sprintf("%s table=%s filter=%q partition=%q segment=%s key-chars=%q parallel=%d",
 		command, tableName, s.filter, s.partition, sh, s.keyChars, s.parallel)
+	if s.prefix != "" {
+		job += fmt.Sprintf(" prefix=%q", s.prefix)
+	}
 	return scanPlan{filter: f, segs: segments(split, rs), parallel: s.parallel, job: job}, nil
 }
 
@@ -120,6 +132,9 @@ func startCheckpoint(path, job string) (*saver, *Checkpoint, error) {
 	}
 	return s, cp, nil
 }
+
+// due says whether the last save is old enough for another.
+func (s *saver) due() bool { return s.file != nil && time.Since(s.last) >= s.every }
 
 // maybe saves if the last save is old enough.
 func (s *saver) maybe(token string, done int64) error {

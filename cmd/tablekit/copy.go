@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/internal/wire"
+	"github.com/tablekit/tablekit/query"
+	"github.com/tablekit/tablekit/table"
+)
+
+func init() {
+	register(&command{
+		name: "copy", args: "SRC_TABLE DST_TABLE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		summary: "copy entities to another table, in this account or another, without holding the table in memory",
+		example: `tablekit copy orders orders2 --parallel 16 --checkpoint copy.ckpt
+# interrupted, even by kill -9? the same command again completes the copy
+TABLEKIT_TARGET_CONNECTION_STRING='...' tablekit copy orders orders --filter "Year eq 2024"`,
+		run: runCopy,
+	})
+}
+
+func runCopy(ctx context.Context, e *env, args []string) error {
+	c := commands["copy"]
+	fs := newFlags(e, c)
+	src, dst := sourceFlags(), targetFlags()
+	src.register(fs)
+	dst.register(fs)
+	var sf scanFlags
+	var every time.Duration
+	var create bool
+	sf.register(fs)
+	everyFlag(fs, &every)
+	fs.BoolVar(&create, "create", true, "create the target table if it does not exist")
+	pos, err := parse(fs, args, 2)
+	if err != nil {
+		return err
+	}
+	for _, n := range pos {
+		if bad := wire.CheckTableName(n); bad != nil {
+			return &usageError{"table name " + bad.String()}
+		}
+	}
+	retries := new(atomic.Int64)
+	sconn, err := src.open(e, retries)
+	if err != nil {
+		return err
+	}
+	dconn, err := dst.open(e, retries)
+	if errors.Is(err, errNoTarget) {
+		dconn, err = sconn, nil
+		if pos[0] == pos[1] {
+			return usagef("copying %s onto itself: name another table or give --to-connection-string", pos[0])
+		}
+	}
+	if err != nil {
+		return err
+	}
+	plan, err := sf.plan("copy", pos[0])
+	if err != nil {
+		return err
+	}
+	plan.job += fmt.Sprintf(" to=%s", pos[1])
+	st, err := table.New[table.Entity](sconn.svc, pos[0])
+	if err != nil {
+		return err
+	}
+	dt, err := table.New[table.Entity](dconn.svc, pos[1])
+	if err != nil {
+		return err
+	}
+	sv, cp, err := startCheckpoint(sf.checkpoint, plan.job)
+	if err != nil {
+		return err
+	}
+	sv.every = every
+	if cp.Complete || (cp.Done > 0 && cp.Token == "") {
+		fmt.Fprintf(e.stderr, "tablekit copy: the checkpoint says this copy is complete (%d entities)\n", cp.Done)
+		return sv.save("", cp.Done, true)
+	}
+	if create {
+		if err := dt.CreateTable(ctx); err != nil {
+			return err
+		}
+	}
+	cur, err := openScan(query.New(st), plan, cp.Token)
+	if err != nil {
+		return err
+	}
+	w := &roundWriter{t: dt, kind: batch.Upsert, mode: table.Replace,
+		opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: dconn.policy}}
+	m := newMeter(e, "copy", -1, cp.Done, retries)
+	rounds := make(chan round, 1)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return scanRounds(gctx, cur, rounds) })
+	token, done := cp.Token, cp.Done
+	g.Go(func() error {
+		for r := range rounds {
+			stored, rejs, err := w.write(gctx, r.items)
+			done += int64(stored)
+			m.add(stored)
+			if err != nil {
+				return err
+			}
+			if len(rejs) > 0 {
+				// The source holds it, so the target's refusal is not the
+				// input's fault: stop before the checkpoint passes it.
+				return fmt.Errorf("the target refused %d entities, first %s", len(rejs), rejs[0].Reason)
+			}
+			token = r.next
+			if err := sv.maybe(token, done); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	err = g.Wait()
+	m.finish()
+	if err != nil {
+		if serr := sv.save(token, done, false); serr != nil {
+			fmt.Fprintf(e.stderr, "tablekit copy: %v\n", serr)
+		} else {
+			sv.tellResume(e)
+		}
+		return err
+	}
+	return sv.save("", done, true)
+}
+
+// scanRounds cuts the scan into rounds, each carrying the scan's token
+// after its last entity: the checkpoint moves there once the round is
+// written. At most two rounds are held (one written, one read), so memory
+// does not grow with the table.
+func scanRounds(ctx context.Context, cur *query.ParallelCursor[table.Entity], out chan<- round) error {
+	defer close(out)
+	var r round
+	send := func() error {
+		r.next = cur.Token()
+		select {
+		case out <- r:
+			r = round{}
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	var n int64
+	for ent, err := range cur.All(ctx) {
+		if err != nil {
+			return err
+		}
+		n++
+		ent.Meta = table.Meta{}
+		it := item{line: n, ent: ent, size: approxSize(ent)}
+		r.items = append(r.items, it)
+		r.bytes += it.size
+		if len(r.items) >= roundOps || r.bytes >= roundBytes {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(r.items) > 0 {
+		return send()
+	}
+	return nil
+}

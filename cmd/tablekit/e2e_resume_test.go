@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/table"
+)
+
+// killWhenCheckpointed runs the command and kills it (SIGKILL) as soon as
+// its checkpoint file appears: some work is saved, some is not.
+func killWhenCheckpointed(t *testing.T, conn, ckpt string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = childEnv(conn)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.After(time.Minute)
+	for {
+		select {
+		case err := <-exited:
+			t.Logf("finished before the kill (%v): the resumed run has nothing left\n%s", err, errb.String())
+			return
+		case <-deadline:
+			_ = cmd.Process.Kill()
+			t.Fatalf("no checkpoint after a minute\n%s", errb.String())
+		case <-time.After(2 * time.Millisecond):
+		}
+		if _, err := os.Stat(ckpt); err == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+			return
+		}
+	}
+}
+
+// keysOf reads a JSON Lines file's keys, failing on a torn line.
+func keysOf(t *testing.T, file string) map[string]int {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	keys := map[string]int{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 4<<20)
+	for n := 1; sc.Scan(); n++ {
+		var k struct{ PartitionKey, RowKey string }
+		if err := json.Unmarshal(sc.Bytes(), &k); err != nil {
+			t.Fatalf("%s line %d: %v: %.80q", file, n, err, sc.Text())
+		}
+		keys[k.PartitionKey+"/"+k.RowKey]++
+	}
+	return keys
+}
+
+func wantOnce(t *testing.T, what string, keys map[string]int, want int) {
+	t.Helper()
+	if len(keys) != want {
+		t.Errorf("%s: %d distinct entities, want %d", what, len(keys), want)
+	}
+	for k, n := range keys {
+		if n != 1 {
+			t.Errorf("%s: %s %d times, want once", what, k, n)
+		}
+	}
+}
+
+func bigSize(t *testing.T) (parts, per int) {
+	if testing.Short() {
+		return 20, 150 // 3,000 entities
+	}
+	return 50, 400
+}
+
+// TestE2EKillAndResume kills an export, an import and a copy with SIGKILL
+// once they saved a checkpoint; the same command again must finish the job
+// with every entity exactly once.
+func TestE2EKillAndResume(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	np, per := bigSize(t)
+	var parts []string
+	for i := range np {
+		parts = append(parts, fmt.Sprintf("p%03d", i))
+	}
+	name := seed(t, az, parts, per)
+	total := np * per
+	dir := t.TempDir()
+	file := filepath.Join(dir, "all.jsonl")
+	fast := []string{"--checkpoint-every", "1ms", "--parallel", "1"}
+
+	t.Run("export", func(t *testing.T) {
+		ckpt := filepath.Join(dir, "exp.ckpt")
+		args := append([]string{"export", name, "-o", file, "--checkpoint", ckpt}, fast...)
+		killWhenCheckpointed(t, cs, ckpt, args...)
+		wantCode(t, tk(t, cs, args...), 0, "resumed export")
+		wantOnce(t, "export", keysOf(t, file), total)
+	})
+	t.Run("import", func(t *testing.T) {
+		dst, dname := newDynTable(t, cs)
+		ckpt := filepath.Join(dir, "imp.ckpt")
+		args := append([]string{"import", dname, file, "--checkpoint", ckpt}, fast...)
+		killWhenCheckpointed(t, cs, ckpt, args...)
+		wantCode(t, tk(t, cs, args...), 0, "resumed import")
+		checkSeeded(t, readTable(t, dst), total)
+	})
+	t.Run("copy", func(t *testing.T) {
+		dname := testenv.TableName(t)
+		dst := dynTableOf(t, cs, dname)
+		t.Cleanup(func() { _ = dst.DeleteTable(context.Background()) })
+		ckpt := filepath.Join(dir, "copy.ckpt")
+		args := append([]string{"copy", name, dname, "--checkpoint", ckpt}, fast...)
+		killWhenCheckpointed(t, cs, ckpt, args...)
+		wantCode(t, tk(t, cs, args...), 0, "resumed copy")
+		checkSeeded(t, readTable(t, dst), total)
+	})
+}
+
+// checkSeeded checks a copy of a seeded table: N is the RowKey's number.
+func checkSeeded(t *testing.T, got map[string]table.Entity, total int) {
+	t.Helper()
+	if len(got) != total {
+		t.Errorf("%d entities, want %d", len(got), total)
+	}
+	for k, e := range got {
+		var n int32
+		fmt.Sscanf(e.RowKey, "%d", &n)
+		if e.Properties["N"] != n {
+			t.Errorf("%s: N = %#v, want %d", k, e.Properties["N"], n)
+		}
+	}
+}
+
+// TestE2ESegmentsExport exports each share of --segment i/n: together the
+// shares hold every entity exactly once.
+func TestE2ESegmentsExport(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	name := seed(t, az, []string{"0a", "3f", "Alice", "bob", "zz9", "~x", "é"}, 20)
+	for _, n := range []int{2, 3} {
+		union := map[string]int{}
+		for i := 1; i <= n; i++ {
+			file := filepath.Join(t.TempDir(), "share.jsonl")
+			wantCode(t, tk(t, cs, "export", name, "-o", file, "--segment", fmt.Sprintf("%d/%d", i, n)), 0, "export share")
+			for k, c := range keysOf(t, file) {
+				union[k] += c
+			}
+		}
+		wantOnce(t, fmt.Sprintf("%d shares", n), union, 140)
+	}
+}
+
+// TestE2ERejects imports lines that cannot be written among good ones:
+// each is reported with its line number, the good ones are all stored,
+// and the exit status says something was rejected.
+func TestE2ERejects(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	dst, dname := newDynTable(t, cs)
+	big := strings.Repeat("x", 40000) // over 64 KiB as UTF-16
+	lines := []string{
+		`{"PartitionKey":"p","RowKey":"1","A":1}`,
+		`{"PartitionKey":"p","RowKey":"2",`,
+		`{"PartitionKey":"p","RowKey":"3","A":"x","A@odata.type":"Edm.Nope"}`,
+		`{"PartitionKey":"p","RowKey":"4","A":"abc","A@odata.type":"Edm.Int64"}`,
+		`{"PartitionKey":"p/q","RowKey":"5"}`,
+		`{"PartitionKey":"p","RowKey":"6","A":"` + big + `"}`,
+		``,
+		`{"PartitionKey":"p","RowKey":"8","A":2}`,
+	}
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	rej := filepath.Join(t.TempDir(), "rejects.jsonl")
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := tk(t, cs, "import", dname, in, "--rejects", rej)
+	wantCode(t, r, exitFailed, "import with rejects")
+	b, err := os.ReadFile(rej)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotLines []int64
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rj reject
+		if err := json.Unmarshal([]byte(l), &rj); err != nil || rj.Reason == "" {
+			t.Fatalf("rejects line %q: %v", l, err)
+		}
+		gotLines = append(gotLines, rj.Line)
+		if !strings.Contains(r.stderr, fmt.Sprintf("line %d: ", rj.Line)) {
+			t.Errorf("stderr does not report line %d", rj.Line)
+		}
+	}
+	if want := []int64{2, 3, 4, 5, 6}; fmt.Sprint(gotLines) != fmt.Sprint(want) {
+		t.Errorf("rejected lines %v, want %v\n%s", gotLines, want, r.stderr)
+	}
+	if got := readTable(t, dst); len(got) != 2 || got["p/1"].Properties["A"] != int32(1) || got["p/8"].Properties["A"] != int32(2) {
+		t.Errorf("stored %v, want p/1 and p/8", got)
+	}
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// dynTable is the table handle of export, import and copy: any entity,
+// every property with its exact EDM type.
+type dynTable = table.Table[table.Entity]
+
+// timestampLayout is the service's own: seven fractional digits (100 ns).
+const timestampLayout = "2006-01-02T15:04:05.0000000Z"
+
+// jsonLine is one entity in the service's JSON form, the library's codec
+// (so a Double is always annotated, 1.0 stays a Double), with Timestamp
+// added and annotated: Marshal leaves it out since writes never send it.
+func jsonLine(t *dynTable, e table.Entity) ([]byte, error) {
+	b, err := t.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	if !e.Timestamp.IsZero() && len(b) > 2 && b[len(b)-1] == '}' {
+		b = b[:len(b)-1]
+		b = append(b, `,"Timestamp@odata.type":"Edm.DateTime","Timestamp":"`...)
+		b = e.Timestamp.UTC().AppendFormat(b, timestampLayout)
+		b = append(b, `"}`...)
+	}
+	return append(b, '\n'), nil
+}
+
+// parseLine reads one JSON line back. Timestamp and odata.etag are read
+// and then dropped: the service sets them. Marshal then checks every rule
+// a write would (keys, names, sizes), so a bad line is refused here with
+// its reason instead of failing a whole transaction.
+func parseLine(t *dynTable, line []byte) (table.Entity, error) {
+	line = bytes.TrimSpace(line)
+	e, err := t.Unmarshal(line)
+	if err != nil {
+		return table.Entity{}, err
+	}
+	e.Meta = table.Meta{}
+	if _, err := t.Marshal(e); err != nil {
+		return table.Entity{}, err
+	}
+	return e, nil
+}
+
+// entityRow is the CSV form of an entity, properties in name order.
+func entityRow(e table.Entity) (Row, error) {
+	r := Row{PartitionKey: e.PartitionKey, RowKey: e.RowKey}
+	if !e.Timestamp.IsZero() {
+		r.Timestamp = e.Timestamp.UTC().Format(timestampLayout)
+	}
+	for _, name := range sortedKeys(e.Properties) {
+		typ, s, err := formatValue(e.Properties[name])
+		if err != nil {
+			return Row{}, fmt.Errorf("%s: %w", name, err)
+		}
+		r.Props = append(r.Props, Prop{Name: name, Type: typ, Value: s})
+	}
+	return r, nil
+}
+
+// rowEntity is the entity of a CSV row; the reader already checked each
+// value against its type.
+func rowEntity(t *dynTable, r Row) (table.Entity, error) {
+	e := table.NewEntity(r.PartitionKey, r.RowKey)
+	for _, p := range r.Props {
+		v, err := parseValue(p.Type, p.Value)
+		if err != nil {
+			return table.Entity{}, fmt.Errorf("%s: %w", p.Name, err)
+		}
+		e.Properties[p.Name] = v
+	}
+	if _, err := t.Marshal(e); err != nil {
+		return table.Entity{}, err
+	}
+	return e, nil
+}
+
+func sortedKeys(m map[string]any) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// approxSize estimates an entity's bytes on the wire, to bound the memory
+// of a round of copied entities without encoding them twice.
+func approxSize(e table.Entity) int {
+	n := 64 + len(e.PartitionKey) + len(e.RowKey)
+	for k, v := range e.Properties {
+		n += len(k) + 24
+		switch x := v.(type) {
+		case string:
+			n += len(x)
+		case []byte:
+			n += len(x) * 4 / 3
+		default:
+			n += 24
+		}
+	}
+	return n
+}
+
+// sameProps says whether two property maps hold the same values with the
+// same types: an add-mode import uses it to recognize its own earlier write.
+func sameProps(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, x := range a {
+		y, ok := b[k]
+		if !ok {
+			return false
+		}
+		switch xv := x.(type) {
+		case []byte:
+			yv, ok := y.([]byte)
+			if !ok || !bytes.Equal(xv, yv) {
+				return false
+			}
+		case time.Time:
+			yv, ok := y.(time.Time)
+			if !ok || !xv.Equal(yv) {
+				return false
+			}
+		case float64:
+			yv, ok := y.(float64)
+			if !ok || strconv.FormatFloat(xv, 'g', -1, 64) != strconv.FormatFloat(yv, 'g', -1, 64) {
+				return false
+			}
+		default:
+			if x != y {
+				return false
+			}
+		}
+	}
+	return true
+}

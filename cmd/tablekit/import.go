@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/query"
+	"github.com/tablekit/tablekit/table"
+)
+
+func init() {
+	register(&command{
+		name: "import", args: "TABLE FILE|- [--format jsonl|csv] [--mode upsert|merge|add] [--create] [--parallel N] [--checkpoint FILE] [--rejects FILE] [--delimiter C]",
+		summary: "write the entities of a JSON Lines or Storage Explorer CSV file, in entity group transactions",
+		example: `tablekit import orders orders.jsonl --create --parallel 16 --checkpoint imp.ckpt --rejects bad.jsonl
+# interrupted, even by kill -9? the same command again completes the import
+tablekit import orders orders.csv --format csv --mode merge
+tablekit import orders export.csv --format csv --delimiter ';'`,
+		run: runImport,
+	})
+}
+
+const (
+	extraRejectBytes = "rejects-bytes"
+	extraRejects     = "rejects"
+)
+
+// lineToken is an import's checkpoint position: the next input line.
+func lineToken(n int64) string { return "line:" + strconv.FormatInt(n, 10) }
+
+func runImport(ctx context.Context, e *env, args []string) error {
+	c := commands["import"]
+	fs := newFlags(e, c)
+	src := sourceFlags()
+	src.register(fs)
+	var format, mode, ckpt, rejectsPath, delim string
+	var create bool
+	var parallel int
+	var every time.Duration
+	fs.StringVar(&format, "format", "jsonl", "jsonl or csv (as Azure Storage Explorer writes it)")
+	fs.StringVar(&mode, "mode", "upsert", "upsert (replace), merge (upsert merging properties) or add (refuse existing entities)")
+	fs.BoolVar(&create, "create", false, "create the table if it does not exist")
+	fs.IntVar(&parallel, "parallel", batch.DefaultInFlight, fmt.Sprintf("transactions in flight, 1 to %d", query.MaxParallelism))
+	fs.StringVar(&ckpt, "checkpoint", "", "file to save the input position in; a later run with the same file and arguments resumes")
+	fs.StringVar(&rejectsPath, "rejects", "", "file to write refused lines to, as JSON lines {line, reason, input}")
+	fs.StringVar(&delim, "delimiter", ",", "CSV field delimiter: one character, or tab")
+	everyFlag(fs, &every)
+	pos, err := parse(fs, args, 2)
+	if err != nil {
+		return err
+	}
+	name, path := pos[0], pos[1]
+	if format != "jsonl" && format != "csv" {
+		return usagef("--format %q: want jsonl or csv", format)
+	}
+	w := &roundWriter{}
+	switch mode {
+	case "upsert":
+		w.kind, w.mode = batch.Upsert, table.Replace
+	case "merge":
+		w.kind, w.mode = batch.Upsert, table.Merge
+	case "add":
+		w.kind = batch.Add
+	default:
+		return usagef("--mode %q: want upsert, merge or add", mode)
+	}
+	if delim == "tab" || delim == `\t` {
+		delim = "\t"
+	}
+	d, size := utf8.DecodeRuneInString(delim)
+	if size == 0 || size != len(delim) || d == '"' || d == '\n' || d == '\r' {
+		return usagef("--delimiter %q: want one character other than a quote or newline", delim)
+	}
+	if parallel < 1 || parallel > query.MaxParallelism {
+		return usagef("--parallel %d: want 1 to %d", parallel, query.MaxParallelism)
+	}
+	if ckpt != "" && path == "-" {
+		return usagef("--checkpoint needs a FILE: standard input cannot be read again")
+	}
+	conn, err := src.open(e, new(atomic.Int64))
+	if err != nil {
+		return err
+	}
+	t, err := table.New[table.Entity](conn.svc, name)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	w.t = t
+	w.opts = &batch.WriteOptions{InFlight: parallel, ContinueOnError: true, Retry: conn.policy}
+	job := fmt.Sprintf("import table=%s input=%q format=%s mode=%s delimiter=%q rejects=%q", name, path, format, mode, delim, rejectsPath)
+	sv, cp, err := startCheckpoint(ckpt, job)
+	if err != nil {
+		return err
+	}
+	sv.every = every
+	if cp.Complete {
+		fmt.Fprintf(e.stderr, "tablekit import: the checkpoint says this import is complete (%d entities)\n", cp.Done)
+		return nil
+	}
+	from := int64(0)
+	if cp.Token != "" {
+		from, err = strconv.ParseInt(strings.TrimPrefix(cp.Token, "line:"), 10, 64)
+		if err != nil || !strings.HasPrefix(cp.Token, "line:") {
+			return fmt.Errorf("checkpoint: bad position %q", cp.Token)
+		}
+		w.resumed = true
+	}
+	if create {
+		if err := conn.svc.CreateTable(ctx, name); err != nil {
+			return err
+		}
+	}
+	var in io.Reader = os.Stdin
+	var total int64 = -1
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			total = fi.Size()
+		}
+		in = f
+	}
+	var rejOut *output
+	var rejected int64
+	if w.resumed {
+		rejected, _ = strconv.ParseInt(cp.Extra[extraRejects], 10, 64)
+	}
+	if rejectsPath != "" {
+		var resume map[string]string
+		if w.resumed {
+			resume = cp.Extra
+		}
+		if rejOut, err = openOutputAt(rejectsPath, e.stdout, resume, extraRejectBytes); err != nil {
+			return err
+		}
+		defer rejOut.close()
+	}
+	m := newMeter(e, "import", -1, cp.Done, conn.retries)
+	m.inTotal = total
+	m.rejects.Store(rejected)
+	in = countReader{in, &m.inRead}
+	next := jsonlRecords(t, in)
+	if format == "csv" {
+		next = csvRecords(t, in, d)
+	}
+	rounds := make(chan round, 1)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return readRounds(gctx, next, from, rounds) })
+	token, done, shown := cp.Token, cp.Done, 0
+	g.Go(func() error {
+		for r := range rounds {
+			stored, rejs, err := w.write(gctx, r.items)
+			done += int64(stored)
+			m.add(stored)
+			if err != nil {
+				return err
+			}
+			rejs = append(r.rejects, rejs...)
+			for _, rj := range rejs {
+				if shown++; shown <= 20 {
+					fmt.Fprintf(e.stderr, "tablekit import: line %d: %s\n", rj.Line, rj.Reason)
+				}
+				if rejOut != nil {
+					if _, err := rejOut.Write(rejectLine(rj)); err != nil {
+						return err
+					}
+				}
+			}
+			m.rejects.Add(int64(len(rejs)))
+			token = r.next
+			if sv.due() {
+				if err := saveImport(sv, rejOut, token, done, m.rejects.Load(), false); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	err = g.Wait()
+	m.finish()
+	if shown > 20 {
+		fmt.Fprintf(e.stderr, "tablekit import: %d more rejects not shown\n", shown-20)
+	}
+	if err != nil {
+		if serr := saveImport(sv, rejOut, token, done, m.rejects.Load(), false); serr != nil {
+			fmt.Fprintf(e.stderr, "tablekit import: %v\n", serr)
+		} else {
+			sv.tellResume(e)
+		}
+		return err
+	}
+	if err := saveImport(sv, rejOut, token, done, m.rejects.Load(), true); err != nil {
+		return err
+	}
+	if n := m.rejects.Load(); n > 0 {
+		return fmt.Errorf("%d lines rejected (see the messages above%s)", n, map[bool]string{true: " and " + rejectsPath, false: ""}[rejectsPath != ""])
+	}
+	return nil
+}
+
+// saveImport syncs the rejects file before the checkpoint names the
+// position after the rejects it holds.
+func saveImport(sv *saver, rejOut *output, token string, done, rejects int64, complete bool) error {
+	sv.Extra = map[string]string{extraRejects: strconv.FormatInt(rejects, 10)}
+	if rejOut != nil {
+		n, err := rejOut.sync()
+		if err != nil {
+			return err
+		}
+		sv.Extra[extraRejectBytes] = strconv.FormatInt(n, 10)
+	}
+	return sv.save(token, done, complete)
+}
