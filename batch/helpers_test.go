@@ -95,6 +95,7 @@ func newTable(t testing.TB, rec *batchRecorder, o *table.Options) *table.Table[i
 	if o != nil {
 		opts = *o
 	}
+	opts.NoFastPath = opts.NoFastPath || testenv.FastPathOff()
 	if rec != nil {
 		opts.Azcore.PerCallPolicies = append([]policy.Policy{rec}, opts.Azcore.PerCallPolicies...)
 	}

@@ -66,7 +66,12 @@ func newService(t testing.TB, endpoint string, o *table.Options) *table.Service 
 	if endpoint == "" {
 		endpoint = env.Endpoint
 	}
-	svc, err := table.NewServiceWithSharedKey(endpoint, env.Account, env.Key, o)
+	var opts table.Options
+	if o != nil {
+		opts = *o
+	}
+	opts.NoFastPath = opts.NoFastPath || testenv.FastPathOff()
+	svc, err := table.NewServiceWithSharedKey(endpoint, env.Account, env.Key, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}

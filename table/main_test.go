@@ -94,6 +94,7 @@ func newTable[T any](t *testing.T, o *table.Options) (*table.Table[T], *recorder
 		opts = *o
 	}
 	opts.Transport = rec
+	opts.NoFastPath = opts.NoFastPath || testenv.FastPathOff()
 	svc, err := table.NewServiceWithSharedKey(env.Endpoint, env.Account, env.Key, &opts)
 	if err != nil {
 		t.Fatal(err)
