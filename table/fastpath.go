@@ -1,9 +1,11 @@
 package table
 
 import (
+	"context"
 	"net/url"
 	"strings"
 
+	"github.com/tablekit/tablekit/internal/fastpath"
 	"github.com/tablekit/tablekit/internal/link"
 )
 
@@ -37,4 +39,15 @@ func parseURLEndpoint(u *url.URL) string {
 		ep += "/?" + q.Encode()
 	}
 	return ep
+}
+
+// writeBody returns the context and entity to hand aztables for a write of
+// body: on the fast path a placeholder, with body in the context for the
+// policy to send; otherwise body itself.
+func (t *Table[T]) writeBody(ctx context.Context, body []byte, e *T) (context.Context, []byte) {
+	if !t.fast {
+		return ctx, body
+	}
+	pk, rk := t.keys(e)
+	return fastpath.With(ctx, &fastpath.Holder{Kind: fastpath.Write, Out: body}), fastpath.Placeholder(pk, rk)
 }

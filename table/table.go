@@ -263,7 +263,8 @@ func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
-	resp, err := t.client.AddEntity(ctx, body, nil)
+	wctx, sent := t.writeBody(ctx, body, &e)
+	resp, err := t.client.AddEntity(wctx, sent, nil)
 	if err != nil {
 		err = MapError("add", err)
 		if o != nil && o.Verify && errors.Is(err, ErrMaybeCommitted) {
@@ -318,7 +319,8 @@ func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	resp, err := t.client.UpsertEntity(ctx, body, &aztables.UpsertEntityOptions{UpdateMode: m})
+	wctx, sent := t.writeBody(ctx, body, &e)
+	resp, err := t.client.UpsertEntity(wctx, sent, &aztables.UpsertEntityOptions{UpdateMode: m})
 	if err != nil {
 		return Result{}, MapError("upsert", err)
 	}
@@ -343,7 +345,8 @@ func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag)
 	if err != nil {
 		return Result{}, err
 	}
-	resp, err := t.client.UpdateEntity(ctx, body, &aztables.UpdateEntityOptions{UpdateMode: m, IfMatch: &etag})
+	wctx, sent := t.writeBody(ctx, body, &e)
+	resp, err := t.client.UpdateEntity(wctx, sent, &aztables.UpdateEntityOptions{UpdateMode: m, IfMatch: &etag})
 	if err != nil {
 		return Result{}, MapError("update", err)
 	}
