@@ -97,7 +97,7 @@ func newTable(t testing.TB, rec *batchRecorder, o *table.Options) *table.Table[i
 	}
 	opts.NoFastPath = opts.NoFastPath || testenv.FastPathOff()
 	if rec != nil {
-		opts.Azcore.PerCallPolicies = append([]policy.Policy{rec}, opts.Azcore.PerCallPolicies...)
+		opts.Azcore.PerRetryPolicies = append([]policy.Policy{rec}, opts.Azcore.PerRetryPolicies...) // after the fast path swapped the body
 	}
 	svc, err := table.NewServiceWithSharedKey(env.Endpoint, env.Account, env.Key, &opts)
 	if err != nil {

@@ -2,8 +2,6 @@ package table
 
 import (
 	"context"
-	"net/url"
-	"strings"
 
 	"github.com/tablekit/tablekit/internal/fastpath"
 	"github.com/tablekit/tablekit/internal/link"
@@ -26,20 +24,6 @@ func (t *Table[T]) fastEndpoint() (string, bool) { return t.azURL, t.fast }
 
 // fastOn reports whether ClientOptions installs the fast path's policy.
 func (o *Options) fastOn() bool { return o == nil || !o.NoFastPath }
-
-// parseURLEndpoint is the endpoint aztables makes of a table URL (its
-// parseURL, v1.4.1): the URL without the table's segment, and "/?" and the
-// re-encoded query when there is one.
-func parseURLEndpoint(u *url.URL) string {
-	ep := u.Scheme + "://" + u.Host
-	if i := strings.LastIndexByte(u.Path, '/'); i > 0 {
-		ep += u.Path[:i]
-	}
-	if q := u.Query(); len(q) > 0 {
-		ep += "/?" + q.Encode()
-	}
-	return ep
-}
 
 // writeBody returns the context and entity to hand aztables for a write of
 // body: on the fast path a placeholder, with body in the context for the

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/fastpath"
+	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -123,7 +124,7 @@ func NewFromSASURL[T any](tableSASURL string, o *Options) (*Table[T], error) {
 	}
 	t.parallelism, t.tr = o.poolSize(), o.newTracer()
 	if u, err := url.Parse(tableSASURL); err == nil {
-		t.fast, t.azURL = o.fastOn(), parseURLEndpoint(u)
+		t.fast, t.azURL = o.fastOn(), txwire.EndpointOf(u)
 	}
 	return t, nil
 }

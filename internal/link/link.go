@@ -21,15 +21,15 @@ func Tracer(t any) tracing.Tracer {
 }
 
 // fastOf is set once, by table's init, and only read after that.
-var fastOf func(t any) (endpoint string, ok bool)
+var fastOf func(t any) (endpoint string, fast bool)
 
 // SetFastLookup is for package table's init only.
-func SetFastLookup(f func(t any) (endpoint string, ok bool)) { fastOf = f }
+func SetFastLookup(f func(t any) (endpoint string, fast bool)) { fastOf = f }
 
 // Fast reports whether t, a *table.Table[T], was built by tablekit with the
 // fast path in its pipeline, and the endpoint its aztables client builds
-// request URLs from.
-func Fast(t any) (endpoint string, ok bool) {
+// request URLs from ("" when unknown: table.Wrap).
+func Fast(t any) (endpoint string, fast bool) {
 	if fastOf == nil {
 		return "", false
 	}
