@@ -21,6 +21,7 @@ test: npm lint
 
 _test_with_azurite:
 	$(GO) test $(GOTESTFLAGS) ./...
+	TABLEKIT_FAST_PATH=off $(GO) test $(GOTESTFLAGS) -short ./table/ ./query/ ./batch/
 	$(MAKE) --no-print-directory examples
 
 # make short: the fast loop, without the long soaks.

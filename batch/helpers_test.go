@@ -100,7 +100,7 @@ func newTable(t testing.TB, rec *batchRecorder, o *table.Options) *table.Table[i
 		opts = *o
 	}
 	if rec != nil {
-		opts.Azcore.PerCallPolicies = append([]policy.Policy{rec}, opts.Azcore.PerCallPolicies...)
+		opts.Azcore.PerRetryPolicies = append([]policy.Policy{rec}, opts.Azcore.PerRetryPolicies...) // after the fast path swapped the body
 	}
 	return testenv.NewTable[item](t, env.NewService(t, &opts))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/link"
 	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/table"
 )
@@ -69,26 +70,28 @@ type Op[T any] struct {
 	ETag azcore.ETag
 }
 
-// encoded is an operation ready for aztables, with its wire size.
+// encoded is an operation ready for the wire, with its wire size.
 type encoded struct {
 	pk, rk string
-	action aztables.TransactionAction
-	size   int // bytes the operation adds to the request body
+	action aztables.TransactionAction // for aztables to encode; no Entity when part is set
+	part   []byte                     // the operation's part of the body, on the fast path
+	size   int                        // bytes the operation adds to the request body
 }
 
-// encoder turns operations into aztables actions for one table and
-// measures them as aztables will send them.
+// encoder turns operations into parts of the body (fast path) or aztables
+// actions for one table and measures them as they will be sent.
 type encoder[T any] struct {
 	t     *table.Table[T]
 	sizer *txwire.Sizer
+	fast  bool
 }
 
 func newEncoder[T any](t *table.Table[T]) *encoder[T] {
-	ep, ok := txwire.ClientEndpoint(t.Client())
-	if !ok {
-		ep = txwire.FallbackEndpoint() // an upper bound; see txwire
+	ep, fast := link.Fast(t)
+	if ep == "" {
+		ep = txwire.FallbackEndpoint() // table.Wrap: an upper bound; see txwire
 	}
-	return &encoder[T]{t: t, sizer: txwire.NewSizer(ep, t.Name())}
+	return &encoder[T]{t: t, sizer: txwire.NewSizer(ep, t.Name()), fast: fast}
 }
 
 // keys returns the keys an operation addresses, without validating them.
@@ -168,7 +171,7 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 			return encoded{}, err
 		}
 		// aztables re-encodes the entity with encoding/json: measure that.
-		if bodyLen, err = txwire.CanonicalLen(body); err != nil {
+		if bodyLen, err = e.entityLen(body); err != nil {
 			return encoded{}, fmt.Errorf("%w: %w", table.ErrInvalidEntity, err)
 		}
 		enc.pk, enc.rk = codec.Keys(&op.Entity)
@@ -181,7 +184,7 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 		s := string(etag)
 		ifMatch = &s
 	}
-	n, err := e.sizer.OpSize(txwire.Op{Type: typ, PartitionKey: enc.pk, RowKey: enc.rk, IfMatch: ifMatch, EntityLen: bodyLen})
+	n, err := e.size(&enc, txwire.Op{Type: typ, PartitionKey: enc.pk, RowKey: enc.rk, IfMatch: ifMatch, EntityLen: bodyLen})
 	if err != nil {
 		return encoded{}, fmt.Errorf("%w: %w", table.ErrInvalidKey, err)
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
@@ -23,12 +22,7 @@ import (
 // send submits prepared operations with aztables' SubmitTransaction and
 // reads the reply itself: aztables only reports that something failed.
 func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []Op[T]) ([]OpResult, error) {
-	actions := make([]aztables.TransactionAction, len(wire))
-	for i := range wire {
-		actions[i] = wire[i].action
-	}
-	var resp *http.Response
-	err := submit(policy.WithCaptureResponse(ctx, &resp), t.Client(), actions)
+	resp, err := submitOps(ctx, t, wire)
 	if resp != nil && resp.StatusCode == http.StatusAccepted {
 		return readReply(resp, err, ops)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/fastpath"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
@@ -272,18 +273,14 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top int) (*rawPage[T]
 	if p.filter != "" {
 		opts.Filter = &p.filter
 	}
-	resp, err := p.t.Client().NewListEntitiesPager(opts).NextPage(ctx)
+	h := &fastpath.Holder{Kind: fastpath.Read}
+	resp, err := p.t.Client().NewListEntitiesPager(opts).NextPage(fastpath.With(ctx, h))
 	if err != nil {
 		return nil, table.MapError("query", err)
 	}
-	page := &rawPage[T]{fetchedAt: from, entities: make([]T, len(resp.Entities)), keys: make([]keyPair, len(resp.Entities))}
-	for i, raw := range resp.Entities {
-		e, err := p.t.Unmarshal(raw)
-		if err != nil {
-			return nil, err
-		}
-		page.entities[i] = e
-		page.keys[i].pk, page.keys[i].rk = codec.Keys(&e)
+	page := &rawPage[T]{fetchedAt: from}
+	if err := p.fill(page, h, resp.Entities, int(top32)); err != nil {
+		return nil, err
 	}
 	npk, nrk := nonEmpty(resp.NextPartitionKey), nonEmpty(resp.NextRowKey)
 	if npk == nil && nrk == nil {

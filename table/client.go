@@ -37,6 +37,9 @@ type Service struct {
 	key         string // the shared key, for SharedKey; empty otherwise
 	// tr starts the spans of its tables (Options.Azcore.TracingProvider).
 	tr tracing.Tracer
+	// azURL is the URL aztables was given: its endpoint (fast path).
+	azURL string
+	fast  bool // the pipeline has the fast path's policy
 }
 
 // NewService connects with a connection string: the form the portal shows
@@ -57,11 +60,12 @@ func NewService(connectionString string, o *Options) (*Service, error) {
 		return nil, err
 	}
 	if cs.sas != "" {
-		raw, err := aztables.NewServiceClientWithNoCredential(cs.endpoint+"?"+cs.sas, ClientOptions(o))
+		azURL := cs.endpoint + "?" + cs.sas
+		raw, err := aztables.NewServiceClientWithNoCredential(azURL, ClientOptions(o))
 		if err != nil {
 			return nil, fmt.Errorf("table: service client: %w", err)
 		}
-		return &Service{raw: raw, endpoint: cs.endpoint, parallelism: o.poolSize(), tr: o.newTracer()}, nil
+		return &Service{raw: raw, endpoint: cs.endpoint, parallelism: o.poolSize(), tr: o.newTracer(), azURL: azURL, fast: o.fastOn()}, nil
 	}
 	return NewServiceWithSharedKey(cs.endpoint, cs.account, cs.key, o)
 }
@@ -84,7 +88,7 @@ func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Serv
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize(), tr: o.newTracer(), account: account, key: key}, nil
+	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize(), tr: o.newTracer(), account: account, key: key, azURL: serviceURL, fast: o.fastOn()}, nil
 }
 
 // NewServiceWithToken connects with a Microsoft Entra ID credential (for
@@ -101,7 +105,7 @@ func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Opti
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize(), tr: o.newTracer()}, nil
+	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize(), tr: o.newTracer(), azURL: serviceURL, fast: o.fastOn()}, nil
 }
 
 // NewServiceWithSAS connects with an account SAS URL, e.g.
@@ -118,11 +122,12 @@ func NewServiceWithSAS(sasURL string, o *Options) (*Service, error) {
 	if err := checkLocation(endpoint, "", "", o); err != nil {
 		return nil, err
 	}
-	raw, err := aztables.NewServiceClientWithNoCredential(endpoint+"/?"+u.RawQuery, ClientOptions(o))
+	azURL := endpoint + "/?" + u.RawQuery
+	raw, err := aztables.NewServiceClientWithNoCredential(azURL, ClientOptions(o))
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: endpoint, parallelism: o.poolSize(), tr: o.newTracer()}, nil
+	return &Service{raw: raw, endpoint: endpoint, parallelism: o.poolSize(), tr: o.newTracer(), azURL: azURL, fast: o.fastOn()}, nil
 }
 
 // NewClientFromSASURL returns an aztables client for the table in a table

@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/fastpath"
 	"github.com/tablekit/tablekit/internal/reqshape"
 	"github.com/tablekit/tablekit/retry"
 )
@@ -59,6 +60,12 @@ type Options struct {
 	// <account>-secondary.table.<suffix> or the connection string's
 	// TableSecondaryEndpoint. Its path must be the primary's.
 	SecondaryEndpoint string
+	// NoFastPath makes aztables encode and decode every entity itself, as
+	// it does for clients tablekit did not build. By default tablekit's own
+	// bytes go on the wire and its decoder reads the downloaded pages (see
+	// the package documentation, "Fast path"); turn it off to rule it out
+	// when something looks wrong.
+	NoFastPath bool
 	// Azcore is the base azcore configuration (logging, telemetry, tracing,
 	// extra policies, cloud). Its Transport and Retry fields are replaced.
 	// Its TracingProvider traces tablekit's bulk writes and queries too.
@@ -143,6 +150,9 @@ func ClientOptions(o *Options) *aztables.ClientOptions {
 	co.PerCallPolicies = append([]policy.Policy(nil), co.PerCallPolicies...)
 	if !opts.EchoInserts {
 		co.PerCallPolicies = append([]policy.Policy{noEchoPolicy{}}, co.PerCallPolicies...)
+	}
+	if !opts.NoFastPath {
+		co.PerCallPolicies = append(co.PerCallPolicies, fastpath.Policy{})
 	}
 	if !opts.NoRetry {
 		co.PerCallPolicies = append(co.PerCallPolicies, retry.NewPipelinePolicy(opts.Retry))

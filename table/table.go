@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/fastpath"
+	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -67,6 +70,10 @@ type Table[T any] struct {
 	plan        *codec.Plan
 	parallelism int
 	tr          tracing.Tracer // of the Service; disabled for Wrap
+	// fast: tablekit built the pipeline with the fast path (never for
+	// Wrap), whose client builds URLs from azURL.
+	fast  bool
+	azURL string
 }
 
 // New returns a typed handle on the named table of the service. It checks T's
@@ -81,6 +88,7 @@ func New[T any](s *Service, name string) (*Table[T], error) {
 		return nil, err
 	}
 	t.parallelism, t.tr = s.parallelism, s.tr
+	t.fast, t.azURL = s.fast, s.azURL
 	return t, nil
 }
 
@@ -115,6 +123,9 @@ func NewFromSASURL[T any](tableSASURL string, o *Options) (*Table[T], error) {
 		return nil, err
 	}
 	t.parallelism, t.tr = o.poolSize(), o.newTracer()
+	if u, err := url.Parse(tableSASURL); err == nil {
+		t.fast, t.azURL = o.fastOn(), txwire.EndpointOf(u)
+	}
 	return t, nil
 }
 
@@ -193,16 +204,16 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 	if o != nil && len(o.Select) > 0 {
 		return t.getSelect(ctx, partitionKey, rowKey, o.Select)
 	}
-	resp, err := t.client.GetEntity(ctx, partitionKey, rowKey, nil)
+	data, etag, err := t.getEntity(ctx, partitionKey, rowKey)
 	if err != nil {
 		return zero, MapError("get", err)
 	}
-	e, err := t.Unmarshal(resp.Value)
+	e, err := t.Unmarshal(data)
 	if err != nil {
 		return zero, err
 	}
-	if resp.ETag != "" {
-		t.plan.SetETag(reflect.ValueOf(&e).Elem(), string(resp.ETag))
+	if etag != "" {
+		t.plan.SetETag(reflect.ValueOf(&e).Elem(), string(etag))
 	}
 	return e, nil
 }
@@ -219,12 +230,13 @@ func (t *Table[T]) getSelect(ctx context.Context, pk, rk string, sel []string) (
 	top := int32(1)
 	pager := t.client.NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: &filter, Select: &selectList, Top: &top})
 	for pager.More() {
-		page, err := pager.NextPage(ctx)
+		h := &fastpath.Holder{Kind: fastpath.Read}
+		page, err := pager.NextPage(fastpath.With(ctx, h))
 		if err != nil {
 			return zero, MapError("get", err)
 		}
-		if len(page.Entities) > 0 {
-			return t.Unmarshal(page.Entities[0])
+		if e, ok, err := t.firstOf(h, page.Entities); ok || err != nil {
+			return e, err
 		}
 	}
 	return zero, &ServiceError{Op: "get", StatusCode: http.StatusNotFound, Code: "ResourceNotFound", Err: errNoEntity, outcome: ErrNotFound}
@@ -252,7 +264,8 @@ func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
-	resp, err := t.client.AddEntity(ctx, body, nil)
+	wctx, sent := t.writeBody(ctx, body, &e)
+	resp, err := t.client.AddEntity(wctx, sent, nil)
 	if err != nil {
 		err = MapError("add", err)
 		if o != nil && o.Verify && errors.Is(err, ErrMaybeCommitted) {
@@ -280,11 +293,11 @@ func (t *Table[T]) Verify(ctx context.Context, e T) (bool, error) {
 }
 
 func (t *Table[T]) compare(ctx context.Context, pk, rk string, want []byte) (bool, Result, error) {
-	resp, err := t.client.GetEntity(ctx, pk, rk, nil)
+	data, etag, err := t.getEntity(ctx, pk, rk)
 	if err != nil {
 		return false, Result{}, MapError("verify", err)
 	}
-	stored, err := t.Unmarshal(resp.Value)
+	stored, err := t.Unmarshal(data)
 	if err != nil {
 		return false, Result{}, err
 	}
@@ -292,7 +305,7 @@ func (t *Table[T]) compare(ctx context.Context, pk, rk string, want []byte) (boo
 	if err != nil {
 		return false, Result{}, err
 	}
-	return bytes.Equal(got, want), resultOf(resp.ETag), nil
+	return bytes.Equal(got, want), resultOf(etag), nil
 }
 
 // Upsert inserts e or, if an entity with its keys exists, merges into it or
@@ -307,7 +320,8 @@ func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	resp, err := t.client.UpsertEntity(ctx, body, &aztables.UpsertEntityOptions{UpdateMode: m})
+	wctx, sent := t.writeBody(ctx, body, &e)
+	resp, err := t.client.UpsertEntity(wctx, sent, &aztables.UpsertEntityOptions{UpdateMode: m})
 	if err != nil {
 		return Result{}, MapError("upsert", err)
 	}
@@ -332,7 +346,8 @@ func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag)
 	if err != nil {
 		return Result{}, err
 	}
-	resp, err := t.client.UpdateEntity(ctx, body, &aztables.UpdateEntityOptions{UpdateMode: m, IfMatch: &etag})
+	wctx, sent := t.writeBody(ctx, body, &e)
+	resp, err := t.client.UpdateEntity(wctx, sent, &aztables.UpdateEntityOptions{UpdateMode: m, IfMatch: &etag})
 	if err != nil {
 		return Result{}, MapError("update", err)
 	}

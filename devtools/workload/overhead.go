@@ -54,6 +54,8 @@ func Benchmarks() []Bench {
 		{"page/pager", "aztables pager: `NextPage` of a 1,000-entity page, no decoding by the caller", PageSize, PagePager},
 		{"page/pager-struct", "aztables pager + `json.Unmarshal` of each entity into a struct (the plain scans' path)", PageSize, PagePagerStruct},
 		{"page/query", "tablekit `query.New(t).All` over the page (typed)", PageSize, PageQuery},
+		{"tx/typed", "tablekit `batch.Transaction.Submit` of 100 typed upserts", TxOps, TxTyped},
+		{"tx/prebuilt", "hand-written: aztables `SubmitTransaction` of 100 upserts of pre-built JSON bytes", TxOps, TxPrebuilt},
 	}
 }
 

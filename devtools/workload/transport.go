@@ -54,6 +54,8 @@ func (s *Service) Do(req *http.Request) (*http.Response, error) {
 		}
 		h.Set("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8")
 		return respond(req, http.StatusCreated, h, Echo(body)), nil
+	case req.Method == http.MethodPost && last == "$batch":
+		return batchReply(req, h, body), nil
 	case req.Method == http.MethodGet && strings.HasSuffix(last, "()"):
 		h.Set("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8")
 		return respond(req, http.StatusOK, h, s.Page), nil

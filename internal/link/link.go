@@ -19,3 +19,19 @@ func Tracer(t any) tracing.Tracer {
 	}
 	return tracerOf(t)
 }
+
+// fastOf is set once, by table's init, and only read after that.
+var fastOf func(t any) (endpoint string, fast bool)
+
+// SetFastLookup is for package table's init only.
+func SetFastLookup(f func(t any) (endpoint string, fast bool)) { fastOf = f }
+
+// Fast reports whether t, a *table.Table[T], was built by tablekit with the
+// fast path in its pipeline, and the endpoint its aztables client builds
+// request URLs from ("" when unknown: table.Wrap).
+func Fast(t any) (endpoint string, fast bool) {
+	if fastOf == nil {
+		return "", false
+	}
+	return fastOf(t)
+}

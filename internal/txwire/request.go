@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"reflect"
 	"strconv"
 	"strings"
 
@@ -90,8 +89,8 @@ type Sizer struct {
 }
 
 // NewSizer returns a Sizer for the table behind a client whose endpoint is
-// endpoint (see ClientEndpoint): the service URL, with a SAS query when the
-// client has one.
+// endpoint: the URL aztables was given for the service, with a SAS query
+// when the client has one (see EndpointOf).
 func NewSizer(endpoint, table string) *Sizer {
 	return &Sizer{endpoint: endpoint, table: table, cosmos: isCosmosEndpoint(endpoint)}
 }
@@ -221,36 +220,22 @@ func KeysJSON(partitionKey, rowKey string) []byte {
 	return b
 }
 
-// ClientEndpoint returns the endpoint a client builds its request URLs
-// from (with the SAS query when it has one). aztables keeps it unexported,
-// in Client.client.endpoint (v1.4.1); ok is false if that ever changes, and
-// the caller must then fall back to an upper bound (see FallbackEndpoint).
-func ClientEndpoint(c *aztables.Client) (endpoint string, ok bool) {
-	v := reflect.ValueOf(c)
-	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
-		return "", false
+// EndpointOf is the endpoint an aztables v1.4.1 client made from a table
+// URL builds its request URLs from (its parseURL): the URL without the
+// table's segment, then "/?" and the re-encoded query when there is one.
+func EndpointOf(tableURL *url.URL) string {
+	ep := tableURL.Scheme + "://" + tableURL.Host
+	if i := strings.LastIndexByte(tableURL.Path, '/'); i > 0 {
+		ep += tableURL.Path[:i]
 	}
-	v = v.Elem()
-	if v.Kind() != reflect.Struct {
-		return "", false
+	if q := tableURL.Query(); len(q) > 0 {
+		ep += "/?" + q.Encode()
 	}
-	v = v.FieldByName("client")
-	if !v.IsValid() || v.Kind() != reflect.Pointer || v.IsNil() {
-		return "", false
-	}
-	v = v.Elem()
-	if v.Kind() != reflect.Struct {
-		return "", false
-	}
-	v = v.FieldByName("endpoint")
-	if !v.IsValid() || v.Kind() != reflect.String {
-		return "", false
-	}
-	return v.String(), true
+	return ep
 }
 
-// FallbackEndpoint stands in for an endpoint that ClientEndpoint cannot
-// read: 2 KiB of URL, longer than any account URL with a SAS, so sizes
+// FallbackEndpoint stands in for an endpoint tablekit does not know (a
+// client given to table.Wrap): 2 KiB of URL, longer than any account URL with a SAS, so sizes
 // computed with it are upper bounds (by 2 KiB per operation at most, plus
 // 22 bytes for the Cosmos DB merge header, which it includes).
 func FallbackEndpoint() string {

@@ -1,0 +1,82 @@
+package txwire
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"slices"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+)
+
+// The part's MIME headers, as aztables' multipart writer sorts them.
+const partHeaders = "Content-Transfer-Encoding: binary\r\nContent-Type: application/http\r\n\r\n"
+
+// DelimiterLen is the length of the line before every part ("\r\n--C\r\n");
+// a part written by AppendPart adds DelimiterLen+len(part) to the body,
+// which is OpSize of its operation.
+func DelimiterLen() int { return len("\r\n--" + changesetBoundary + "\r\n") }
+
+// AppendPart appends op's part after its delimiter line, byte for byte as
+// aztables v1.4.1 writes it except that entity goes out as it is (aztables
+// re-encodes it): MIME headers, request line, the request's headers in
+// sorted order, an empty line, the entity (none for Delete).
+func (s *Sizer) AppendPart(dst []byte, op Op, entity []byte) ([]byte, error) {
+	line, err := s.requestLine(op)
+	if err != nil {
+		return dst, err
+	}
+	if op.Type == aztables.TransactionTypeDelete {
+		entity = nil
+	}
+	hs := s.opHeaders(op, len(entity))
+	slices.SortFunc(hs, func(a, b header) int { return strings.Compare(a.key, b.key) })
+	dst = append(dst, partHeaders...)
+	dst = append(dst, line...)
+	for _, h := range hs {
+		dst = append(dst, h.key...)
+		dst = append(dst, ": "...)
+		dst = append(dst, h.value...)
+		dst = append(dst, "\r\n"...)
+	}
+	dst = append(dst, "\r\n"...)
+	return append(dst, entity...), nil
+}
+
+// Body assembles a transaction's body from its parts (AppendPart), with new
+// random boundaries, and returns it with its Content-Type. Its length is
+// Envelope() plus DelimiterLen()+len(part) for every part.
+func Body(parts [][]byte) (body []byte, contentType string) {
+	batch, changeset := "batch_"+newUUID(), "changeset_"+newUUID()
+	n := envelope
+	for _, p := range parts {
+		n += DelimiterLen() + len(p)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, "--"+batch+"\r\nContent-Type: multipart/mixed; boundary="+changeset+"\r\n\r\n"...)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, "\r\n"...)
+		}
+		b = append(b, "--"+changeset+"\r\n"...)
+		b = append(b, p...)
+	}
+	b = append(b, "\r\n--"+changeset+"--\r\n\r\n--"+batch+"--\r\n"...)
+	return b, "multipart/mixed; boundary=" + batch
+}
+
+// newUUID is a random version 4 UUID in its 36-character text form.
+func newUUID() string {
+	var u [16]byte
+	_, _ = rand.Read(u[:]) // crypto/rand.Read never fails
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	var b [36]byte
+	hex.Encode(b[0:8], u[0:4])
+	hex.Encode(b[9:13], u[4:6])
+	hex.Encode(b[14:18], u[6:8])
+	hex.Encode(b[19:23], u[8:10])
+	hex.Encode(b[24:], u[10:])
+	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
+	return string(b[:])
+}

@@ -1,0 +1,37 @@
+package table
+
+import (
+	"context"
+
+	"github.com/tablekit/tablekit/internal/fastpath"
+	"github.com/tablekit/tablekit/internal/link"
+)
+
+// Package batch asks through link whether a table's pipeline has the fast
+// path and which endpoint aztables builds its URLs from (the service URL
+// with the SAS query when there is one), so that it can write the $batch
+// body itself.
+func init() {
+	link.SetFastLookup(func(t any) (string, bool) {
+		if tt, ok := t.(interface{ fastEndpoint() (string, bool) }); ok {
+			return tt.fastEndpoint()
+		}
+		return "", false
+	})
+}
+
+func (t *Table[T]) fastEndpoint() (string, bool) { return t.azURL, t.fast }
+
+// fastOn reports whether ClientOptions installs the fast path's policy.
+func (o *Options) fastOn() bool { return o == nil || !o.NoFastPath }
+
+// writeBody returns the context and entity to hand aztables for a write of
+// body: on the fast path a placeholder, with body in the context for the
+// policy to send; otherwise body itself.
+func (t *Table[T]) writeBody(ctx context.Context, body []byte, e *T) (context.Context, []byte) {
+	if !t.fast {
+		return ctx, body
+	}
+	pk, rk := t.keys(e)
+	return fastpath.With(ctx, &fastpath.Holder{Kind: fastpath.Write, Out: body}), fastpath.Placeholder(pk, rk)
+}
