@@ -106,13 +106,6 @@ func (m *meter) eta() string {
 	return fmt.Sprintf(", %.0f%% of input, ETA %s", 100*frac, left.Round(time.Second))
 }
 
-func (m *meter) addBytes(n int64) {
-	if m.bytes.CompareAndSwap(-1, n) {
-		return
-	}
-	m.bytes.Add(n)
-}
-
 func rate(n int64, d time.Duration) float64 {
 	if d <= 0 {
 		return 0
