@@ -73,9 +73,15 @@
 //
 // Tag options: omitempty (zero values, as reflect.Value.IsZero sees them,
 // are not sent: unlike encoding/json an empty non-nil slice is not zero),
-// json, etag and
+// json, parse (a time, GUID or []byte stored by other clients as Edm.String
+// text), etag and
 // timestamp (receive the ETag / Timestamp of what was read), and "-" to skip
 // a field. Embedded structs are flattened, as in encoding/json.
+//
+// Reads take a stored value only into a field of its own EDM type or a
+// lossless widening (Int32 into an int64 or float64 field); anything else,
+// such as an Edm.String into a time.Time, is a [DecodeError]. The README's
+// Entities section has the full table.
 //
 // # Writing
 //

@@ -115,6 +115,9 @@ func (p *Plan) Encode(dst []byte, v reflect.Value) ([]byte, error) {
 // appendValue writes one value and returns its size by the service's formula.
 // skip reports a value that is not stored at all (the zero time.Time).
 func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, err error) {
+	if f.parse {
+		return appendParsed(dst, f, fv)
+	}
 	b := *dst
 	defer func() { *dst = b }()
 	switch f.kind {
@@ -161,7 +164,7 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 		b = strconv.AppendFloat(b, x, 'g', -1, bits)
 		return 8, false, nil
 	case kTime:
-		t := fv.Interface().(time.Time)
+		t := fv.Convert(timeType).Interface().(time.Time)
 		if t.IsZero() {
 			return 0, true, nil
 		}
@@ -175,6 +178,15 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 		return 8, false, nil
 	case kGUID:
 		g := fv.Convert(guidType).Interface().(GUID)
+		b = append(b, '"')
+		b = g.appendText(b)
+		b = append(b, '"')
+		return 16, false, nil
+	case kGUIDText:
+		g, err := ParseGUID(fv.String())
+		if err != nil {
+			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
+		}
 		b = append(b, '"')
 		b = g.appendText(b)
 		b = append(b, '"')
