@@ -66,7 +66,11 @@
 // is lost); float32, float64 to Edm.Double (annotated, so 1.0 stays a double);
 // time.Time to Edm.DateTime (converted to UTC, 100 ns resolution; the zero
 // time is not stored and reads back as zero); [GUID] to Edm.Guid; []byte to
-// Edm.Binary; an encoding.TextMarshaler to Edm.String. Pointers are
+// Edm.Binary; aztables' EDMInt64, EDMDateTime, EDMGUID and EDMBinary to the
+// EDM type each stands for; an encoding.TextMarshaler to Edm.String (except
+// a 16-byte array type, a UUID that other clients store as Edm.Guid: use
+// [GUID]). An embedded aztables.Entity gives the keys and a read-only
+// Timestamp. Pointers are
 // nullable: nil means the property is absent. Structs, maps and slices need
 // the "json" tag option; otherwise [New] reports a [TypeError]. NaN and
 // infinities are rejected: the service has no JSON form for them.
