@@ -300,6 +300,9 @@ func (p *plan[T]) get(ctx context.Context, from, pos position) (*rawPage[T], err
 	if _, seen := pos.lastReturned(); seen {
 		return page, nil // the one entity was returned already
 	}
+	if p.pk == "" || p.rk == "" {
+		return nil, emptyKey(p.pk, p.rk)
+	}
 	if wire.CheckKey(p.pk) != nil || wire.CheckKey(p.rk) != nil {
 		return page, nil // no entity can have such keys
 	}

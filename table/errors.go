@@ -56,7 +56,8 @@ var (
 	// ErrInvalidTableName: the name breaks the service's rules (3-63
 	// letters and digits, starting with a letter).
 	ErrInvalidTableName = errors.New("table: invalid table name")
-	// ErrInvalidKey: a key passed to Get or Delete breaks the service's rules.
+	// ErrInvalidKey: a key passed on its own breaks the service's rules, or a
+	// key is empty anywhere (aztables cannot address such an entity).
 	ErrInvalidKey = codec.ErrInvalidKey
 	// ErrInvalidOptions: an option value is out of range.
 	ErrInvalidOptions = codec.ErrInvalidOptions

@@ -36,6 +36,9 @@ var (
 // ValidateKey checks the value of the key named name (PartitionKey or
 // RowKey) by wire.CheckKey, as a *ValidationError.
 func ValidateKey(name, v string) error {
+	if v == "" {
+		return &ValidationError{Property: name, Rule: RuleKeyEmpty, Detail: "aztables v1.4.1 cannot address an entity with an empty key"}
+	}
 	if bad := wire.CheckKey(v); bad != nil {
 		return &ValidationError{Property: name, Rule: bad.Rule, Detail: bad.Detail}
 	}
