@@ -41,8 +41,8 @@ type Query[T any] struct {
 // Where narrows it).
 func New[T any](t *table.Table[T]) Query[T] {
 	q := Query[T]{t: t, pageSize: MaxPageSize}
-	if t == nil {
-		q.err = fmt.Errorf("%w: query: nil table", table.ErrInvalidOptions)
+	if t == nil || t.Client() == nil {
+		q.err = fmt.Errorf("%w: query: nil or zero table", table.ErrInvalidOptions)
 	}
 	return q
 }

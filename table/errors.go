@@ -1,6 +1,7 @@
 package table
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strconv"
@@ -96,7 +97,7 @@ type ServiceError struct {
 
 func (e *ServiceError) Error() string {
 	var b strings.Builder
-	b.WriteString(e.outcome.Error())
+	b.WriteString(cmp.Or[error](e.outcome, ErrService).Error())
 	b.WriteString(" (")
 	b.WriteString(e.Op)
 	if e.StatusCode != 0 {
