@@ -57,7 +57,10 @@ type InvalidError struct {
 
 // Error names the operation and the rule.
 func (e *InvalidError) Error() string {
-	msg := strings.TrimPrefix(e.Err.Error(), "batch: ")
+	msg := "invalid transaction"
+	if e.Err != nil {
+		msg = strings.TrimPrefix(e.Err.Error(), "batch: ")
+	}
 	if e.Index < 0 {
 		return "batch: " + msg
 	}

@@ -41,6 +41,9 @@ type Transaction[T any] struct {
 
 // New starts an empty transaction on t. It does no I/O.
 func New[T any](t *table.Table[T]) *Transaction[T] {
+	if err := usable(t); err != nil {
+		return &Transaction[T]{err: err}
+	}
 	return &Transaction[T]{enc: newEncoder(t)}
 }
 
@@ -81,6 +84,9 @@ func (tx *Transaction[T]) Append(ops ...Op[T]) *Transaction[T] {
 func (tx *Transaction[T]) append(op Op[T]) {
 	i := len(tx.ops)
 	tx.ops = append(tx.ops, op)
+	if tx.err == nil && tx.enc == nil {
+		tx.err = errZeroTx
+	}
 	if tx.err != nil {
 		return
 	}

@@ -126,6 +126,9 @@ type WriteOptions struct {
 // Write stops sending, waits for nothing but the requests in flight (which
 // end with ctx), and returns.
 func Write[T any](ctx context.Context, t *table.Table[T], ops []Op[T], o *WriteOptions) (Summary, error) {
+	if err := usable(t); err != nil {
+		return Summary{}, err
+	}
 	ctx, end := startWrite(ctx, t, spanWrite)
 	w := newWriter(ctx, t, o)
 	w.ledger.states = make([]State, len(ops))
@@ -155,6 +158,12 @@ func Write[T any](ctx context.Context, t *table.Table[T], ops []Op[T], o *WriteO
 // the fullest transactions. Progress.OpsTotal and ChunksTotal count what
 // has been read so far and are final when Progress.Final is set.
 func WriteSeq[T any](ctx context.Context, t *table.Table[T], ops iter.Seq[Op[T]], o *WriteOptions) (Summary, error) {
+	if err := usable(t); err != nil {
+		return Summary{}, err
+	}
+	if ops == nil {
+		ops = func(func(Op[T]) bool) {}
+	}
 	ctx, end := startWrite(ctx, t, spanWriteSeq)
 	w := newWriter(ctx, t, o)
 	w.ledger.fromSeq = true

@@ -85,6 +85,9 @@ func (c *Cursor[T]) position() position {
 // handed out before the page, moves the position, and returns how many it
 // handed out. name names the run's span.
 func (c *Cursor[T]) pageLoop(ctx context.Context, name string, consume func(page *rawPage[T], returned int) (handed int, more bool)) (err error) {
+	if c.plan == nil {
+		return errZeroCursor
+	}
 	ctx, sp := startRun(ctx, c.plan.t, name)
 	returned, pages := 0, 0
 	defer func() { endRun(sp, pages, returned, err) }()

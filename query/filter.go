@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -389,10 +390,19 @@ func (p Property) HasPrefix(prefix string) Filter {
 
 // Partition matches the entities of one partition: PartitionKey eq pk. It is
 // the cheapest query after a point read.
-func Partition(pk string) Filter { return PartitionKey.Eq(String(pk)) }
+// An empty key is ErrInvalidKey, as everywhere in tablekit.
+func Partition(pk string) Filter {
+	if pk == "" {
+		return errFilter(codec.CheckKey("PartitionKey", pk))
+	}
+	return PartitionKey.Eq(String(pk))
+}
 
 // Point matches the one entity with these keys. A query whose whole filter
 // is a Point runs as a point read (GET by key), not as a query.
 func Point(pk, rk string) Filter {
+	if pk == "" || rk == "" {
+		return errFilter(emptyKey(pk, rk))
+	}
 	return And(PartitionKey.Eq(String(pk)), RowKey.Eq(String(rk)))
 }

@@ -152,6 +152,10 @@ func (c *ParallelCursor[T]) Token() string {
 // Each segment's position advances only with the entities handed out.
 func (c *ParallelCursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
+		if c.parallelism == 0 {
+			yield(*new(T), errZeroCursor)
+			return
+		}
 		r := &parallelRun[T]{cursor: c, segments: make([]segmentRun[T], len(c.plans))}
 		ctx, sp := c.startRun(ctx)
 		defer func() { endRun(sp, r.pages, r.handedOut, r.firstErr) }()

@@ -47,8 +47,8 @@ type Query[T any] struct {
 func New[T any](t *table.Table[T]) Query[T] {
 	q := Query[T]{t: t, pageSize: MaxPageSize}
 	q.schema, q.err = codec.PlanFor[T]()
-	if t == nil {
-		q.err = fmt.Errorf("%w: query: nil table", table.ErrInvalidOptions)
+	if t == nil || t.Client() == nil {
+		q.err = fmt.Errorf("%w: query: nil or zero table", table.ErrInvalidOptions)
 	}
 	return q
 }
@@ -307,6 +307,9 @@ func (p *plan[T]) get(ctx context.Context, from, pos position) (*rawPage[T], err
 	page := &rawPage[T]{fetchedAt: from, next: position{Done: true}}
 	if _, seen := pos.lastReturned(); seen {
 		return page, nil // the one entity was returned already
+	}
+	if p.pk == "" || p.rk == "" {
+		return nil, emptyKey(p.pk, p.rk)
 	}
 	if wire.CheckKey(p.pk) != nil || wire.CheckKey(p.rk) != nil {
 		return page, nil // no entity can have such keys

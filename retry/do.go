@@ -31,6 +31,9 @@ type inDoKey struct{}
 // the first broken connection, at least a server's Retry-After when the
 // error is an *azcore.ResponseError that carries one.
 func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) error {
+	if op == nil {
+		return errNilOp
+	}
 	opCtx := context.WithValue(ctx, inDoKey{}, true)
 	_, err := run(ctx, resolve(p), nil, nil, func() outcome[struct{}] {
 		err := op(opCtx)

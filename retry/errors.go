@@ -31,3 +31,6 @@ func stopped(ctx context.Context, last error) error {
 	}
 	return fmt.Errorf("retry: %w; last failure: %w", ctx.Err(), last)
 }
+
+// errNilOp reports a Do given nothing to run: an error, never a panic.
+var errNilOp = errors.New("retry: Do needs an op to run")

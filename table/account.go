@@ -27,6 +27,10 @@ type ListTablesOptions struct {
 // the loop stops fetching. An error ends the sequence.
 func (s *Service) Tables(ctx context.Context, o *ListTablesOptions) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
+		if err := s.ready(); err != nil {
+			yield("", err)
+			return
+		}
 		var opts aztables.ListTablesOptions
 		if o != nil {
 			if o.PageSize < 0 || o.PageSize > 1000 {
@@ -73,6 +77,9 @@ func prefixFilter(prop, prefix string) string {
 // Properties reads the service's settings: CORS rules, logging and hour and
 // minute metrics (aztables' own types).
 func (s *Service) Properties(ctx context.Context) (aztables.ServiceProperties, error) {
+	if err := s.ready(); err != nil {
+		return aztables.ServiceProperties{}, err
+	}
 	resp, err := s.raw.GetProperties(ctx, nil)
 	if err != nil {
 		return aztables.ServiceProperties{}, MapError("get service properties", err)
@@ -85,6 +92,9 @@ func (s *Service) Properties(ctx context.Context) (aztables.ServiceProperties, e
 // non-nil Cors slice removes every rule. The service may take up to 30
 // seconds to apply a change.
 func (s *Service) SetProperties(ctx context.Context, p aztables.ServiceProperties) error {
+	if err := s.ready(); err != nil {
+		return err
+	}
 	_, err := s.raw.SetProperties(ctx, p, nil)
 	return MapError("set service properties", err)
 }
@@ -107,6 +117,9 @@ type Stats struct {
 // answers an error. Azurite does not implement it (an error matching
 // ErrBadRequest or ErrService, depending on its version).
 func (s *Service) Stats(ctx context.Context) (Stats, error) {
+	if err := s.ready(); err != nil {
+		return Stats{}, err
+	}
 	resp, err := s.raw.GetStatistics(ctx, nil)
 	if err != nil {
 		return Stats{}, MapError("get service stats", err)
@@ -145,6 +158,9 @@ const MaxAccessPolicies = 5
 // AccessPolicy returns the stored access policies of the named table, in
 // the service's order.
 func (s *Service) AccessPolicy(ctx context.Context, tableName string) ([]AccessPolicy, error) {
+	if err := s.ready(); err != nil {
+		return nil, err
+	}
 	if err := validateTableName(tableName); err != nil {
 		return nil, err
 	}
@@ -156,6 +172,9 @@ func (s *Service) AccessPolicy(ctx context.Context, tableName string) ([]AccessP
 // list and has no concurrency check: read, change and write it from one
 // place. It may take up to 30 seconds to apply a change.
 func (s *Service) SetAccessPolicy(ctx context.Context, tableName string, ps []AccessPolicy) error {
+	if err := s.ready(); err != nil {
+		return err
+	}
 	if err := validateTableName(tableName); err != nil {
 		return err
 	}
@@ -165,6 +184,9 @@ func (s *Service) SetAccessPolicy(ctx context.Context, tableName string, ps []Ac
 // GetAccessPolicy is Service.AccessPolicy for an aztables client you
 // already have (package sas builds on it).
 func GetAccessPolicy(ctx context.Context, c *aztables.Client) ([]AccessPolicy, error) {
+	if c == nil {
+		return nil, errNilClient
+	}
 	resp, err := c.GetAccessPolicy(ctx, nil)
 	if err != nil {
 		return nil, MapError("get access policy", err)
@@ -195,6 +217,9 @@ func GetAccessPolicy(ctx context.Context, c *aztables.Client) ([]AccessPolicy, e
 // already have. More than MaxAccessPolicies, an empty or over-long ID, or
 // an Expiry not after Start is ErrInvalidOptions before any request.
 func SetAccessPolicy(ctx context.Context, c *aztables.Client, ps []AccessPolicy) error {
+	if c == nil {
+		return errNilClient
+	}
 	if len(ps) > MaxAccessPolicies {
 		return fmt.Errorf("%w: %d stored access policies, a table holds at most %d", ErrInvalidOptions, len(ps), MaxAccessPolicies)
 	}
@@ -231,5 +256,8 @@ func SetAccessPolicy(ctx context.Context, c *aztables.Client, ps []AccessPolicy)
 // the connection string again (sas.ServiceCredential). ok is false for a
 // service made from a SAS or a token credential. Never log the key.
 func (s *Service) SharedKey() (account, key string, ok bool) {
+	if s == nil {
+		return "", "", false
+	}
 	return s.account, s.key, s.key != ""
 }

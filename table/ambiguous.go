@@ -21,6 +21,9 @@ import (
 // same is false, someone else's write won: read again and decide, as after
 // ErrPreconditionFailed.
 func (t *Table[T]) VerifyUpdate(ctx context.Context, e T, mode Mode) (same bool, stored Result, err error) {
+	if err := t.ready(); err != nil {
+		return false, Result{}, err
+	}
 	if _, err := mode.aztables(); err != nil {
 		return false, Result{}, err
 	}

@@ -163,23 +163,47 @@ func NewClientFromSASURL(tableSASURL string, o *Options) (*aztables.Client, stri
 // PoolSize is the number of idle connections its transport keeps per
 // host (Options.PoolSize), or 0 when a caller-supplied Transport makes it
 // unknown. Parallel work above it opens and closes connections.
-func (s *Service) PoolSize() int { return s.parallelism }
+func (s *Service) PoolSize() int {
+	if s == nil {
+		return 0
+	}
+	return s.parallelism
+}
 
 // Endpoint is the table service URL, without a trailing slash.
-func (s *Service) Endpoint() string { return s.endpoint }
+func (s *Service) Endpoint() string {
+	if s == nil {
+		return ""
+	}
+	return s.endpoint
+}
 
 // Raw is the underlying aztables service client, for what tablekit does not
 // wrap.
-func (s *Service) Raw() *aztables.ServiceClient { return s.raw }
+func (s *Service) Raw() *aztables.ServiceClient {
+	if s == nil {
+		return nil
+	}
+	return s.raw
+}
 
 // Client returns an aztables client for the named table that shares this
-// service's connection pool, retry policy and credentials.
-func (s *Service) Client(name string) *aztables.Client { return s.raw.NewClient(name) }
+// service's connection pool, retry policy and credentials; nil for a zero
+// Service, which has none.
+func (s *Service) Client(name string) *aztables.Client {
+	if s.ready() != nil {
+		return nil
+	}
+	return s.raw.NewClient(name)
+}
 
 // CreateTable creates the table if it does not exist. It returns nil when the
 // table exists already, and ErrTableBeingDeleted (after the retry policy gave
 // up) while a table of that name is still being deleted.
 func (s *Service) CreateTable(ctx context.Context, name string) error {
+	if err := s.ready(); err != nil {
+		return err
+	}
 	if err := validateTableName(name); err != nil {
 		return err
 	}
@@ -195,6 +219,9 @@ func (s *Service) CreateTable(ctx context.Context, name string) error {
 // entities at once (the high-volume delete pattern); the service needs 40 s
 // or more before the name can be used again.
 func (s *Service) DeleteTable(ctx context.Context, name string) error {
+	if err := s.ready(); err != nil {
+		return err
+	}
 	if err := validateTableName(name); err != nil {
 		return err
 	}

@@ -66,16 +66,26 @@
 // is lost); float32, float64 to Edm.Double (annotated, so 1.0 stays a double);
 // time.Time to Edm.DateTime (converted to UTC, 100 ns resolution; the zero
 // time is not stored and reads back as zero); [GUID] to Edm.Guid; []byte to
-// Edm.Binary; an encoding.TextMarshaler to Edm.String. Pointers are
+// Edm.Binary; aztables' EDMInt64, EDMDateTime, EDMGUID and EDMBinary to the
+// EDM type each stands for; an encoding.TextMarshaler to Edm.String (except
+// a 16-byte array type, a UUID that other clients store as Edm.Guid: use
+// [GUID]). An embedded aztables.Entity gives the keys and a read-only
+// Timestamp. Pointers are
 // nullable: nil means the property is absent. Structs, maps and slices need
 // the "json" tag option; otherwise [New] reports a [TypeError]. NaN and
 // infinities are rejected: the service has no JSON form for them.
 //
 // Tag options: omitempty (zero values, as reflect.Value.IsZero sees them,
 // are not sent: unlike encoding/json an empty non-nil slice is not zero),
-// json, etag and
+// json, parse (a time, GUID or []byte stored by other clients as Edm.String
+// text), etag and
 // timestamp (receive the ETag / Timestamp of what was read), and "-" to skip
 // a field. Embedded structs are flattened, as in encoding/json.
+//
+// Reads take a stored value only into a field of its own EDM type or a
+// lossless widening (Int32 into an int64 or float64 field); anything else,
+// such as an Edm.String into a time.Time, is a [DecodeError]. The README's
+// Entities section has the full table.
 //
 // # Dynamic entities
 //

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"strconv"
@@ -56,7 +57,8 @@ var (
 	// ErrInvalidTableName: the name breaks the service's rules (3-63
 	// letters and digits, starting with a letter).
 	ErrInvalidTableName = errors.New("table: invalid table name")
-	// ErrInvalidKey: a key passed to Get or Delete breaks the service's rules.
+	// ErrInvalidKey: a key passed on its own breaks the service's rules, or a
+	// key is empty anywhere (aztables cannot address such an entity).
 	ErrInvalidKey = codec.ErrInvalidKey
 	// ErrInvalidOptions: an option value is out of range.
 	ErrInvalidOptions = codec.ErrInvalidOptions
@@ -95,7 +97,7 @@ type ServiceError struct {
 
 func (e *ServiceError) Error() string {
 	var b strings.Builder
-	b.WriteString(e.outcome.Error())
+	b.WriteString(cmp.Or[error](e.outcome, ErrService).Error())
 	b.WriteString(" (")
 	b.WriteString(e.Op)
 	if e.StatusCode != 0 {

@@ -80,6 +80,9 @@ type Table[T any] struct {
 // mapping once (an error matching ErrInvalidType names the field and why) and
 // the table name; it does not create the table (see CreateTable).
 func New[T any](s *Service, name string) (*Table[T], error) {
+	if err := s.ready(); err != nil {
+		return nil, err
+	}
 	if err := validateTableName(name); err != nil {
 		return nil, err
 	}
@@ -132,16 +135,34 @@ func NewFromSASURL[T any](tableSASURL string, o *Options) (*Table[T], error) {
 // PoolSize is the connection pool size per host of the table's transport
 // (Options.PoolSize), or 0 when unknown (Wrap, or a caller-supplied
 // Transport). Package query refuses to run more requests at once than it.
-func (t *Table[T]) PoolSize() int { return t.parallelism }
+func (t *Table[T]) PoolSize() int {
+	if t == nil {
+		return 0
+	}
+	return t.parallelism
+}
 
 // Name is the table's name.
-func (t *Table[T]) Name() string { return t.name }
+func (t *Table[T]) Name() string {
+	if t == nil {
+		return ""
+	}
+	return t.name
+}
 
 // Client is the underlying aztables client.
-func (t *Table[T]) Client() *aztables.Client { return t.client }
+func (t *Table[T]) Client() *aztables.Client {
+	if t == nil {
+		return nil
+	}
+	return t.client
+}
 
 // CreateTable creates the table if it does not exist yet.
 func (t *Table[T]) CreateTable(ctx context.Context) error {
+	if err := t.ready(); err != nil {
+		return err
+	}
 	_, err := t.client.CreateTable(ctx, nil)
 	if err = MapError("create table", err); errors.Is(err, ErrTableExists) {
 		return nil
@@ -151,6 +172,9 @@ func (t *Table[T]) CreateTable(ctx context.Context) error {
 
 // DeleteTable deletes the table and all its entities; nil if it does not exist.
 func (t *Table[T]) DeleteTable(ctx context.Context) error {
+	if err := t.ready(); err != nil {
+		return err
+	}
 	_, err := t.client.Delete(ctx, nil)
 	if err = MapError("delete table", err); errors.Is(err, ErrTableNotFound) || errors.Is(err, ErrNotFound) {
 		return nil
@@ -163,6 +187,9 @@ func (t *Table[T]) DeleteTable(ctx context.Context) error {
 // every write of this package sends. It is for code that writes with plain
 // aztables calls, such as a transaction mixing entity types.
 func (t *Table[T]) Marshal(e T) ([]byte, error) {
+	if err := t.ready(); err != nil {
+		return nil, err
+	}
 	return t.plan.Encode(make([]byte, 0, 256), reflect.ValueOf(&e).Elem())
 }
 
@@ -170,6 +197,9 @@ func (t *Table[T]) Marshal(e T) ([]byte, error) {
 // that reads with plain aztables calls, such as a pager over a table that
 // holds several entity types.
 func (t *Table[T]) Unmarshal(data []byte) (T, error) {
+	if err := t.ready(); err != nil {
+		return *new(T), err
+	}
 	var e T
 	err := t.plan.Decode(data, reflect.ValueOf(&e).Elem())
 	return e, err
@@ -192,6 +222,9 @@ type GetOptions struct {
 // is. It returns an error matching ErrNotFound when there is none, and
 // ErrTableNotFound when the table is missing.
 func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetOptions) (T, error) {
+	if err := t.ready(); err != nil {
+		return *new(T), err
+	}
 	var zero T
 	if err := checkKeys(partitionKey, rowKey); err != nil {
 		return zero, err
@@ -260,6 +293,9 @@ type AddOptions struct {
 // set; a client given to Wrap without it gets the echo, which only costs the
 // download.
 func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) {
+	if err := t.ready(); err != nil {
+		return Result{}, err
+	}
 	body, err := t.Marshal(e)
 	if err != nil {
 		return Result{}, err
@@ -283,6 +319,9 @@ func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) 
 // Verify reports whether the stored entity with e's keys equals e in every
 // property T maps. Use it to resolve ErrMaybeCommitted after Add.
 func (t *Table[T]) Verify(ctx context.Context, e T) (bool, error) {
+	if err := t.ready(); err != nil {
+		return false, err
+	}
 	body, err := t.Marshal(e)
 	if err != nil {
 		return false, err
@@ -312,6 +351,9 @@ func (t *Table[T]) compare(ctx context.Context, pk, rk string, want []byte) (boo
 // replaces it. It needs no ETag and no read first: the checklist's way to
 // write when the last writer may win. Retrying an upsert is always safe.
 func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Result, error) {
+	if err := t.ready(); err != nil {
+		return Result{}, err
+	}
 	m, err := mode.aztables()
 	if err != nil {
 		return Result{}, err
@@ -335,6 +377,9 @@ func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Result, error) {
 // after a lost response gets 412, the first attempt may have committed: the
 // error is ErrMaybeCommitted, and VerifyUpdate tells.
 func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag) (Result, error) {
+	if err := t.ready(); err != nil {
+		return Result{}, err
+	}
 	m, err := mode.aztables()
 	if err != nil {
 		return Result{}, err
@@ -360,6 +405,9 @@ func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag)
 // except on a retry after a lost response: the entity is gone, as wanted,
 // and Delete returns nil. A retry that gets 412 there is ErrMaybeCommitted.
 func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag azcore.ETag) error {
+	if err := t.ready(); err != nil {
+		return err
+	}
 	if etag == "" {
 		return ErrETagRequired
 	}

@@ -2,7 +2,6 @@ package codec
 
 import (
 	"encoding"
-	"encoding/base64"
 	"encoding/json"
 	"math"
 	"reflect"
@@ -78,7 +77,8 @@ func (p *Plan) Decode(data []byte, v reflect.Value) error {
 				if err != nil {
 					return &DecodeError{Property: "Timestamp", Reason: err.Error(), Err: err}
 				}
-				v.FieldByIndex(p.ts.index).Set(reflect.ValueOf(ts))
+				fv := v.FieldByIndex(p.ts.index)
+				fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
 			}
 			continue
 		case "odata.etag":
@@ -122,7 +122,11 @@ func mismatch(f *field, t *token, want string) error {
 			got = "Edm.Boolean"
 		}
 	}
-	return &DecodeError{Property: f.name, Reason: "stored as " + got + ", field " + f.goName + " wants " + want}
+	reason := "stored as " + got + ", field " + f.goName + " (" + f.typ.String() + ") wants " + want
+	if got == "Edm.String" && stringTyped(f.kind) != "" && !f.parse {
+		reason += "; tag the field `table:\",parse\"` to parse the text"
+	}
+	return &DecodeError{Property: f.name, Reason: reason}
 }
 
 // setField stores one property in its field. A null clears the field; a
@@ -151,16 +155,17 @@ func setField(f *field, t *token, fv reflect.Value) error {
 		}
 		fv.SetBool(t.kind == 't')
 	case kInt32, kInt64:
-		// Accept Int32 numbers and Int64 strings for any integer field, and
-		// check the range of the field itself.
+		// Int32 widens into an Int64 field; Int64 never narrows into an
+		// Int32 field (a rewrite would change its type). The range of the Go
+		// field itself is checked below.
 		var text string
 		switch {
-		case t.kind == 'n' && (t.typed == "" || t.typed == "Edm.Int32" || t.typed == "Edm.Int64"):
+		case t.kind == 'n' && (t.typed == "" || t.typed == "Edm.Int32"):
 			text = t.str
-		case t.kind == 's' && t.typed == "Edm.Int64":
+		case f.kind == kInt64 && (t.kind == 's' || t.kind == 'n') && t.typed == "Edm.Int64":
 			text = t.str
 		default:
-			return mismatch(f, t, "an integer")
+			return mismatch(f, t, annotationOr(f.kind, "Edm.Int32"))
 		}
 		if fv.CanInt() {
 			n, err := strconv.ParseInt(text, 10, 64)
@@ -200,39 +205,14 @@ func setField(f *field, t *token, fv reflect.Value) error {
 		default:
 			return mismatch(f, t, "Edm.Double")
 		}
-		if fv.Kind() == reflect.Float32 && !math.IsInf(x, 0) && !math.IsNaN(x) && math.Abs(x) > math.MaxFloat32 {
-			return &DecodeError{Property: f.name, Reason: "value does not fit float32"}
+		if fv.Kind() == reflect.Float32 && !math.IsInf(x, 0) && !math.IsNaN(x) && float64(float32(x)) != x {
+			return &DecodeError{Property: f.name, Reason: "value does not fit float32 exactly; use float64"}
 		}
 		fv.SetFloat(x)
-	case kTime:
-		if t.kind != 's' || (t.typed != "Edm.DateTime" && t.typed != "") {
-			return mismatch(f, t, "Edm.DateTime")
-		}
-		ts, err := parseTime(t.str)
-		if err != nil {
-			return &DecodeError{Property: f.name, Reason: err.Error(), Err: err}
-		}
-		fv.Set(reflect.ValueOf(ts))
-	case kGUID:
-		if t.kind != 's' || (t.typed != "Edm.Guid" && t.typed != "") {
-			return mismatch(f, t, "Edm.Guid")
-		}
-		g, err := ParseGUID(t.str)
-		if err != nil {
-			return &DecodeError{Property: f.name, Reason: err.Error(), Err: err}
-		}
-		fv.Set(reflect.ValueOf(g).Convert(fv.Type()))
-	case kBinary:
-		if t.kind != 's' || (t.typed != "Edm.Binary" && t.typed != "") {
-			return mismatch(f, t, "Edm.Binary")
-		}
-		raw, err := base64.StdEncoding.AppendDecode(make([]byte, 0, base64.StdEncoding.DecodedLen(len(t.str))), []byte(t.str))
-		if err != nil {
-			return &DecodeError{Property: f.name, Reason: "bad base64", Err: err}
-		}
-		fv.SetBytes(raw)
+	case kTime, kGUID, kGUIDText, kBinary:
+		return setStringTyped(f, t, fv)
 	case kText:
-		if t.kind != 's' {
+		if t.kind != 's' || (t.typed != "" && t.typed != "Edm.String") {
 			return mismatch(f, t, "Edm.String")
 		}
 		u, ok := fv.Addr().Interface().(encoding.TextUnmarshaler)

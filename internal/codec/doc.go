@@ -17,10 +17,26 @@
 // message because it may be large or secret.
 //
 // Decoding reads the flat object the service returns with wire.Scanner
-// rather than encoding/json, pairing each value with its annotation. It
-// accepts what other writers store (Int32 for an int64 field, a number for
-// a double), checks ranges against the Go field, and reports a misfit as a
-// [*DecodeError]; it never panics on malformed input.
+// rather than encoding/json, pairing each value with its annotation. A
+// stored value goes only into a field of its own EDM type or a lossless
+// widening of it, so that a read-modify-write never changes the type of the
+// data; a misfit is a [*DecodeError] naming the property, the stored type
+// and the field type. It never panics on malformed input. The accepted
+// conversions (README "Entities" has the same table):
+//
+//	stored         field
+//	Edm.String     string, TextUnmarshaler, "json" field; time, GUID, []byte only with "parse"
+//	Edm.Boolean    bool
+//	Edm.Int32      any integer (range checked), float64, float32 (exact values)
+//	Edm.Int64      int64, uint32, uint, uint64 (range checked), never an Int32-mapped field
+//	Edm.Double     float64, float32 (exact values)
+//	Edm.DateTime   time.Time, aztables.EDMDateTime
+//	Edm.Guid       GUID, aztables.EDMGUID
+//	Edm.Binary     []byte, aztables.EDMBinary
+//	null           any field, set to zero
+//
+// Under minimal metadata the service annotates DateTime, Guid, Binary and
+// Int64, so an unannotated string is a real Edm.String however it looks.
 //
 // The error types and sentinels carry the "table:" prefix because package
 // table re-exports them: that is where users meet them.

@@ -36,6 +36,9 @@ var (
 // ValidateKey checks the value of the key named name (PartitionKey or
 // RowKey) by wire.CheckKey, as a *ValidationError.
 func ValidateKey(name, v string) error {
+	if v == "" {
+		return &ValidationError{Property: name, Rule: RuleKeyEmpty, Detail: "aztables v1.4.1 cannot address an entity with an empty key"}
+	}
 	if bad := wire.CheckKey(v); bad != nil {
 		return &ValidationError{Property: name, Rule: bad.Rule, Detail: bad.Detail}
 	}
@@ -135,6 +138,9 @@ func checkTotals(count, size int) error {
 // appendValue writes one value and returns its size by the service's formula.
 // skip reports a value that is not stored at all (the zero time.Time).
 func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, err error) {
+	if f.parse {
+		return appendParsed(dst, f, fv)
+	}
 	b := *dst
 	defer func() { *dst = b }()
 	switch f.kind {
@@ -181,7 +187,7 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 		b = strconv.AppendFloat(b, x, 'g', -1, bits)
 		return 8, false, nil
 	case kTime:
-		t := fv.Interface().(time.Time)
+		t := fv.Convert(timeType).Interface().(time.Time)
 		if t.IsZero() {
 			return 0, true, nil
 		}
@@ -195,6 +201,15 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 		return 8, false, nil
 	case kGUID:
 		g := fv.Convert(guidType).Interface().(GUID)
+		b = append(b, '"')
+		b = g.appendText(b)
+		b = append(b, '"')
+		return 16, false, nil
+	case kGUIDText:
+		g, err := ParseGUID(fv.String())
+		if err != nil {
+			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
+		}
 		b = append(b, '"')
 		b = g.appendText(b)
 		b = append(b, '"')

@@ -44,8 +44,13 @@ func (e *TypeError) Is(target error) bool { return target == ErrInvalidType }
 
 // Validation rules, as named in ValidationError.Rule.
 const (
-	RuleKeyTooLong        = wire.RuleKeyTooLong
-	RuleKeyCharacter      = wire.RuleKeyCharacter
+	RuleKeyTooLong   = wire.RuleKeyTooLong
+	RuleKeyCharacter = wire.RuleKeyCharacter
+	// RuleKeyEmpty: the service allows empty keys, but aztables v1.4.1
+	// refuses an empty PartitionKey on Get, Delete, Upsert, Update and in
+	// transactions, and an empty RowKey on Update; one rule for every call
+	// is clearer than keys that work on some paths only.
+	RuleKeyEmpty          = "empty key"
 	RuleTooManyProperties = "more than 252 properties"
 	RulePropertyName      = "invalid property name"
 	RuleStringTooLong     = "string longer than 32 Ki UTF-16 code units (64 KiB)"
@@ -75,8 +80,11 @@ func (e *ValidationError) Error() string {
 	return s
 }
 
-// Is makes errors.Is(err, ErrInvalidEntity) true.
-func (e *ValidationError) Is(target error) bool { return target == ErrInvalidEntity }
+// Is makes errors.Is(err, ErrInvalidEntity) true, and ErrInvalidKey too
+// for an empty key, so that every call refuses one the same way.
+func (e *ValidationError) Is(target error) bool {
+	return target == ErrInvalidEntity || (target == ErrInvalidKey && e.Rule == RuleKeyEmpty)
+}
 
 // Unwrap returns the underlying error, if any.
 func (e *ValidationError) Unwrap() error { return e.Err }

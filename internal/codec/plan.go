@@ -17,16 +17,17 @@ import (
 type kind uint8
 
 const (
-	kString kind = iota + 1 // Edm.String
-	kBool                   // Edm.Boolean
-	kInt32                  // Edm.Int32 from any Go integer that fits
-	kInt64                  // Edm.Int64 (JSON string + annotation)
-	kDouble                 // Edm.Double (always annotated)
-	kTime                   // Edm.DateTime
-	kGUID                   // Edm.Guid
-	kBinary                 // Edm.Binary
-	kText                   // encoding.TextMarshaler -> Edm.String
-	kJSON                   // any value, as a JSON string (tag option "json")
+	kString   kind = iota + 1 // Edm.String
+	kBool                     // Edm.Boolean
+	kInt32                    // Edm.Int32 from any Go integer that fits
+	kInt64                    // Edm.Int64 (JSON string + annotation)
+	kDouble                   // Edm.Double (always annotated)
+	kTime                     // Edm.DateTime
+	kGUID                     // Edm.Guid
+	kBinary                   // Edm.Binary
+	kText                     // encoding.TextMarshaler -> Edm.String
+	kJSON                     // any value, as a JSON string (tag option "json")
+	kGUIDText                 // Edm.Guid held in a string (aztables.EDMGUID)
 )
 
 // role marks fields with a meaning beyond a property: the keys, and the
@@ -50,6 +51,7 @@ type field struct {
 	ptr       bool         // a pointer: nil means the property is absent
 	typ       reflect.Type // the field's type (the element type for pointers)
 	omitEmpty bool
+	parse     bool // stored as Edm.String text (tag option "parse")
 	role      role
 	// Pre-encoded JSON fragments: `"Name":` and `"Name@odata.type":"Edm.X",`.
 	nameJSON []byte
@@ -210,13 +212,15 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 			f.omitEmpty = true
 		case "json":
 			asJSON = true
+		case "parse":
+			f.parse = true
 		case "etag":
 			f.role = roleETag
 		case "timestamp":
 			f.role = roleTimestamp
 		case "":
 		default:
-			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "unknown tag option " + quote(o) + " (known: omitempty, json, etag, timestamp)"}
+			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "unknown tag option " + quote(o) + " (known: omitempty, json, parse, etag, timestamp)"}
 		}
 	}
 	switch {
@@ -225,7 +229,7 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 		f.role = rolePK
 	case f.name == "RowKey":
 		f.role = roleRK
-	case f.name == "Timestamp" && sf.Type == timeType:
+	case f.name == "Timestamp" && isTimestampType(sf.Type):
 		f.role = roleTimestamp
 	case f.name == "ETag" && (sf.Type == etagType || sf.Type.Kind() == reflect.String):
 		f.role = roleETag
@@ -239,8 +243,8 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 		f.typ = t
 		return f, nil
 	case roleTimestamp:
-		if t != timeType {
-			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "a timestamp field must be time.Time"}
+		if !isTimestampType(t) {
+			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "a timestamp field must be time.Time or aztables.EDMDateTime"}
 		}
 		f.typ, f.kind = t, kTime
 		return f, nil
@@ -260,9 +264,12 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 		return f, &TypeError{Type: typeName, Field: sf.Name, Reason: reason}
 	}
 	f.kind = k
+	if f.parse && stringTyped(k) == "" {
+		return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "tag option parse applies to time, GUID and []byte fields only"}
+	}
 	f.nameJSON = appendString(nil, f.name)
 	f.nameJSON = append(f.nameJSON, ':')
-	if a := annotation(k); a != "" {
+	if a := annotation(k); a != "" && !f.parse {
 		f.annoJSON = appendString(nil, f.name+"@odata.type")
 		f.annoJSON = append(f.annoJSON, ':')
 		f.annoJSON = appendString(f.annoJSON, a)
@@ -286,6 +293,12 @@ func kindOf(t reflect.Type, asJSON bool) (kind, string) {
 	}
 	if isGUIDType(t) {
 		return kGUID, ""
+	}
+	if k := wrapperKind(t); k != 0 {
+		return k, ""
+	}
+	if reason := unsafeText(t); reason != "" {
+		return 0, reason
 	}
 	if t.Implements(textMarshaler) && reflect.PointerTo(t).Implements(textUnmarshal) {
 		return kText, ""
@@ -323,7 +336,7 @@ func annotation(k kind) string {
 		return "Edm.Double"
 	case kTime:
 		return "Edm.DateTime"
-	case kGUID:
+	case kGUID, kGUIDText:
 		return "Edm.Guid"
 	case kBinary:
 		return "Edm.Binary"

@@ -31,6 +31,8 @@ func TestValidation(t *testing.T) {
 		property string
 		rule     string
 	}{
+		{"pk empty", func(s *small) { s.PartitionKey = "" }, "PartitionKey", RuleKeyEmpty},
+		{"rk empty", func(s *small) { s.RowKey = "" }, "RowKey", RuleKeyEmpty},
 		{"pk slash", func(s *small) { s.PartitionKey = "a/b" }, "PartitionKey", RuleKeyCharacter},
 		{"pk backslash", func(s *small) { s.PartitionKey = `a\b` }, "PartitionKey", RuleKeyCharacter},
 		{"rk hash", func(s *small) { s.RowKey = "a#b" }, "RowKey", RuleKeyCharacter},
@@ -84,7 +86,6 @@ func TestValidation(t *testing.T) {
 		func(s *small) { s.U64 = math.MaxInt64 },
 		func(s *small) { s.T = time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC) },
 		func(s *small) { s.T = time.Date(9999, 12, 31, 23, 59, 59, 999999900, time.UTC) },
-		func(s *small) { s.RowKey = "" }, // empty keys are legal on the service
 		func(s *small) { s.RowKey = "O'Brien \"quoted\" ü 😀" },
 	}
 	for i, mut := range ok {

@@ -1,0 +1,44 @@
+package batch_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/table"
+)
+
+// TestEmptyKeysRefused checks that transactions and bulk writes refuse an
+// empty key with ErrInvalidKey before any request, as every call does.
+func TestEmptyKeysRefused(t *testing.T) {
+	rec := &batchRecorder{}
+	tbl := newTable(t, rec, nil)
+	ctx := ctxT(t, time.Minute)
+	ops := []struct {
+		name string
+		op   batch.Op[item]
+	}{
+		{"upsert empty PartitionKey", batch.Op[item]{Entity: item{RowKey: "r"}}},
+		{"add empty RowKey", batch.Op[item]{Kind: batch.Add, Entity: item{PartitionKey: "p"}}},
+		{"update empty RowKey", batch.Op[item]{Kind: batch.Update, Entity: item{PartitionKey: "p"}, Mode: table.Merge, ETag: table.AnyETag}},
+		{"delete empty PartitionKey", batch.Op[item]{Kind: batch.Delete, RowKey: "r", ETag: table.AnyETag}},
+		{"delete empty RowKey", batch.Op[item]{Kind: batch.Delete, PartitionKey: "p", ETag: table.AnyETag}},
+	}
+	for _, tc := range ops {
+		t.Run(tc.name, func(t *testing.T) {
+			before, _ := rec.snapshot()
+			_, err := batch.New(tbl).Append(tc.op).Submit(ctx)
+			if !errors.Is(err, table.ErrInvalidKey) {
+				t.Errorf("Submit: err = %v, want ErrInvalidKey", err)
+			}
+			_, err = batch.Write(ctx, tbl, []batch.Op[item]{tc.op}, nil)
+			if !errors.Is(err, table.ErrInvalidKey) {
+				t.Errorf("Write: err = %v, want ErrInvalidKey", err)
+			}
+			if after, _ := rec.snapshot(); after != before {
+				t.Errorf("sent %d requests, want 0", after-before)
+			}
+		})
+	}
+}

@@ -1,0 +1,104 @@
+package codec
+
+import (
+	"encoding/base64"
+	"reflect"
+	"time"
+)
+
+// The EDM types that travel as JSON strings with an annotation. Under
+// minimal metadata the service (and Azurite) annotates every one of them, so
+// a string without an annotation is always a real Edm.String: reading it as
+// a time, GUID or bytes would invent a type the data does not have.
+func stringTyped(k kind) string {
+	switch k {
+	case kTime:
+		return "Edm.DateTime"
+	case kGUID, kGUIDText:
+		return "Edm.Guid"
+	case kBinary:
+		return "Edm.Binary"
+	}
+	return ""
+}
+
+// setStringTyped decodes a DateTime, Guid or Binary property. The stored
+// type must be the field's own; a field tagged "parse" instead takes only an
+// Edm.String and parses its text, because that is how its writers store it.
+func setStringTyped(f *field, t *token, fv reflect.Value) error {
+	want := stringTyped(f.kind)
+	if f.parse {
+		want = "Edm.String"
+	}
+	got := t.typed
+	if got == "" && t.kind == 's' {
+		got = "Edm.String"
+	}
+	if t.kind != 's' || got != want {
+		return mismatch(f, t, want)
+	}
+	switch f.kind {
+	case kTime:
+		ts, err := parseTime(t.str)
+		if err != nil {
+			return &DecodeError{Property: f.name, Reason: err.Error(), Err: err}
+		}
+		fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
+	case kGUID, kGUIDText:
+		g, err := ParseGUID(t.str)
+		if err != nil {
+			return &DecodeError{Property: f.name, Reason: err.Error(), Err: err}
+		}
+		if f.kind == kGUIDText {
+			fv.SetString(t.str) // aztables.EDMGUID keeps the stored text
+		} else {
+			fv.Set(reflect.ValueOf(g).Convert(fv.Type()))
+		}
+	case kBinary:
+		raw, err := base64.StdEncoding.AppendDecode(make([]byte, 0, base64.StdEncoding.DecodedLen(len(t.str))), []byte(t.str))
+		if err != nil {
+			return &DecodeError{Property: f.name, Reason: "bad base64", Err: err}
+		}
+		fv.SetBytes(raw)
+	}
+	return nil
+}
+
+// appendParsed writes a "parse" field as the Edm.String its other writers
+// store, so that a read-modify-write never changes the property's type.
+func appendParsed(b *[]byte, f *field, fv reflect.Value) (size int, skip bool, err error) {
+	var text []byte
+	switch f.kind {
+	case kTime:
+		t := fv.Convert(timeType).Interface().(time.Time)
+		if t.IsZero() {
+			return 0, true, nil
+		}
+		text = t.UTC().AppendFormat(nil, time.RFC3339Nano)
+	case kGUID:
+		text = fv.Convert(guidType).Interface().(GUID).appendText(nil)
+	case kGUIDText:
+		g, err := ParseGUID(fv.String())
+		if err != nil {
+			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
+		}
+		text = g.appendText(nil)
+	case kBinary:
+		raw := fv.Bytes()
+		if len(raw) > MaxBinary {
+			return 0, false, &ValidationError{Property: f.name, Rule: RuleBinaryTooLarge}
+		}
+		text = base64.StdEncoding.AppendEncode(nil, raw)
+	}
+	n, err := appendStringValue(b, f.name, string(text))
+	return n, false, err
+}
+
+// annotationOr is the EDM type name of k, or def for the kinds written
+// without annotation.
+func annotationOr(k kind, def string) string {
+	if a := annotation(k); a != "" {
+		return a
+	}
+	return def
+}

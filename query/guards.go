@@ -1,0 +1,21 @@
+package query
+
+import (
+	"fmt"
+
+	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/table"
+)
+
+// errZeroCursor reports a Cursor or ParallelCursor not made by Resume,
+// Run or Parallel: an error, never a panic.
+var errZeroCursor = fmt.Errorf("%w: query: zero cursor (make cursors with Query.Resume or Query.Parallel)", table.ErrInvalidOptions)
+
+// emptyKey is the ErrInvalidKey of an empty PartitionKey or RowKey, the one
+// rule every tablekit call applies (see codec.RuleKeyEmpty for why).
+func emptyKey(pk, rk string) error {
+	if err := codec.CheckKey("PartitionKey", pk); err != nil && pk == "" {
+		return err
+	}
+	return codec.CheckKey("RowKey", rk)
+}

@@ -1,0 +1,56 @@
+package sas
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/tablekit/tablekit/devtools/testenv"
+)
+
+// TestZeroValuesDoNotPanic calls every exported method of every exported
+// type on a zero value with zero arguments: each returns, none panics.
+func TestZeroValuesDoNotPanic(t *testing.T) {
+	zero := map[string]any{
+		"AccountSignature": new(AccountSignature), "Credential": new(Credential), "FieldError": new(FieldError),
+		"IPRange": new(IPRange), "Kind": new(Kind), "Parsed": new(Parsed), "Permissions": new(Permissions),
+		"AccountPermissions": new(AccountPermissions), "ResourceTypes": new(ResourceTypes), "Policy": new(Policy),
+		"Protocol": new(Protocol), "TableSignature": new(TableSignature),
+	}
+	var listed []string
+	for name := range zero {
+		listed = append(listed, name)
+	}
+	slices.Sort(listed)
+	if got := testenv.ExportedTypes(t, "."); !slices.Equal(got, listed) {
+		t.Fatalf("exported types %v, listed %v: add the new type here", got, listed)
+	}
+	for name, v := range zero {
+		testenv.CheckZeroMethods(t, name, v)
+	}
+}
+
+// TestNilArguments checks the functions that take pointers with nil.
+func TestNilArguments(t *testing.T) {
+	calls := map[string]func() error{
+		"ServiceCredential(nil)": func() error { _, err := ServiceCredential(nil); return err },
+		"GetPolicies(nil)":       func() error { _, err := GetPolicies(t.Context(), nil); return err },
+		"SetPolicy(nil)":         func() error { return SetPolicy(t.Context(), nil, Policy{ID: "x"}) },
+		"RevokePolicy(nil)":      func() error { return RevokePolicy(t.Context(), nil, "x") },
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("panic: %v", r)
+					}
+				}()
+				err = call()
+			}()
+			if err == nil {
+				t.Errorf("err = nil, want an error")
+			}
+		})
+	}
+}

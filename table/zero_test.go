@@ -1,0 +1,57 @@
+package table_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/table"
+)
+
+// zeroValues holds a zero value of every exported type of the package.
+var zeroValues = map[string]any{
+	"ListTablesOptions": new(table.ListTablesOptions), "Stats": new(table.Stats),
+	"AccessPolicy": new(table.AccessPolicy), "Service": new(table.Service),
+	"ConnectionString": new(table.ConnectionString), "ServiceError": new(table.ServiceError),
+	"GUID": new(table.GUID), "Options": new(table.Options), "LocationMode": new(table.LocationMode),
+	"Location": new(table.Location), "ReadLocations": new(table.ReadLocations), "Mode": new(table.Mode),
+	"Meta": new(table.Meta), "Result": new(table.Result), "Table": new(table.Table[keyed]),
+	"GetOptions": new(table.GetOptions), "AddOptions": new(table.AddOptions),
+	"ValidationError": new(table.ValidationError), "TypeError": new(table.TypeError),
+	"DecodeError": new(table.DecodeError),
+}
+
+// TestZeroValuesDoNotPanic calls every exported method of every exported
+// type on a zero value with zero arguments: each returns, none panics.
+func TestZeroValuesDoNotPanic(t *testing.T) {
+	var listed []string
+	for name := range zeroValues {
+		listed = append(listed, name)
+	}
+	slices.Sort(listed)
+	if got := testenv.ExportedTypes(t, "."); !slices.Equal(got, listed) {
+		t.Fatalf("exported types %v, listed %v: add the new type to zeroValues", got, listed)
+	}
+	for name, v := range zeroValues {
+		testenv.CheckZeroMethods(t, name, v)
+	}
+}
+
+// TestNilArguments checks the constructors with nil inputs.
+func TestNilArguments(t *testing.T) {
+	calls := []struct {
+		name string
+		call func() error
+	}{
+		{"New(nil)", func() error { _, err := table.New[keyed](nil, "name"); return err }},
+		{"Wrap(nil)", func() error { _, err := table.Wrap[keyed](nil, "name"); return err }},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			if err := c.call(); !errors.Is(err, table.ErrInvalidOptions) {
+				t.Errorf("err = %v, want ErrInvalidOptions", err)
+			}
+		})
+	}
+}
