@@ -19,7 +19,7 @@ var zeroValues = map[string]any{
 	"Meta": new(table.Meta), "Result": new(table.Result), "Table": new(table.Table[keyed]),
 	"GetOptions": new(table.GetOptions), "AddOptions": new(table.AddOptions),
 	"ValidationError": new(table.ValidationError), "TypeError": new(table.TypeError),
-	"DecodeError": new(table.DecodeError),
+	"DecodeError": new(table.DecodeError), "Entity": new(table.Entity),
 }
 
 // TestZeroValuesDoNotPanic calls every exported method of every exported
