@@ -60,30 +60,9 @@ func (p *Plan) Decode(data []byte, v reflect.Value) error {
 	}
 	for i := range toks {
 		t := &toks[i]
-		switch t.name {
-		case "PartitionKey":
-			if err := setKey(&p.keys[0], t, v); err != nil {
+		if system, err := p.decodeSystem(t, v); system || err != nil {
+			if err != nil {
 				return err
-			}
-			continue
-		case "RowKey":
-			if err := setKey(&p.keys[1], t, v); err != nil {
-				return err
-			}
-			continue
-		case "Timestamp":
-			if p.ts != nil && t.kind == 's' {
-				ts, err := parseTime(t.str)
-				if err != nil {
-					return &DecodeError{Property: "Timestamp", Reason: err.Error(), Err: err}
-				}
-				fv := v.FieldByIndex(p.ts.index)
-				fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
-			}
-			continue
-		case "odata.etag":
-			if p.etag != nil && t.kind == 's' {
-				v.FieldByIndex(p.etag.index).SetString(t.str)
 			}
 			continue
 		}
@@ -293,4 +272,31 @@ func parseObject(d []byte, toks []token) ([]token, error) {
 		return toks, &DecodeError{Reason: err.Error(), Err: err}
 	}
 	return toks, nil
+}
+
+// decodeSystem sets the keys, the Timestamp and the ETag, which every plan
+// (struct or dynamic) decodes alike; it reports whether t was one of them.
+func (p *Plan) decodeSystem(t *token, v reflect.Value) (bool, error) {
+	switch t.name {
+	case "PartitionKey":
+		return true, setKey(&p.keys[0], t, v)
+	case "RowKey":
+		return true, setKey(&p.keys[1], t, v)
+	case "Timestamp":
+		if p.ts != nil && t.kind == 's' {
+			ts, err := parseTime(t.str)
+			if err != nil {
+				return true, &DecodeError{Property: "Timestamp", Reason: err.Error(), Err: err}
+			}
+			fv := v.FieldByIndex(p.ts.index)
+			fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
+		}
+		return true, nil
+	case "odata.etag":
+		if p.etag != nil && t.kind == 's' {
+			v.FieldByIndex(p.etag.index).SetString(t.str)
+		}
+		return true, nil
+	}
+	return false, nil
 }

@@ -23,29 +23,9 @@ func (p *Plan) decodeDynamic(toks []token, v reflect.Value) error {
 	}
 	for i := range toks {
 		t := &toks[i]
-		switch t.name {
-		case "PartitionKey":
-			if err := setKey(&p.keys[0], t, v); err != nil {
+		if system, err := p.decodeSystem(t, v); system || err != nil {
+			if err != nil {
 				return err
-			}
-			continue
-		case "RowKey":
-			if err := setKey(&p.keys[1], t, v); err != nil {
-				return err
-			}
-			continue
-		case "Timestamp":
-			if p.ts != nil && t.kind == 's' {
-				ts, err := parseTime(t.str)
-				if err != nil {
-					return &DecodeError{Property: "Timestamp", Reason: err.Error(), Err: err}
-				}
-				v.FieldByIndex(p.ts.index).Set(reflect.ValueOf(ts))
-			}
-			continue
-		case "odata.etag":
-			if p.etag != nil && t.kind == 's' {
-				v.FieldByIndex(p.etag.index).SetString(t.str)
 			}
 			continue
 		}
