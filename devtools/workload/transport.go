@@ -6,6 +6,9 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 )
 
 // Service is an in-process policy.Transporter that answers the Table
@@ -94,4 +97,24 @@ func Echo(entity []byte) []byte {
 		b.WriteByte('}')
 	}
 	return b.Bytes()
+}
+
+// Slow is Next (a Service, say) behind Delay of added latency per request: a
+// client far from a service that costs nothing. The wait is a timer, so it
+// costs the client no CPU.
+type Slow struct {
+	Next  policy.Transporter
+	Delay time.Duration
+}
+
+// Do implements policy.Transporter.
+func (s *Slow) Do(req *http.Request) (*http.Response, error) {
+	t := time.NewTimer(s.Delay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	return s.Next.Do(req)
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -40,6 +41,10 @@ type config struct {
 
 	bytesInserts int // inserts per side for bytes received
 
+	bigCopy     int // entities of the command's copy measured for peak RSS
+	capBulk     int // client capacity: entities the bulk writer writes
+	capSegments int // ... and segments of 1,000 entities the scan reads
+
 	overheadRounds int           // client-overhead benchmark repetitions
 	benchTime      time.Duration // testing.Benchmark time per benchmark
 
@@ -65,6 +70,9 @@ func fullConfig() config {
 		connWorkers:     64,
 		connRequests:    2_000,
 		bytesInserts:    500,
+		bigCopy:         200_000,
+		capBulk:         20_000,
+		capSegments:     50,
 		overheadRounds:  5,
 		benchTime:       500 * time.Millisecond,
 		scenarioTimeout: 3 * time.Minute,
@@ -81,6 +89,7 @@ func quickConfig() config {
 	c.parSample, c.parSampleLat = 200, 50
 	c.connRequests = 200
 	c.bytesInserts = 20
+	c.bigCopy, c.capBulk, c.capSegments = 2_000, 1_000, 5
 	c.overheadRounds = 1
 	c.benchTime = 20 * time.Millisecond
 	c.scenarioTimeout = time.Minute
@@ -101,6 +110,9 @@ type bench struct {
 	prefix string
 
 	res map[string][]sample
+
+	cores int     // the machine's cores
+	load1 float64 // 1-minute load average when the run started
 }
 
 func (b *bench) record(key string, s sample) {
@@ -123,6 +135,9 @@ func (b *bench) record(key string, s sample) {
 	}
 	b.log("%-28s %8d in %7.2fs: %9.0f/s, client CPU %6.1f µs/entity%s", key, s.n, s.wall.Seconds(), s.rate(), s.perEntity(s.cpu), extra)
 }
+
+// want says whether step is to run (-only).
+func (b *bench) want(step string) bool { return b.cfg.only == nil || b.cfg.only[step] }
 
 // tableName returns a new table name for this run.
 func (b *bench) tableName(kind string) string {
@@ -207,6 +222,7 @@ func run(ctx context.Context, cfg config, endpoint string, logf func(string, ...
 		b.m.srv = findAzurite(port)
 	}
 	env := collectEnv(cfg)
+	b.cores, b.load1 = runtime.NumCPU(), parseLoad1(env.loadStart)
 	start := time.Now()
 	b.items = workload.Items(0, cfg.entities)
 
@@ -219,11 +235,13 @@ func run(ctx context.Context, cfg config, endpoint string, logf func(string, ...
 		{"inserts", func() error { return b.runInserts(ctx, "local", 0) }},
 		{"inserts-latency", func() error { return b.runInserts(ctx, "lat", cfg.latency) }},
 		{"scans", func() error { return b.runScans(ctx) }},
+		{"capacity", func() error { return b.runCapacity(ctx) }},
 		{"conns", func() error { return b.runConns(ctx) }},
 		{"bytes", func() error { return b.runInsertBytes(ctx) }},
 	}
 	for _, st := range steps {
-		if cfg.only != nil && !cfg.only[st.name] {
+		// The heap and command measurements read the scan table.
+		if !b.want(st.name) && (st.name != "scans" || !b.want("heap") && !b.want("cli")) {
 			continue
 		}
 		logf("== %s", st.name)

@@ -29,7 +29,7 @@ func main() {
 	quick := fs.Bool("quick", false, "smoke run: every scenario once with tiny counts")
 	rounds := fs.Int("rounds", 0, "rounds per scenario (default 3, 1 with -quick)")
 	timeout := fs.Duration("timeout", 14*time.Minute, "stop after this long")
-	only := fs.String("only", "", "comma-separated steps to run (overhead, inserts, inserts-latency, scans, conns, bytes); for development, the report is then incomplete")
+	only := fs.String("only", "", "comma-separated steps to run (overhead, inserts, inserts-latency, scans, heap, cli, capacity, conns, bytes); for development, the report is then incomplete")
 	_ = fs.Parse(os.Args[1:])
 
 	cfg := fullConfig()

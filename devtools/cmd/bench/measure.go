@@ -25,6 +25,9 @@ type sample struct {
 	conns int           // new TCP connections, where counted
 	reqs  int           // requests sent, where counted
 	sys   float64       // share of all cores busy (every process), -1 if unknown
+
+	heapPeak, heapBase int64 // Go heap objects: peak during the run, live before it
+	rss                int64 // peak resident set of a subprocess, KiB
 }
 
 func (s sample) rate() float64 {

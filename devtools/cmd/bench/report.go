@@ -202,7 +202,11 @@ func (r *Report) Markdown(w io.Writer) error {
 			}
 		}
 		if len(why) > 0 {
-			b.WriteString("Why the misses happen:\n\n")
+			head := "Why the misses happen:"
+			if na > 0 {
+				head = "Why the misses happen, and why targets were not measured:"
+			}
+			b.WriteString(head + "\n\n")
 			b.WriteString(strings.Join(why, "\n"))
 			b.WriteString("\n\n")
 		}

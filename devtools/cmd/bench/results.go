@@ -64,6 +64,16 @@ func (b *bench) allSysBusy() float64 {
 
 func (b *bench) ratio(num, den string) float64 { return b.rate(num) / b.rate(den) }
 
+// spread is the lowest and highest rate of ss (at least one sample).
+func spread(ss []sample) (lo, hi float64) {
+	rates := mapSamples(ss, sample.rate)
+	lo, hi = rates[0], rates[0]
+	for _, x := range rates {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
+}
+
 // trow is a row of a throughput table.
 type trow struct {
 	key, label string
@@ -80,18 +90,14 @@ func (b *bench) throughputTable(caption string, rows []trow, baselines []trow, v
 	if viaProxy {
 		cpuCol += " (incl. proxy)"
 	}
-	h = append(h, cpuCol, "Azurite CPU µs/entity", "machine busy")
+	h = append(h, cpuCol, "Azurite CPU µs/entity", "machine busy", "other work")
 	t := Table{Caption: caption, Header: h}
 	for _, r := range rows {
 		ss := b.res[r.key]
 		if len(ss) == 0 {
 			continue
 		}
-		rates := mapSamples(ss, sample.rate)
-		lo, hi := rates[0], rates[0]
-		for _, x := range rates {
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
-		}
+		lo, hi := spread(ss)
 		row := []string{r.label, fmtInt(ss[0].n), fmtNum(b.rate(r.key)), fmtNum(lo) + "-" + fmtNum(hi)}
 		for _, bl := range baselines {
 			if bl.key == r.key {
@@ -100,7 +106,7 @@ func (b *bench) throughputTable(caption string, rows []trow, baselines []trow, v
 				row = append(row, fmtRatio(b.ratio(r.key, bl.key)))
 			}
 		}
-		row = append(row, fmtNum(b.clientCPU(r.key)), fmtNum(b.serverCPU(r.key)), pct(b.sysBusy(r.key)))
+		row = append(row, fmtNum(b.clientCPU(r.key)), fmtNum(b.serverCPU(r.key)), pct(b.sysBusy(r.key)), pct(b.otherWork(r.key)))
 		t.Rows = append(t.Rows, row)
 	}
 	return t
@@ -135,20 +141,10 @@ func (b *bench) report(env *envInfo, over map[string][]overheadObs) *Report {
 		{"Machine CPU busy during timed runs", pct(b.allSysBusy()) + " of all cores (median over runs, every process: this one, Azurite and anything else on the machine)"},
 		{"Rounds", fmt.Sprintf("%d per scenario (medians reported); client-overhead benchmarks: %s each", cfg.rounds, plural(cfg.overheadRounds, "run"))},
 	}
-	r.Method = []string{
-		fmt.Sprintf("Each scenario runs %s, interleaved (round 1 of every scenario, then round 2, ...), so drift on a shared machine hits all alike. Tables show the median rate and the spread; ratios are medians over medians of the same run.", plural(cfg.rounds, "round")),
-		fmt.Sprintf("The entity is an order with 10 properties of every common EDM type (strings, Int32, Double, Int64, Boolean, DateTime, Guid), about 1.1 KB of JSON, spread round robin over %d partitions (`devtools/workload`).", workload.Partitions),
-		"Plain aztables code encodes entities the usual hand-written way (a map with `@odata.type` annotations and encoding/json), uses `aztables.NewClientWithSharedKey` with nil options (azcore's default transport and retry), and decodes reads with encoding/json into a struct. tablekit code uses `table.New`, `query` and `batch` with default options.",
-		"**Machine busy** is the share of all cores busy during the run, every process counted (`/proc/stat`): when it is near 100% while this process and Azurite use much less, other work on the machine was taking the CPU.",
-		"**Client CPU** is this process's user+system CPU time (`getrusage(RUSAGE_SELF)`, all threads, garbage collector included) around each timed run, per entity. **Azurite runs in another process, so its CPU is not in that figure;** it is read separately from `/proc/<pid>/stat` of Azurite's process group (10 ms resolution) and shown in its own column.",
-		fmt.Sprintf("Latency is added by tablekit's fault/latency proxy (`devtools/faults`), which runs inside the benchmark process and delays every request by %s or %s before forwarding it to Azurite: a client in another region. Its CPU is therefore counted in the client CPU of those rows.", fmtDur(cfg.latency), fmtDur(cfg.latencyHigh)),
-		fmt.Sprintf("Sequential single inserts are slow (%s/s locally and %s/s at %s in this run), so the plain `AddEntity` baselines write a fixed smaller sample of the same data: %s entities sequentially and %s with %d goroutines locally, %s and %s at %s. They report entities/s like the others; every other insert scenario writes all %s entities. Every insert round writes into a new table, which is counted after the first round (so that no scenario is fast by losing writes) and then deleted.",
-			fmtNum(b.rate("insert/plain-seq/local")), fmtNum(b.rate("insert/plain-seq/lat")), fmtDur(cfg.latency),
-			fmtInt(cfg.seqSample), fmtInt(cfg.parSample), cfg.parWorkers, fmtInt(cfg.seqSampleLat), fmtInt(cfg.parSampleLat), fmtDur(cfg.latency), fmtInt(cfg.entities)),
-	}
+	r.Method = b.method()
 
 	r.Targets = b.targets(over)
-	r.Sections = append(r.Sections, b.insertSection(), b.scanSection(), b.connSection(), b.bytesSection(), overheadSection(over), b.azuriteSection())
+	r.Sections = append(r.Sections, b.insertSection(), b.scanSection(), b.cliSection(), b.capacitySection(), b.connSection(), b.bytesSection(), overheadSection(over), b.azuriteSection())
 	return r
 }
 
@@ -301,11 +297,19 @@ func overheadSection(over map[string][]overheadObs) Section {
 		Header:  []string{"Decode path", "CPU ns/entity", "wall ns/entity", "allocs/entity", "bytes allocated/entity", "CPU vs EDMEntity"},
 	}
 	pg := Table{
-		Caption: fmt.Sprintf("Whole pages: reading a %s-entity page through the client from the in-process service. aztables' pager decodes the response into maps and encodes every entity back to JSON before the caller sees it; tablekit's iterator uses that pager too:", fmtNum(workload.PageSize)),
+		Caption: fmt.Sprintf("Whole pages: reading a %s-entity page through the client from the in-process service. aztables' pager decodes the response into maps and encodes every entity back to JSON before the caller sees it; tablekit's iterator decodes the downloaded body itself (the fast path):", fmtNum(workload.PageSize)),
 		Header:  []string{"Read path", "CPU ns/entity", "wall ns/entity", "allocs/entity", "bytes allocated/entity", "CPU vs plain scan path"},
+	}
+	tx := Table{
+		Caption: fmt.Sprintf("Transactions: one %d-operation entity group transaction of upserts per operation, answered with a 202 and one 204 part per operation:", workload.TxOps),
+		Header:  []string{"Transaction path", "CPU ns/entity", "wall ns/entity", "allocs/entity", "bytes allocated/entity", "CPU vs pre-built bytes"},
 	}
 	for _, bb := range workload.Benchmarks() {
 		switch {
+		case strings.HasPrefix(bb.Name, "tx/"):
+			if rr := row(bb, "tx/prebuilt"); rr != nil {
+				tx.Rows = append(tx.Rows, rr)
+			}
 		case strings.HasPrefix(bb.Name, "write/"):
 			if rr := row(bb, "write/prebuilt"); rr != nil {
 				w.Rows = append(w.Rows, rr)
@@ -325,7 +329,7 @@ func overheadSection(over map[string][]overheadObs) Section {
 		Text: []string{
 			"Go benchmarks in `devtools/workload` (`go test -run '^$' -bench . -benchmem ./devtools/workload` runs the same functions) with an in-process `policy.Transporter` that answers like the service, so only the client's work is measured. CPU is this process's CPU time per entity (all threads: the garbage collector's work counts, which wall time per operation hides on a 2-core machine); medians over the repetitions.",
 		},
-		Tables: []Table{w, d, pg},
+		Tables: []Table{w, d, pg, tx},
 	}
 }
 
@@ -361,8 +365,8 @@ func (b *bench) pageCPU() float64 {
 
 func (b *bench) azuriteSection() Section {
 	text := []string{
-		fmt.Sprintf("Azurite is a single Node.js process that handles requests on one thread. Serving one 1,000-entity page of these entities costs it **%s ms of CPU** (median, local sequential scan): tens of milliseconds. The client spends another %s ms of CPU on the same page, most of it inside aztables' pager, which decodes every response into maps and encodes each entity back to JSON before the caller sees it (see the whole-page rows under client overhead); tablekit's iterator uses that pager as well. On this %d-core machine the two processes share the cores, so once latency is hidden the scans are bound by CPU: however many requests are in flight, a page cannot come faster than max(Azurite's time, (Azurite's + the client's time) / %d). That caps the parallel-versus-sequential scan ratios at %s and %s added latency far below what the same code gets from the service, which serves partitions from many servers. Inserts are alike: in 100-operation transactions an entity costs Azurite %s µs of CPU and the client %s µs.",
-			fmtNum(b.pageCPU()), fmtNum(b.clientCPU("scan/plain-seq/local")), runtime.NumCPU(), runtime.NumCPU(),
+		fmt.Sprintf("Azurite is a single Node.js process that handles requests on one thread. Serving one 1,000-entity page of these entities costs it **%s ms of CPU** (median, local sequential scan): tens of milliseconds. Plain code spends another %s ms of client CPU on the same page, most of it inside aztables' pager, which decodes every response into maps and encodes each entity back to JSON before the caller sees it; tablekit's iterator decodes the downloaded body itself and spends %s ms (see the whole-page rows under client overhead). On this %d-core machine the two processes share the cores, so once latency is hidden the scans are bound by CPU: however many requests are in flight, a page cannot come faster than max(Azurite's time, (Azurite's + the client's time) / %d). That caps the parallel-versus-sequential scan ratios at %s and %s added latency far below what the same code gets from the service, which serves partitions from many servers. Inserts are alike: in 100-operation transactions an entity costs Azurite %s µs of CPU and the client %s µs.",
+			fmtNum(b.pageCPU()), fmtNum(b.clientCPU("scan/plain-seq/local")), fmtNum(b.clientCPU("scan/tk-seq/local")), runtime.NumCPU(), runtime.NumCPU(),
 			fmtDur(b.cfg.latency), fmtDur(b.cfg.latencyHigh),
 			fmtNum(b.serverCPU("insert/plain-txn/local")), fmtNum(b.clientCPU("insert/plain-txn/local"))),
 	}

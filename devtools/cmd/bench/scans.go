@@ -145,8 +145,8 @@ func (b *bench) scanScenarios(lat, ep, name string) ([]scanRun, error) {
 	}, nil
 }
 
-// runScans loads the scan table once and scans it locally, at 20 ms and at
-// 100 ms of added latency, and measures projection.
+// runScans loads the scan table once and runs the scans, the heap
+// measurement and the command's runs on it.
 func (b *bench) runScans(ctx context.Context) error {
 	name := b.tableName("scan")
 	if err := b.createTable(ctx, name); err != nil {
@@ -170,6 +170,25 @@ func (b *bench) runScans(ctx context.Context) error {
 		return fmt.Errorf("warm-up scan: %d entities, %v", n, err)
 	}
 	b.log("warm-up scan in %.1fs", time.Since(t0).Seconds())
+	if b.want("scans") {
+		if err := b.runScanRounds(ctx, name); err != nil {
+			return err
+		}
+	}
+	if b.want("heap") {
+		if err := b.runHeapScans(ctx, name); err != nil {
+			return err
+		}
+	}
+	if b.want("cli") {
+		return b.runCLI(ctx, name)
+	}
+	return nil
+}
+
+// runScanRounds scans the loaded table locally, at 20 ms and at 100 ms of
+// added latency, and measures projection.
+func (b *bench) runScanRounds(ctx context.Context, name string) error {
 
 	for _, l := range []struct {
 		lat     string

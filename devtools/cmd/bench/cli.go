@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/tablekit/tablekit/devtools/azurite"
+	"github.com/tablekit/tablekit/devtools/workload"
+)
+
+// The tablekit command is measured as a user runs it: the built binary as a
+// subprocess against the same Azurite, its CPU and peak RSS read from the
+// child's rusage when it exits.
+
+// buildTool builds cmd/tablekit into dir.
+func buildTool(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "tablekit")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/tablekit/tablekit/cmd/tablekit")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build cmd/tablekit: %w: %s", err, out)
+	}
+	return bin, nil
+}
+
+// tool runs the tablekit binary with args as a timed run of n entities:
+// the sample's client CPU is the child's (this process only waits), rss its
+// peak resident set.
+func (b *bench) tool(ctx context.Context, bin string, n int, args ...string) (sample, error) {
+	var cpu time.Duration
+	var rss int64
+	s, err := b.m.measure(ctx, func(ctx context.Context) (int, error) {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = append(os.Environ(), "TABLEKIT_CONNECTION_STRING="+azurite.ConnectionString(b.direct))
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		err := cmd.Run()
+		if cmd.ProcessState != nil {
+			cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			rss = maxRSS(cmd.ProcessState)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("tablekit %v: %w: %s", args, err, errb.Bytes())
+		}
+		return n, nil
+	})
+	s.cpu += cpu
+	s.rss = rss
+	return s, err
+}
+
+func countLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+	}
+	return n, sc.Err()
+}
+
+// runCLI measures export, import and copy of the scan table src (holding
+// every item), rounds interleaved, then the peak RSS of copying a table of
+// bigCopy entities.
+func (b *bench) runCLI(ctx context.Context, src string) error {
+	dir, err := os.MkdirTemp("", "tablekit-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin, err := buildTool(ctx, dir)
+	if err != nil {
+		return err
+	}
+	n := len(b.items)
+	file := filepath.Join(dir, "export.jsonl")
+	par := fmt.Sprint(b.cfg.scanParallel)
+	for round := range b.cfg.rounds {
+		rctx, cancel := context.WithTimeout(ctx, b.cfg.scenarioTimeout)
+		err := b.cliRound(rctx, bin, src, file, par, n, round)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	return b.runBigCopy(ctx, bin, par)
+}
+
+func (b *bench) cliRound(ctx context.Context, bin, src, file, par string, n, round int) error {
+	_ = os.Remove(file)
+	s, err := b.tool(ctx, bin, n, "export", src, "-o", file, "--parallel", par)
+	if err == nil && round == 0 {
+		var lines int
+		if lines, err = countLines(file); err == nil && lines != n {
+			err = fmt.Errorf("exported %d lines, want %d", lines, n)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("cli/export round %d: %w", round+1, err)
+	}
+	b.record("cli/export", s)
+	for _, sc := range []struct {
+		key  string
+		args func(dst string) []string
+	}{
+		{"cli/import", func(dst string) []string { return []string{"import", dst, file, "--create"} }},
+		{"cli/copy", func(dst string) []string { return []string{"copy", src, dst, "--parallel", par} }},
+	} {
+		dst := b.tableName("cli")
+		s, err := b.tool(ctx, bin, n, sc.args(dst)...)
+		if err == nil && round == 0 {
+			err = b.verifyCount(ctx, dst, n)
+		}
+		if derr := b.deleteTable(context.WithoutCancel(ctx), dst); err == nil {
+			err = derr
+		}
+		if err != nil {
+			return fmt.Errorf("%s round %d: %w", sc.key, round+1, err)
+		}
+		b.record(sc.key, s)
+	}
+	return nil
+}
+
+// runBigCopy loads a table of bigCopy entities (untimed, in slices so that
+// this process never holds them all) and copies it once with the command,
+// for its peak RSS.
+func (b *bench) runBigCopy(ctx context.Context, bin, par string) error {
+	total := b.cfg.bigCopy
+	src, dst := b.tableName("big"), b.tableName("big")
+	if err := b.createTable(ctx, src); err != nil {
+		return err
+	}
+	defer func() {
+		_ = b.deleteTable(context.WithoutCancel(ctx), src)
+		_ = b.deleteTable(context.WithoutCancel(ctx), dst)
+	}()
+	c, err := plainClient(b.direct, src, nil)
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	for lo := 0; lo < total; lo += len(b.items) {
+		hi := min(total, lo+len(b.items))
+		if _, err := insertPlainTxn(ctx, c, workload.Items(lo, hi), b.cfg.txnOps, b.cfg.txnWorkers); err != nil {
+			return fmt.Errorf("loading the copy table: %w", err)
+		}
+	}
+	b.log("loaded %d entities in %.1fs", total, time.Since(t0).Seconds())
+	rctx, cancel := context.WithTimeout(ctx, 2*b.cfg.scenarioTimeout)
+	defer cancel()
+	s, err := b.tool(rctx, bin, total, "copy", src, dst, "--parallel", par)
+	if err == nil {
+		err = b.verifyCount(ctx, dst, total)
+	}
+	if err != nil {
+		return fmt.Errorf("cli/copy-big: %w", err)
+	}
+	b.record("cli/copy-big", s)
+	return nil
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// rateRounds is three idle rounds of key at rate entities/s; cpu and srv
+// per entity in µs.
+func rateRounds(n int, rate, cpuUs, srvUs float64) []sample {
+	wall := time.Duration(float64(n) / rate * float64(time.Second))
+	cpu, srv := time.Duration(cpuUs*float64(n)*1e3), time.Duration(srvUs*float64(n)*1e3)
+	// The machine is as busy as this process and Azurite, plus 2% of noise.
+	sys := min(1, (cpu+srv).Seconds()/wall.Seconds()/2+0.02)
+	var ss []sample
+	for range 3 {
+		ss = append(ss, sample{n: n, wall: wall, cpu: cpu, srv: srv, sys: sys})
+	}
+	return ss
+}
+
+func findTarget(t *testing.T, ts []Target, prefix string) Target {
+	t.Helper()
+	for _, tg := range ts {
+		if strings.HasPrefix(tg.Name, prefix) {
+			return tg
+		}
+	}
+	t.Fatalf("no target %q", prefix)
+	return Target{}
+}
+
+func obs(cpuNs, allocs float64) []overheadObs {
+	return []overheadObs{{cpuNs: cpuNs, allocs: allocs}}
+}
+
+func synthBench() *bench {
+	b := &bench{cfg: fullConfig(), res: map[string][]sample{}, cores: 2, load1: 0.3}
+	set := func(key string, n int, rate, cpu, srv float64) { b.res[key] = rateRounds(n, rate, cpu, srv) }
+	set("insert/tk-bulk/local", 50_000, 9000, 60, 100)
+	set("insert/plain-txn/local", 50_000, 7000, 95, 100)
+	set("scan/tk-par/local", 50_000, 16000, 40, 45)
+	set("cli/export", 50_000, 14000, 45, 45)
+	set("cli/import", 50_000, 6000, 90, 100) // 0.67x of 9,000: a miss
+	set("cli/copy", 50_000, 7400, 100, 140)  // vs the bulk writer, the slower
+	set("cli/copy-big", 200_000, 7300, 100, 140)
+	for i := range b.res["cli/copy"] {
+		b.res["cli/copy"][i].rss = 40 << 10 // KiB
+		b.res["cli/copy-big"][i].rss = 44 << 10
+	}
+	b.res["heap/scan"] = []sample{{n: 50_000, heapPeak: 20 << 20, heapBase: 1 << 20}, {n: 50_000, heapPeak: 30 << 20, heapBase: 1 << 20}}
+	b.res["bytes/tk"] = []sample{{n: 500, bytes: 500 * 369}}
+	b.res["bytes/plain"] = []sample{{n: 500, bytes: 500 * 1690, body: 500 * 1287}}
+	// Capacity: 20,000 entities with 0.5 s of CPU: 40,000 per core.
+	b.res["cap/bulk"] = []sample{{n: 20_000, wall: 2 * time.Second, cpu: 500 * time.Millisecond, srv: -1, sys: -1}}
+	return b
+}
+
+func TestTargetsOnSyntheticResults(t *testing.T) {
+	b := synthBench()
+	over := map[string][]overheadObs{
+		"page/query": obs(20_000, 40), "page/pager-struct": obs(90_000, 135),
+		"write/typed": obs(50_000, 150), "write/prebuilt": obs(61_000, 222),
+		"tx/typed": obs(34_000, 72), "tx/prebuilt": obs(60_000, 204),
+	}
+	ts := b.targets(over)
+	for _, tc := range []struct {
+		prefix, got string
+		status      Status
+	}{
+		{"bulk writer vs hand-written SubmitTransaction", "1.29x", Pass},
+		{"client CPU: typed 1,000-entity page read", "0.22x", Pass},
+		{"client CPU: typed insert vs aztables AddEntity with pre-built", "0.82x", Fail},
+		{"client CPU: 100-operation transaction submit", "0.57x", Fail},
+		{"tablekit export", "0.88x", Pass},
+		{"tablekit import", "0.67x", Fail},
+		{"tablekit copy (--parallel 16) vs the slower of the parallel scan and `batch.Write` (`batch.Write`)", "0.82x", Pass},
+		{"tablekit copy: peak RSS of 200,000 entities vs 50,000", "1.10x (44 MiB against 40 MiB)", Pass},
+		{"parallel scan of 50,000 entities, 16 in flight: peak Go heap", "30 MiB (1 MiB live before the scan)", Pass},
+		{"response body bytes per tablekit insert", "0 (plain AddEntity: 1,287)", Pass},
+	} {
+		tg := findTarget(t, ts, tc.prefix)
+		if tg.Got != tc.got || tg.Status != tc.status {
+			t.Errorf("%s: %s %s, want %s %s", tc.prefix, tg.Got, tg.Status, tc.got, tc.status)
+		}
+		if tg.Status == Fail && tg.Why == "" {
+			t.Errorf("%s: a miss without a reason", tc.prefix)
+		}
+	}
+	for _, tg := range ts {
+		if strings.Contains(tg.Name, "all bytes") {
+			t.Errorf("retired target still reported: %s", tg.Name)
+		}
+	}
+	if why := findTarget(t, ts, "tablekit import").Why; !strings.Contains(why, "90 µs of CPU") || !strings.Contains(why, "against 60 µs") {
+		t.Errorf("import miss should compare CPU per entity: %s", why)
+	}
+
+	// The peak heap over the limit fails, with the highest round.
+	b.res["heap/scan"] = append(b.res["heap/scan"], sample{n: 50_000, heapPeak: 40 << 20, heapBase: 2 << 20})
+	if tg := b.heapTarget(); tg.Status != Fail || !strings.HasPrefix(tg.Got, "40 MiB") || tg.Why == "" {
+		t.Errorf("heap over the limit: %+v", tg)
+	}
+	// RSS growing with the table fails, and the section says so.
+	for i := range b.res["cli/copy-big"] {
+		b.res["cli/copy-big"][i].rss = 160 << 10
+	}
+	if tg := findTarget(t, b.cliTargets(), "tablekit copy: peak RSS"); tg.Status != Fail {
+		t.Errorf("RSS 4x: %+v", tg)
+	}
+	if text := strings.Join(b.cliSection().Text, " "); !strings.Contains(text, "memory grew with the table") {
+		t.Errorf("section should not claim flat memory: %s", text)
+	}
+}
+
+func TestCapacity(t *testing.T) {
+	b := synthBench()
+	if got := b.perCore("cap/bulk"); got != 40_000 {
+		t.Errorf("perCore = %v, want 40,000", got)
+	}
+	sec := b.capacitySection()
+	row := sec.Tables[0].Rows[0]
+	// 20,000 entities/s at 40,000 per core: half a core.
+	if row[4] != "40,000" || row[5] != "0.50" {
+		t.Errorf("capacity row = %q", row)
+	}
+}
+
+func TestCLISectionFlatMemory(t *testing.T) {
+	b := synthBench()
+	text := strings.Join(b.cliSection().Text, " ")
+	if !strings.Contains(text, "does not grow with the table") || !strings.Contains(text, "1.10x") {
+		t.Errorf("section text: %s", text)
+	}
+	if n := len(b.cliSection().Tables[0].Rows); n != 6 {
+		t.Errorf("%d rows, want 6", n)
+	}
+}
