@@ -67,7 +67,10 @@ func buildDynamic(t reflect.Type) (*Plan, error) {
 var namePool = sync.Pool{New: func() any { s := make([]string, 0, 32); return &s }}
 
 // encodeDynamic is Encode for table.Entity. Names are written sorted, so
-// equal entities encode to equal bytes (Table.Verify compares them).
+// equal entities encode to equal bytes (Table.Verify compares them). Each
+// value is written by a switch on its Go type, through the same checks and
+// writers as a struct field of that type, so a write of a table.Entity
+// costs little more than a write of the struct it mirrors.
 func (p *Plan) encodeDynamic(dst []byte, v reflect.Value) ([]byte, error) {
 	pk, rk := p.Keys(v)
 	start := len(dst)
@@ -76,78 +79,104 @@ func (p *Plan) encodeDynamic(dst []byte, v reflect.Value) ([]byte, error) {
 		return dst, err
 	}
 	props, _ := v.FieldByIndex(p.dyn.props).Interface().(map[string]any)
+	if len(props) > MaxProperties {
+		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(len(props)) + " properties"}
+	}
 	np := namePool.Get().(*[]string)
 	names := (*np)[:0]
-	defer func() { *np = names[:0]; namePool.Put(np) }()
 	for name := range props {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	if len(names) > MaxProperties {
-		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(len(names)) + " properties"}
+	dst, size, err = p.appendDynamic(dst, size, names, props)
+	clear(names) // the pool must not keep the caller's strings alive
+	*np = names[:0]
+	namePool.Put(np)
+	if err == nil {
+		err = checkTotals(len(names), size)
 	}
-	for _, name := range names {
-		if bad := wire.CheckPropertyName(name); bad != nil {
-			return dst[:start], &ValidationError{Property: name, Rule: RulePropertyName, Detail: bad.String()}
-		}
-		f := field{name: name}
-		fv, err := p.dynValue(&f, props[name])
-		if err != nil {
-			return dst[:start], err
-		}
-		dst = append(dst, ',')
-		if a := annotation(f.kind); a != "" {
-			dst = appendString(dst, name+"@odata.type")
-			dst = append(dst, ':')
-			dst = appendString(dst, a)
-			dst = append(dst, ',')
-		}
-		dst = appendString(dst, name)
-		dst = append(dst, ':')
-		n, _, err := appendValue(&dst, &f, fv)
-		if err != nil {
-			return dst[:start], err
-		}
-		size += 8 + 2*wire.UTF16Len(name) + n
-	}
-	if err := checkTotals(len(names), size); err != nil {
+	if err != nil {
 		return dst[:start], err
 	}
 	return append(dst, '}'), nil
 }
 
-// dynValue chooses the EDM kind of one property value by its Go type and
-// returns it as appendValue takes it, so both paths share every value rule.
-// Only types that name one EDM type exactly are accepted: an int or a
-// float32 would not read back as itself.
-func (p *Plan) dynValue(f *field, x any) (reflect.Value, error) {
-	switch x := x.(type) {
-	case string:
-		f.kind = kString
-	case bool:
-		f.kind = kBool
-	case int32:
-		f.kind = kInt32
-	case int64:
-		f.kind = kInt64
-	case float64:
-		f.kind = kDouble
-	case []byte:
-		f.kind = kBinary
-	case time.Time:
-		if x.IsZero() {
-			// Typed code leaves the zero time out; here it would vanish
-			// on the way back, so it is refused like any out-of-range time.
-			return reflect.Value{}, &ValidationError{Property: f.name, Rule: RuleDateTimeRange, Detail: "the zero time.Time"}
+// appendDynamic writes the properties names of props in that order and adds
+// their share of the service's size formula to size.
+func (p *Plan) appendDynamic(dst []byte, size int, names []string, props map[string]any) ([]byte, int, error) {
+	for _, name := range names {
+		if bad := wire.CheckPropertyName(name); bad != nil {
+			return dst, size, &ValidationError{Property: name, Rule: RulePropertyName, Detail: bad.String()}
 		}
-		f.kind = kTime
-	case nil:
-		return reflect.Value{}, &ValidationError{Property: f.name, Rule: RuleDynamicType, Detail: "nil; delete the key to leave the property out"}
-	default:
-		if reflect.TypeOf(x) != p.dyn.guid {
-			return reflect.Value{}, &ValidationError{Property: f.name, Rule: RuleDynamicType, Detail: "Go type " + reflect.TypeOf(x).String()}
+		var n int
+		var err error
+		switch x := props[name].(type) {
+		case string:
+			dst = appendName(dst, name, "")
+			n, err = appendStringValue(&dst, name, x)
+		case bool:
+			dst = appendName(dst, name, "")
+			dst = strconv.AppendBool(dst, x)
+			n = 1
+		case int32:
+			dst = appendName(dst, name, "")
+			dst = strconv.AppendInt(dst, int64(x), 10)
+			n = 4
+		case int64:
+			dst = appendName(dst, name, "Edm.Int64")
+			dst = append(dst, '"')
+			dst = strconv.AppendInt(dst, x, 10)
+			dst = append(dst, '"')
+			n = 8
+		case float64:
+			if err = checkDouble(name, x); err == nil {
+				dst = appendName(dst, name, "Edm.Double")
+				dst = strconv.AppendFloat(dst, x, 'g', -1, 64)
+				n = 8
+			}
+		case []byte:
+			dst = appendName(dst, name, "Edm.Binary")
+			n, err = appendBinaryValue(&dst, name, x)
+		case time.Time:
+			if x.IsZero() {
+				// Typed code leaves the zero time out; here it would vanish
+				// on the way back, so it is refused like any out-of-range time.
+				return dst, size, &ValidationError{Property: name, Rule: RuleDateTimeRange, Detail: "the zero time.Time"}
+			}
+			dst = appendName(dst, name, "Edm.DateTime")
+			n, err = appendTimeValue(&dst, name, x)
+		case nil:
+			return dst, size, &ValidationError{Property: name, Rule: RuleDynamicType, Detail: "nil; delete the key to leave the property out"}
+		default:
+			t := reflect.TypeOf(x)
+			if t != p.dyn.guid {
+				return dst, size, &ValidationError{Property: name, Rule: RuleDynamicType, Detail: "Go type " + t.String()}
+			}
+			// table.GUID is a [16]byte (isGUIDType): copy it out without
+			// converting, which would allocate.
+			var g GUID
+			reflect.Copy(reflect.ValueOf(&g).Elem(), reflect.ValueOf(x))
+			dst = appendName(dst, name, "Edm.Guid")
+			n = appendGUIDValue(&dst, g)
 		}
-		f.kind = kGUID
+		if err != nil {
+			return dst, size, err
+		}
+		size += 8 + 2*wire.UTF16Len(name) + n
 	}
-	return reflect.ValueOf(x), nil
+	return dst, size, nil
+}
+
+// appendName writes `,"name@odata.type":"anno","name":`, or `,"name":` when
+// anno is empty: the JSON a struct field's nameJSON and annoJSON hold.
+func appendName(dst []byte, name, anno string) []byte {
+	dst = append(dst, ',')
+	if anno != "" {
+		dst = appendString(dst, name)
+		dst = append(dst[:len(dst)-1], `@odata.type":"`...)
+		dst = append(dst, anno...)
+		dst = append(dst, `",`...)
+	}
+	dst = appendString(dst, name)
+	return append(dst, ':')
 }

@@ -177,8 +177,8 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 		return 8, false, nil
 	case kDouble:
 		x := fv.Float()
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return 0, false, &ValidationError{Property: f.name, Rule: RuleNaN}
+		if err := checkDouble(f.name, x); err != nil {
+			return 0, false, err
 		}
 		bits := 64
 		if fv.Kind() == reflect.Float32 {
@@ -191,20 +191,11 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 		if t.IsZero() {
 			return 0, true, nil
 		}
-		t = t.UTC()
-		if t.Before(minDateTime) || !t.Before(maxDateTime) {
-			return 0, false, &ValidationError{Property: f.name, Rule: RuleDateTimeRange}
-		}
-		b = append(b, '"')
-		b = t.AppendFormat(b, dateTimeLayout)
-		b = append(b, '"')
-		return 8, false, nil
+		n, err := appendTimeValue(&b, f.name, t)
+		return n, false, err
 	case kGUID:
 		g := fv.Convert(guidType).Interface().(GUID)
-		b = append(b, '"')
-		b = g.appendText(b)
-		b = append(b, '"')
-		return 16, false, nil
+		return appendGUIDValue(&b, g), false, nil
 	case kGUIDText:
 		g, err := ParseGUID(fv.String())
 		if err != nil {
@@ -215,14 +206,8 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 		b = append(b, '"')
 		return 16, false, nil
 	case kBinary:
-		raw := fv.Bytes()
-		if len(raw) > MaxBinary {
-			return 0, false, &ValidationError{Property: f.name, Rule: RuleBinaryTooLarge, Detail: strconv.Itoa(len(raw)) + " bytes"}
-		}
-		b = append(b, '"')
-		b = base64.StdEncoding.AppendEncode(b, raw)
-		b = append(b, '"')
-		return 4 + len(raw), false, nil
+		n, err := appendBinaryValue(&b, f.name, fv.Bytes())
+		return n, false, err
 	case kText:
 		tm, ok := fv.Interface().(encoding.TextMarshaler)
 		if !ok {
@@ -267,4 +252,45 @@ func checkString(name, s string) error {
 		}
 	}
 	return nil
+}
+
+// checkDouble refuses what Edm.Double cannot carry: NaN and infinities.
+func checkDouble(name string, x float64) error {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return &ValidationError{Property: name, Rule: RuleNaN}
+	}
+	return nil
+}
+
+// appendTimeValue writes t, not the zero time, as an Edm.DateTime value
+// after checking its range, and returns its size by the service's formula.
+func appendTimeValue(b *[]byte, name string, t time.Time) (int, error) {
+	t = t.UTC()
+	if t.Before(minDateTime) || !t.Before(maxDateTime) {
+		return 0, &ValidationError{Property: name, Rule: RuleDateTimeRange}
+	}
+	*b = append(*b, '"')
+	*b = t.AppendFormat(*b, dateTimeLayout)
+	*b = append(*b, '"')
+	return 8, nil
+}
+
+// appendBinaryValue writes raw as an Edm.Binary value after checking its
+// length, and returns its size by the service's formula.
+func appendBinaryValue(b *[]byte, name string, raw []byte) (int, error) {
+	if len(raw) > MaxBinary {
+		return 0, &ValidationError{Property: name, Rule: RuleBinaryTooLarge, Detail: strconv.Itoa(len(raw)) + " bytes"}
+	}
+	*b = append(*b, '"')
+	*b = base64.StdEncoding.AppendEncode(*b, raw)
+	*b = append(*b, '"')
+	return 4 + len(raw), nil
+}
+
+// appendGUIDValue writes g as an Edm.Guid value and returns its size.
+func appendGUIDValue(b *[]byte, g GUID) int {
+	*b = append(*b, '"')
+	*b = g.appendText(*b)
+	*b = append(*b, '"')
+	return 16
 }
