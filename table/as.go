@@ -15,5 +15,6 @@ func As[U, T any](t *Table[T]) (*Table[U], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Table[U]{client: t.client, name: t.name, plan: plan, parallelism: t.parallelism, tr: t.tr}, nil
+	// Everything but the plan is the table's: the fast path too.
+	return &Table[U]{client: t.client, name: t.name, plan: plan, parallelism: t.parallelism, tr: t.tr, fast: t.fast, azURL: t.azURL}, nil
 }
