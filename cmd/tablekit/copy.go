@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -89,6 +91,8 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	plan.readers = copyReaders(plan.parallel)
+	softMemoryLimit()
 	cur, err := openScan(query.New(st), plan, cp.Token)
 	if err != nil {
 		return err
@@ -96,7 +100,8 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	w := &roundWriter{t: dt, kind: batch.Upsert, mode: table.Replace,
 		opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: dconn.policy}}
 	m := newMeter(e, "copy", -1, cp.Done, retries)
-	rounds := make(chan round, 1)
+	// Unbuffered: one round written, one being read, and no third waiting.
+	rounds := make(chan round)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return scanRounds(gctx, cur, rounds) })
 	token, done := cp.Token, cp.Done
@@ -131,6 +136,39 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return sv.save("", done, true)
+}
+
+// scanReadAhead is the query package's read-ahead: a parallel scan holds
+// up to about scanReadAhead x parallelism x page size entities that the
+// caller has not taken yet.
+const scanReadAhead = 2
+
+// copyReaders bounds the scan's requests in flight, and so what it reads
+// ahead: about scanReadAhead x readers pages of 1,000. With all 16 of
+// --parallel 16 reading, the scan held up to 32,000 decoded entities ahead
+// of the writer (which is slower than it), six rounds more than the two
+// the copy means to hold: that, not the table, set the peak memory, and it
+// rose with the table until the read-ahead was full. A few readers keep
+// up with the writer; --parallel still sets the writes in flight and the
+// segments (hence the checkpoint's token).
+func copyReaders(parallel int) int {
+	return min(parallel, maxCopyReaders)
+}
+
+const maxCopyReaders = 4
+
+// copyMemoryLimit is a soft limit for the garbage collector: what a copy
+// holds is bounded (two rounds, the scan's read-ahead, the transactions in
+// flight), so collecting sooner near it keeps the peak from drifting up
+// with the number of collections a long copy goes through. It only steers
+// the collector (a copy that needs more gets it) and GOMEMLIMIT overrides
+// it.
+const copyMemoryLimit = 64 << 20
+
+func softMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(copyMemoryLimit)
+	}
 }
 
 // scanRounds cuts the scan into rounds, each carrying the scan's token

@@ -43,6 +43,7 @@ type scanPlan struct {
 	segs     []query.Segment
 	parallel int
 	job      string // identifies the run in a checkpoint
+	readers  int    // the scan's requests in flight; 0: parallel
 }
 
 // segmentsPerWorker gives the parallel run more segments than requests in
@@ -95,8 +96,12 @@ func (s *scanFlags) plan(command, tableName string) (scanPlan, error) {
 // openScan starts (or, with a token, resumes) the plan's parallel scan of q.
 // Export, import's verification and copy call it with their own T.
 func openScan[T any](q query.Query[T], p scanPlan, resume string) (*query.ParallelCursor[T], error) {
+	readers := p.parallel
+	if p.readers > 0 {
+		readers = p.readers
+	}
 	return q.Where(p.filter).PageSize(query.MaxPageSize).Parallel(p.segs, &query.ParallelOptions{
-		Parallelism: p.parallel,
+		Parallelism: readers,
 		Resume:      resume,
 	})
 }
