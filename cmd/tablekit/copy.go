@@ -138,13 +138,9 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	return sv.save("", done, true)
 }
 
-// scanReadAhead is the query package's read-ahead: a parallel scan holds
-// up to about scanReadAhead x parallelism x page size entities that the
-// caller has not taken yet.
-const scanReadAhead = 2
-
 // copyReaders bounds the scan's requests in flight, and so what it reads
-// ahead: about scanReadAhead x readers pages of 1,000. With all 16 of
+// ahead: a parallel scan holds about two pages of 1,000 per request in
+// flight that the caller has not taken yet. With all 16 of
 // --parallel 16 reading, the scan held up to 32,000 decoded entities ahead
 // of the writer (which is slower than it), six rounds more than the two
 // the copy means to hold: that, not the table, set the peak memory, and it
