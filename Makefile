@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # node_modules already matches the lock file and nothing is reinstalled.
 NPM_STAMP   := node_modules/.package-lock.json
 
-.PHONY: _test_race _test_fallback test short demo demo-cli bench lint vet examples npm clean
+.PHONY: test short demo demo-cli bench lint vet examples npm clean
 
 # make test: install the pinned emulator (if not yet), lint, run every test
 # (integration tests included; a missing emulator fails the run), then every
@@ -19,18 +19,12 @@ NPM_STAMP   := node_modules/.package-lock.json
 test: npm lint
 	TABLEKIT_REQUIRE_AZURITE=1 $(WITH_AZ) $(MAKE) --no-print-directory _test_with_azurite
 
-# The three parts share one emulator and run side by side: the long race
-# pass is mostly waiting on the emulator, so the other two fit beside it.
 _test_with_azurite:
-	$(MAKE) --no-print-directory -j3 --output-sync=target _test_race _test_fallback examples
-
-_test_race:
 	$(GO) test $(GOTESTFLAGS) ./...
-
-# The fallback path (fast path off), short and without -race: the race pass
-# runs these packages under the race detector already.
-_test_fallback:
+	@# The fallback path (fast path off), short and without -race: the pass
+	@# above already ran these packages under the race detector.
 	TABLEKIT_FAST_PATH=off $(GO) test -count=1 -timeout 10m -short ./table/ ./query/ ./batch/
+	$(MAKE) --no-print-directory examples
 
 # make short: the fast loop, without the long soaks.
 short: npm
