@@ -2,7 +2,6 @@ package query
 
 import (
 	"errors"
-	"slices"
 	"testing"
 
 	"github.com/tablekit/tablekit/devtools/testenv"
@@ -18,17 +17,7 @@ func TestZeroValuesDoNotPanic(t *testing.T) {
 		"ParallelCursor": new(ParallelCursor[item]), "Query": new(Query[item]), "Scope": new(Scope),
 		"Segment": new(Segment),
 	}
-	var listed []string
-	for name := range zero {
-		listed = append(listed, name)
-	}
-	slices.Sort(listed)
-	if got := testenv.ExportedTypes(t, "."); !slices.Equal(got, listed) {
-		t.Fatalf("exported types %v, listed %v: add the new type here", got, listed)
-	}
-	for name, v := range zero {
-		testenv.CheckZeroMethods(t, name, v)
-	}
+	testenv.CheckZeroValues(t, zero)
 }
 
 // TestNilTableQuery checks that a query of a nil table is an error.

@@ -2,7 +2,6 @@ package table_test
 
 import (
 	"errors"
-	"slices"
 	"testing"
 
 	"github.com/tablekit/tablekit/devtools/testenv"
@@ -25,17 +24,7 @@ var zeroValues = map[string]any{
 // TestZeroValuesDoNotPanic calls every exported method of every exported
 // type on a zero value with zero arguments: each returns, none panics.
 func TestZeroValuesDoNotPanic(t *testing.T) {
-	var listed []string
-	for name := range zeroValues {
-		listed = append(listed, name)
-	}
-	slices.Sort(listed)
-	if got := testenv.ExportedTypes(t, "."); !slices.Equal(got, listed) {
-		t.Fatalf("exported types %v, listed %v: add the new type to zeroValues", got, listed)
-	}
-	for name, v := range zeroValues {
-		testenv.CheckZeroMethods(t, name, v)
-	}
+	testenv.CheckZeroValues(t, zeroValues)
 }
 
 // TestNilArguments checks the constructors with nil inputs.

@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -119,4 +120,19 @@ func drain(o reflect.Value) {
 		return []reflect.Value{reflect.ValueOf(n < 10)}
 	})
 	o.Call([]reflect.Value{yield})
+}
+
+// CheckZeroValues is the whole zero-value walk of a package's tests: zero
+// must hold a zero value of every exported type declared in the package in
+// the working directory (a missing one fails the test, so new types are
+// not forgotten), and every method of each is called by CheckZeroMethods.
+func CheckZeroValues(t *testing.T, zero map[string]any) {
+	t.Helper()
+	listed := slices.Sorted(maps.Keys(zero))
+	if got := ExportedTypes(t, "."); !slices.Equal(got, listed) {
+		t.Fatalf("exported types %v, listed %v: add the new type to the test's list", got, listed)
+	}
+	for name, v := range zero {
+		CheckZeroMethods(t, name, v)
+	}
 }
