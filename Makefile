@@ -11,16 +11,26 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # node_modules already matches the lock file and nothing is reinstalled.
 NPM_STAMP   := node_modules/.package-lock.json
 
-.PHONY: test short demo demo-cli bench lint vet examples npm clean
+.PHONY: test short demo demo-cli bench lint vet examples npm clean _compile_tests _test_with_azurite
 
 # make test: install the pinned emulator (if not yet), lint, run every test
 # (integration tests included; a missing emulator fails the run), then every
-# example.
-test: npm lint
+# example. The install, lint and compiling the race-enabled test binaries
+# run side by side: npm mostly waits on the network and the disk.
+test:
+	$(MAKE) --no-print-directory -j3 npm lint _compile_tests
 	TABLEKIT_REQUIRE_AZURITE=1 $(WITH_AZ) $(MAKE) --no-print-directory _test_with_azurite
+
+# Builds every test binary with -race and runs none (-exec true), so that
+# the run below finds the packages compiled.
+_compile_tests:
+	@$(GO) test -race -count=1 -exec true ./... >/dev/null
 
 _test_with_azurite:
 	$(GO) test $(GOTESTFLAGS) ./...
+	@# The soaks again at full size without -race (under -race they run
+	@# smaller: testenv.Size); the volume is what they test.
+	$(GO) test -count=1 -timeout 10m -run '^TestSoak' ./...
 	@# The fallback path (fast path off), short and without -race: the pass
 	@# above already ran these packages under the race detector.
 	TABLEKIT_FAST_PATH=off $(GO) test -count=1 -timeout 10m -short ./table/ ./query/ ./batch/

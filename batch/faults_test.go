@@ -48,18 +48,20 @@ func proxiedWith(t *testing.T, o *table.Options) (direct, viaProxy *table.Table[
 
 var fastRetry = &retry.Policy{InitialInterval: 10 * time.Millisecond, MaxInterval: 200 * time.Millisecond, MaxAttempts: 12}
 
-// TestWriteThroughFaults: with 10% of transactions answered 503 and 2%
+// TestSoakWriteThroughFaults: with 10% of transactions answered 503 and 2%
 // committed but their response lost, the bulk load completes, every fault
 // costs exactly one retry, and every entity is exactly as last written.
-// (TestSoakUpserts is the large soak with every kind of fault.)
-func TestWriteThroughFaults(t *testing.T) {
+// (TestSoakUpserts is the large soak with every kind of fault.) 5,000
+// entities; 3,000 under -race.
+func TestSoakWriteThroughFaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("6,000 operations through faults; the -short soak in soak_test.go covers the same faults")
 	}
 	direct, viaProxy, px := proxied(t)
-	ops := load(5000, 25, 4)
+	n := testenv.Size(5000, 3000)
+	ops := load(n, 25, 4)
 	// Write a fifth of the entities a second time, differently, later on.
-	for i := 0; i < 5000; i += 5 {
+	for i := 0; i < n; i += 5 {
 		e := ops[i].Entity
 		e.N, e.S, e.B = -e.N, "second "+e.S, nil
 		ops = append(ops, batch.Op[item]{Entity: e})

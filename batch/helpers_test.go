@@ -108,10 +108,28 @@ func newTable(t testing.TB, rec *batchRecorder, o *table.Options) *table.Table[i
 // readAll reads every entity of the table with aztables' pager.
 func readAll(t testing.TB, tbl *table.Table[item]) map[string]item {
 	t.Helper()
+	return readWhere(t, tbl, "")
+}
+
+// readPartition reads one partition (pk: letters and digits) with
+// aztables' pager.
+func readPartition(t testing.TB, tbl *table.Table[item], pk string) map[string]item {
+	t.Helper()
+	return readWhere(t, tbl, "PartitionKey eq '"+pk+"'")
+}
+
+// readWhere reads the entities that match an OData filter ("": all) with
+// aztables' pager.
+func readWhere(t testing.TB, tbl *table.Table[item], filter string) map[string]item {
+	t.Helper()
 	ctx := ctxT(t, 2*time.Minute)
 	out := map[string]item{}
 	top := int32(1000)
-	pager := tbl.Client().NewListEntitiesPager(&aztables.ListEntitiesOptions{Top: &top})
+	opts := &aztables.ListEntitiesOptions{Top: &top}
+	if filter != "" {
+		opts.Filter = &filter
+	}
+	pager := tbl.Client().NewListEntitiesPager(opts)
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
@@ -41,13 +42,11 @@ func mixedFaults(px *faults.Proxy, seed uint64) {
 
 // TestSoakUpserts: an upsert load over many partitions through mixed
 // faults ends with every entity stored exactly as last written and a
-// summary that says so. 20,000 entities over 40 partitions; under -short,
-// 2,000 over 40 (small transactions, so that faults still hit dozens).
+// summary that says so. 20,000 entities over 40 partitions; under -short
+// or -race, 2,000 over 40 (small transactions, so that faults still hit
+// dozens).
 func TestSoakUpserts(t *testing.T) {
-	entities, partitions := 20000, 40
-	if testing.Short() {
-		entities, partitions = 2000, 40
-	}
+	entities, partitions := testenv.Size(20000, 2000), 40
 	direct, viaProxy, px := proxied(t)
 	ops := load(entities, partitions, 4)
 	// A tenth of the entities written again, later, differently.
@@ -83,10 +82,8 @@ func TestSoakUpserts(t *testing.T) {
 // operation's effect is in the table exactly when the summary says
 // Committed, and an Unknown one left one of its two legal outcomes.
 func TestSoakConditional(t *testing.T) {
-	perKind, partitions := 2000, 200 // 30 operations per transaction
-	if testing.Short() {
-		perKind, partitions = 300, 60
-	}
+	// 30 operations per transaction; 15 under -short or -race.
+	perKind, partitions := testenv.Size(2000, 300), testenv.Size(200, 60)
 	direct, viaProxy, px := proxied(t)
 	ctx := ctxT(t, 5*time.Minute)
 

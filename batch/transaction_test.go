@@ -294,7 +294,7 @@ func TestTransactionBodySize(t *testing.T) {
 				if sent.size != tx.Size() || sent.ops != len(ents) {
 					t.Fatalf("sent %d bytes in %d operations; Size() = %d for %d", sent.size, sent.ops, tx.Size(), len(ents))
 				}
-				got := readAll(t, tbl)
+				got := readPartition(t, tbl, pk)
 				for _, e := range ents {
 					if g, ok := got[e.PartitionKey+"/"+e.RowKey]; !ok || !same(g, e) {
 						t.Fatalf("%s/%s not stored as written", e.PartitionKey, e.RowKey)

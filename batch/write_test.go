@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -121,14 +122,11 @@ func lastWritten(ops []batch.Op[item]) map[string]item {
 	return want
 }
 
-// TestWriteLoad: 20,000 entities of mixed sizes over 50 partitions, given
-// interleaved, are all stored exactly; transactions are packed to 95% of the
+// TestSoakWriteLoad: 20,000 entities of mixed sizes over 50 partitions
+// (5,000 over 20 under -short or -race), given interleaved, are all stored exactly; transactions are packed to 95% of the
 // limit that binds; progress totals are exact.
-func TestWriteLoad(t *testing.T) {
-	entities, partitions := 20000, 50
-	if testing.Short() {
-		entities, partitions = 5000, 20
-	}
+func TestSoakWriteLoad(t *testing.T) {
+	entities, partitions := testenv.Size(20000, 5000), testenv.Size(50, 20)
 	rec := &batchRecorder{}
 	tbl := newTable(t, rec, nil)
 	ops := load(entities, partitions, 1)
