@@ -17,7 +17,7 @@ func Marshal[T any](e T) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.Encode(make([]byte, 0, 256), reflect.ValueOf(&e).Elem())
+	return p.Marshal(reflect.ValueOf(&e).Elem())
 }
 
 // Unmarshal decodes one entity as the service returns it.
