@@ -31,6 +31,18 @@ func Unmarshal[T any](data []byte) (T, error) {
 	return e, err
 }
 
+// UnmarshalAt decodes the entity at the start of data (a query page from
+// that entity on) and returns the length it took (see Plan.DecodeAt).
+func UnmarshalAt[T any](data []byte) (T, int, error) {
+	var e T
+	p, err := PlanFor[T]()
+	if err != nil {
+		return e, 0, err
+	}
+	n, err := p.DecodeAt(data, reflect.ValueOf(&e).Elem())
+	return e, n, err
+}
+
 // Keys returns e's PartitionKey and RowKey; both are empty when T is not an
 // entity type (table.New refuses such a T, so callers holding a table never
 // see that).
