@@ -13,6 +13,10 @@ var validCases = []string{
 	"\"\xff\xfe\"", `"abc`, `[1 2]`, `{"a":1 "b":2}`, "\t[\r\n]\n", `[`, `{`, `}`, `]`, `1 1`,
 	`{"odata.metadata":"x","value":[{"PartitionKey":"p","N@odata.type":"Edm.Int64","N":"5"}]}`,
 	`{"value":[{"a":1}`, "\u00a0{}", `[-]`, `[--1]`, `[1e5.5]`, `"\uD800"`,
+}
+
+// deepCases are at encoding/json's nesting limit and one past it.
+var deepCases = []string{
 	strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
 	strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
 	strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000),
@@ -21,7 +25,7 @@ var validCases = []string{
 
 // TestValidJSON: validJSON agrees with json.Valid.
 func TestValidJSON(t *testing.T) {
-	for _, in := range validCases {
+	for _, in := range append(validCases, deepCases...) {
 		if got, want := validJSON([]byte(in)), json.Valid([]byte(in)); got != want {
 			t.Errorf("validJSON(%.60q) = %v, want %v (json.Valid)", in, got, want)
 		}

@@ -250,9 +250,10 @@ func parseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// parseObject reads an entity, {"name": scalar, ...}, into toks. Nested
-// objects and arrays are checked and skipped: the service never sends them
-// in an entity, other writers may.
+// parseObject reads an entity, {"name": scalar, ...}, into toks and
+// returns the length it read; whole requires that only whitespace follows.
+// Nested objects and arrays are checked and skipped: the service never
+// sends them in an entity, other writers may.
 func parseObject(d []byte, toks []token, whole bool) ([]token, int, error) {
 	s := wire.Scanner{Data: d}
 	at := func(b []byte) (span, string) {
