@@ -1,7 +1,6 @@
 package retry
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
@@ -57,9 +56,9 @@ func isBroken(err error) bool {
 // error next to the response; that is a transport failure, not an answer.
 // A successful GET is also checked for a whole JSON body when its
 // Content-Type says JSON: aztables would otherwise fail to unmarshal it
-// with an error nobody retries. json.Valid scans the already-buffered body
-// once, without allocating; aztables' own decoding of it costs several
-// times more, so the check adds a small fraction to every read.
+// with an error nobody retries. validJSON scans the already-buffered body
+// once, without allocating, and accepts what json.Valid accepts; it costs
+// a small fraction of any decoding of the body.
 func brokenResponse(req *http.Request, resp *http.Response, err error) error {
 	if resp == nil {
 		return nil
@@ -77,7 +76,7 @@ func brokenResponse(req *http.Request, resp *http.Response, err error) error {
 	if perr != nil {
 		return &BrokenResponseError{Method: req.Method, StatusCode: resp.StatusCode, Err: redactURLError(perr)}
 	}
-	if !json.Valid(body) {
+	if !validJSON(body) {
 		return &BrokenResponseError{Method: req.Method, StatusCode: resp.StatusCode, Err: errNotJSON}
 	}
 	return nil

@@ -11,24 +11,32 @@ import (
 // schedule serves one run of the retry loop (one call of Do, one request
 // through the pipeline policy); it is not safe for concurrent use.
 type schedule struct {
-	p           Policy // resolved
+	p Policy // resolved
+	// b is made at the first backoff: most calls succeed at once, and
+	// need none.
 	b           *backoff.ExponentialBackOff
 	start       time.Time
 	connRetried bool // the one immediate retry of a broken connection is used
 }
 
 // newSchedule starts the clock for one call; p must come from resolve.
-func newSchedule(p Policy) *schedule {
-	b := backoff.NewExponentialBackOff(
-		backoff.WithInitialInterval(p.InitialInterval),
-		backoff.WithMultiplier(p.Multiplier),
-		backoff.WithMaxInterval(p.MaxInterval),
-		backoff.WithRandomizationFactor(p.Jitter),
-		// The elapsed budget is checked in next, on the final delay
-		// (after Retry-After), so the backoff itself never stops.
-		backoff.WithMaxElapsedTime(0),
-	)
-	return &schedule{p: p, b: b, start: time.Now()}
+func newSchedule(p Policy) schedule {
+	return schedule{p: p, start: time.Now()}
+}
+
+func (s *schedule) backoff() *backoff.ExponentialBackOff {
+	if s.b == nil {
+		s.b = backoff.NewExponentialBackOff(
+			backoff.WithInitialInterval(s.p.InitialInterval),
+			backoff.WithMultiplier(s.p.Multiplier),
+			backoff.WithMaxInterval(s.p.MaxInterval),
+			backoff.WithRandomizationFactor(s.p.Jitter),
+			// The elapsed budget is checked in next, on the final delay
+			// (after Retry-After), so the backoff itself never stops.
+			backoff.WithMaxElapsedTime(0),
+		)
+	}
+	return s.b
 }
 
 // next returns the delay before the attempt after attempt (which failed
@@ -44,7 +52,7 @@ func (s *schedule) next(attempt int, err error, connBroken bool) (time.Duration,
 	if connBroken && !s.connRetried {
 		s.connRetried = true
 	} else {
-		d = min(s.b.NextBackOff(), s.p.MaxInterval)
+		d = min(s.backoff().NextBackOff(), s.p.MaxInterval)
 		if ra := retryAfter(headerOf(err), time.Now()); ra > d {
 			d = min(ra, s.p.MaxInterval)
 		}

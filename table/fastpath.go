@@ -3,6 +3,8 @@ package table
 import (
 	"context"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
 	"github.com/tablekit/tablekit/internal/fastpath"
 	"github.com/tablekit/tablekit/internal/link"
 )
@@ -34,4 +36,22 @@ func (t *Table[T]) writeBody(ctx context.Context, body []byte, e *T) (context.Co
 	}
 	pk, rk := t.keys(e)
 	return fastpath.With(ctx, &fastpath.Holder{Kind: fastpath.Write, Out: body}), fastpath.Placeholder(pk, rk)
+}
+
+// setInserter lets a fast-path table insert without AddEntity.
+func (t *Table[T]) setInserter() {
+	if t.fast {
+		t.ins, _ = fastpath.NewInserter(t.client)
+	}
+}
+
+// insert adds body, e's encoding: sent as it is through the client's
+// pipeline on the fast path, through AddEntity otherwise.
+func (t *Table[T]) insert(ctx context.Context, body []byte, e *T) (azcore.ETag, error) {
+	if t.ins != nil {
+		return t.ins.Insert(ctx, body)
+	}
+	wctx, sent := t.writeBody(ctx, body, e)
+	resp, err := t.client.AddEntity(wctx, sent, nil)
+	return resp.ETag, err
 }

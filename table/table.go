@@ -74,6 +74,7 @@ type Table[T any] struct {
 	// Wrap), whose client builds URLs from azURL.
 	fast  bool
 	azURL string
+	ins   *fastpath.Inserter // on the fast path: inserts without AddEntity
 }
 
 // New returns a typed handle on the named table of the service. It checks T's
@@ -92,6 +93,7 @@ func New[T any](s *Service, name string) (*Table[T], error) {
 	}
 	t.parallelism, t.tr = s.parallelism, s.tr
 	t.fast, t.azURL = s.fast, s.azURL
+	t.setInserter()
 	return t, nil
 }
 
@@ -129,6 +131,7 @@ func NewFromSASURL[T any](tableSASURL string, o *Options) (*Table[T], error) {
 	if u, err := url.Parse(tableSASURL); err == nil {
 		t.fast, t.azURL = o.fastOn(), txwire.EndpointOf(u)
 	}
+	t.setInserter()
 	return t, nil
 }
 
@@ -190,7 +193,7 @@ func (t *Table[T]) Marshal(e T) ([]byte, error) {
 	if err := t.ready(); err != nil {
 		return nil, err
 	}
-	return t.plan.Encode(make([]byte, 0, 256), reflect.ValueOf(&e).Elem())
+	return t.plan.Marshal(reflect.ValueOf(&e).Elem())
 }
 
 // Unmarshal decodes one entity as the service returns it. It is for code
@@ -300,8 +303,7 @@ func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
-	wctx, sent := t.writeBody(ctx, body, &e)
-	resp, err := t.client.AddEntity(wctx, sent, nil)
+	etag, err := t.insert(ctx, body, &e)
 	if err != nil {
 		err = MapError("add", err)
 		if o != nil && o.Verify && errors.Is(err, ErrMaybeCommitted) {
@@ -313,7 +315,7 @@ func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) 
 		}
 		return Result{}, err
 	}
-	return resultOf(resp.ETag), nil
+	return resultOf(etag), nil
 }
 
 // Verify reports whether the stored entity with e's keys equals e in every

@@ -19,7 +19,12 @@ type token struct {
 	str   string // unescaped string value, or the number's text
 	kind  byte   // 's' string, 'n' number, 't'/'f' bool, 'z' null, 'x' object or array
 	typed string // the value of name@odata.type, when present
+	// While parsing: where name and str lie in the input (off -1: set
+	// already, an unescaped copy).
+	nameAt, strAt span
 }
+
+type span struct{ off, n int }
 
 // tokenPool recycles token slices: decoding is per entity, and a page holds
 // up to 1,000 of them.
@@ -30,14 +35,32 @@ var tokenPool = sync.Pool{New: func() any { s := make([]token, 0, 32); return &s
 // the type does not have are ignored; fields with no property are left as
 // they are. It never panics on malformed input.
 func (p *Plan) Decode(data []byte, v reflect.Value) error {
+	_, err := p.decode(data, v, true)
+	return err
+}
+
+// DecodeAt is Decode of the entity at the start of data, followed by
+// anything (the rest of a query page): it returns the length the entity
+// took, so that a page is decoded where it lies, in one pass.
+func (p *Plan) DecodeAt(data []byte, v reflect.Value) (int, error) {
+	return p.decode(data, v, false)
+}
+
+// decode decodes the entity at the start of data; whole requires that
+// nothing but whitespace follows it.
+func (p *Plan) decode(data []byte, v reflect.Value, whole bool) (int, error) {
 	tp := tokenPool.Get().(*[]token)
 	toks := (*tp)[:0]
 	defer func() { *tp = toks[:0]; tokenPool.Put(tp) }()
-	var err error
-	toks, err = parseObject(data, toks)
+	toks, n, err := parseObject(data, toks, whole)
 	if err != nil {
-		return err
+		return n, err
 	}
+	return n, p.decodeTokens(toks, v)
+}
+
+// decodeTokens stores an entity's members in v.
+func (p *Plan) decodeTokens(toks []token, v reflect.Value) error {
 	// Attach annotations to their properties.
 	for i := range toks {
 		t := &toks[i]
@@ -83,7 +106,7 @@ func setKey(f *field, t *token, v reflect.Value) error {
 	if t.kind != 's' {
 		return &DecodeError{Property: f.name, Reason: "key is not a string"}
 	}
-	v.FieldByIndex(f.index).SetString(t.str)
+	v.FieldByIndex(f.index).SetString(strings.Clone(t.str))
 	return nil
 }
 
@@ -127,7 +150,7 @@ func setField(f *field, t *token, fv reflect.Value) error {
 		if t.kind != 's' || (t.typed != "" && t.typed != "Edm.String") {
 			return mismatch(f, t, "Edm.String")
 		}
-		fv.SetString(t.str)
+		fv.SetString(strings.Clone(t.str))
 	case kBool:
 		if t.kind != 't' && t.kind != 'f' {
 			return mismatch(f, t, "Edm.Boolean")
@@ -227,26 +250,39 @@ func parseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// parseObject reads an entity, {"name": scalar, ...}, into toks. Nested
-// objects and arrays are checked and skipped: the service never sends them
-// in an entity, other writers may.
-func parseObject(d []byte, toks []token) ([]token, error) {
+// parseObject reads an entity, {"name": scalar, ...}, into toks and
+// returns the length it read; whole requires that only whitespace follows.
+// Nested objects and arrays are checked and skipped: the service never
+// sends them in an entity, other writers may.
+func parseObject(d []byte, toks []token, whole bool) ([]token, int, error) {
 	s := wire.Scanner{Data: d}
+	at := func(b []byte) (span, string) {
+		if len(b) == 0 {
+			return span{}, ""
+		}
+		if off := cap(d) - cap(b); off >= 0 && off+len(b) <= len(d) && &d[off] == &b[0] {
+			return span{off, len(b)}, ""
+		}
+		return span{off: -1}, string(b) // the scanner's scratch space
+	}
 	err := s.Object(func(name []byte) error {
-		t := token{name: string(name)}
+		var t token
+		t.nameAt, t.name = at(name)
 		switch c := s.Peek(); {
 		case c == '"':
 			v, err := s.String()
 			if err != nil {
 				return err
 			}
-			t.kind, t.str = 's', string(v)
+			t.kind = 's'
+			t.strAt, t.str = at(v)
 		case c == '-' || (c >= '0' && c <= '9'):
 			v, err := s.Number()
 			if err != nil {
 				return err
 			}
-			t.kind, t.str = 'n', string(v)
+			t.kind = 'n'
+			t.strAt, t.str = at(v)
 		case c == '{' || c == '[':
 			t.kind = 'x'
 			if err := s.Skip(); err != nil {
@@ -265,13 +301,26 @@ func parseObject(d []byte, toks []token) ([]token, error) {
 		toks = append(toks, t)
 		return nil
 	})
-	if err == nil {
+	if err == nil && whole {
 		err = s.End()
 	}
 	if err != nil {
-		return toks, &DecodeError{Reason: err.Error(), Err: err}
+		return toks, s.Pos, &DecodeError{Reason: err.Error(), Err: err}
 	}
-	return toks, nil
+	// Names and values are substrings of one copy of the entity, not a
+	// string each: a stored string is cloned (setField), so nothing keeps
+	// the copy alive after decoding.
+	text := string(d[:s.Pos])
+	for i := range toks {
+		t := &toks[i]
+		if t.nameAt.off >= 0 {
+			t.name = text[t.nameAt.off : t.nameAt.off+t.nameAt.n]
+		}
+		if t.strAt.off >= 0 {
+			t.str = text[t.strAt.off : t.strAt.off+t.strAt.n]
+		}
+	}
+	return toks, s.Pos, nil
 }
 
 // decodeSystem sets the keys, the Timestamp and the ETag, which every plan
@@ -294,7 +343,7 @@ func (p *Plan) decodeSystem(t *token, v reflect.Value) (bool, error) {
 		return true, nil
 	case "odata.etag":
 		if p.etag != nil && t.kind == 's' {
-			v.FieldByIndex(p.etag.index).SetString(t.str)
+			v.FieldByIndex(p.etag.index).SetString(strings.Clone(t.str))
 		}
 		return true, nil
 	}

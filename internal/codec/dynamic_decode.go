@@ -37,7 +37,7 @@ func (p *Plan) decodeDynamic(toks []token, v reflect.Value) error {
 		if err != nil {
 			return err
 		}
-		props[t.name] = x
+		props[strings.Clone(t.name)] = x
 	}
 	return nil
 }
@@ -45,7 +45,7 @@ func (p *Plan) decodeDynamic(toks []token, v reflect.Value) error {
 // dynDecode returns one stored value as the Go type of its EDM type.
 func (p *Plan) dynDecode(t *token) (any, error) {
 	bad := func(reason string, err error) error {
-		return &DecodeError{Property: t.name, Reason: reason, Err: err}
+		return &DecodeError{Property: strings.Clone(t.name), Reason: reason, Err: err}
 	}
 	switch t.kind {
 	case 't', 'f':
@@ -61,7 +61,7 @@ func (p *Plan) dynDecode(t *token) (any, error) {
 	}
 	switch t.typed {
 	case "", "Edm.String":
-		return t.str, nil
+		return strings.Clone(t.str), nil
 	case "Edm.Int64":
 		n, err := strconv.ParseInt(t.str, 10, 64)
 		if err != nil {

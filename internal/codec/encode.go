@@ -106,6 +106,19 @@ func (p *Plan) Encode(dst []byte, v reflect.Value) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
+// Marshal is Encode into a new buffer, sized by the entities encoded before.
+func (p *Plan) Marshal(v reflect.Value) ([]byte, error) {
+	n := p.size.Load()
+	dst, err := p.Encode(make([]byte, 0, max(256, n+n/8)), v)
+	if err == nil && len(dst) <= maxSizeHint {
+		p.size.Store(int64(len(dst)))
+	}
+	return dst, err
+}
+
+// maxSizeHint keeps one huge entity from sizing every later buffer.
+const maxSizeHint = 64 << 10
+
 // appendKeys validates the keys and opens the entity's JSON with them. It
 // returns their share of the service's documented size formula: 4 bytes and
 // the keys in UTF-16 (each property adds 8 bytes, its name in UTF-16 and

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -69,6 +70,9 @@ type Plan struct {
 	etag   *field
 	ts     *field
 	dyn    *dynamic // table.Entity: properties in a map (dynamic.go)
+	// size is the length of the last entity Marshal encoded: the
+	// capacity of the next one's buffer, so that it rarely grows.
+	size atomic.Int64
 }
 
 // plans caches plans and failures alike, so a type is analysed once per

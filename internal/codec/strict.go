@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/base64"
 	"reflect"
+	"strings"
 	"time"
 )
 
@@ -50,7 +51,7 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 			return &DecodeError{Property: f.name, Reason: err.Error(), Err: err}
 		}
 		if f.kind == kGUIDText {
-			fv.SetString(t.str) // aztables.EDMGUID keeps the stored text
+			fv.SetString(strings.Clone(t.str)) // aztables.EDMGUID keeps the stored text
 		} else {
 			fv.Set(reflect.ValueOf(g).Convert(fv.Type()))
 		}

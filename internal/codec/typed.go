@@ -17,7 +17,7 @@ func Marshal[T any](e T) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.Encode(make([]byte, 0, 256), reflect.ValueOf(&e).Elem())
+	return p.Marshal(reflect.ValueOf(&e).Elem())
 }
 
 // Unmarshal decodes one entity as the service returns it.
@@ -29,6 +29,18 @@ func Unmarshal[T any](data []byte) (T, error) {
 	}
 	err = p.Decode(data, reflect.ValueOf(&e).Elem())
 	return e, err
+}
+
+// UnmarshalAt decodes the entity at the start of data (a query page from
+// that entity on) and returns the length it took (see Plan.DecodeAt).
+func UnmarshalAt[T any](data []byte) (T, int, error) {
+	var e T
+	p, err := PlanFor[T]()
+	if err != nil {
+		return e, 0, err
+	}
+	n, err := p.DecodeAt(data, reflect.ValueOf(&e).Elem())
+	return e, n, err
 }
 
 // Keys returns e's PartitionKey and RowKey; both are empty when T is not an

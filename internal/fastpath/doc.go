@@ -8,8 +8,12 @@
 //   - reads (Read, Get): the downloaded body of a 200 response is kept in the
 //     Holder and aztables decodes an empty result instead ({"value":[]} or
 //     {}); headers, continuation included, flow as before;
-//   - writes (Write): aztables is handed a small placeholder entity and the
-//     policy sends Holder.Out in its place;
+//   - inserts: Inserter sends tablekit's bytes itself, through the pipeline
+//     aztables built for the client, as AddEntity builds the request (same
+//     URL, headers, span and reply handling), so aztables never decodes and
+//     re-encodes the entity; the policy passes it on untouched;
+//   - other writes (Write): aztables is handed a small placeholder entity
+//     and the policy sends Holder.Out in its place;
 //   - transactions (Batch): aztables builds a one-operation placeholder body,
 //     the policy sends tablekit's multipart body, keeps the 202 reply and
 //     gives aztables a one-part reply to parse.
@@ -21,8 +25,12 @@
 //
 // A client without the policy (table.Wrap of an aztables client built
 // elsewhere, Options.NoFastPath) never swaps: reads see Holder.Swapped false
-// and use aztables' result; writes and transactions are only handed
-// placeholders when tablekit built the pipeline. Verified with aztables
-// v1.4.1 and azcore v1.24.0; an upgrade of either must re-run the tests
-// (they count swaps, so a path that silently stops swapping fails them).
+// and use aztables' result; inserts go through AddEntity, and writes and
+// transactions are only handed placeholders, when tablekit built the
+// pipeline. aztables does not export a client's pipeline: Inserter reads it
+// from the client's fields, and without them inserts use a placeholder.
+// Verified with aztables v1.4.1 and azcore v1.24.0; an upgrade of either
+// must re-run the tests (they count swaps, so a path that silently stops
+// swapping fails them, and table's tests fail when inserts stop finding
+// the pipeline).
 package fastpath

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 type echo struct{ sent []byte }
@@ -96,6 +99,42 @@ func TestEntities(t *testing.T) {
 		err := Entities([]byte(tc.page), func(e []byte) error { got = append(got, string(e)); return nil })
 		if (err != nil) != tc.wantErr || strings.Join(got, "|") != strings.Join(tc.want, "|") {
 			t.Errorf("Entities(%s) = %q, %v; want %q, error %v", tc.page, got, err, tc.want, tc.wantErr)
+		}
+	}
+}
+
+// TestEntitiesAt: decoding each entity where it lies yields the entities
+// and the errors of Entities, for malformed pages and the nesting limit
+// too (counted from the page, not from the entity). After an error what
+// each collected is discarded.
+func TestEntitiesAt(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	pages := []string{
+		`{"value":[]}`,
+		`{"odata.metadata":"x","value":[{"a":1}, {"b":"}"} ,{"c":[1,{"d":2}]}]}`,
+		`{"value":[1]}`,
+		`{"value":{}}`,
+		`{"value":[{"a":1}`,
+		`{"value":[{"a":1},{"b":tru}]}`,
+		"{\"value\":[{\"a\":1},{\"b\":\"\x01\"}]}",
+		`{"value":[{"a":1}]} x`,
+		`{"value":[{"a":` + deep(9997) + `}]}`, `{"value":[{"a":` + deep(9996) + `}]}`,
+		`{"value":[{"a":` + deep(9998) + `}]}`,
+		`{}`,
+	}
+	for _, page := range pages {
+		var want, got []string
+		wantErr := Entities([]byte(page), func(e []byte) error { want = append(want, string(e)); return nil })
+		gotErr := EntitiesAt([]byte(page), func(rest []byte) (int, error) {
+			s := wire.Scanner{Data: rest}
+			err := s.Skip()
+			if err == nil {
+				got = append(got, string(rest[:s.Pos]))
+			}
+			return s.Pos, err
+		})
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || wantErr == nil && strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("EntitiesAt(%.80s) = %.80q, %v; want %.80q, %v", page, got, gotErr, want, wantErr)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package fastpath
 
 import (
+	"bytes"
 	"fmt"
 
 	"github.com/tablekit/tablekit/internal/wire"
@@ -33,4 +34,51 @@ func Entities(page []byte, each func(entity []byte) error) error {
 		err = s.End()
 	}
 	return err
+}
+
+// EntitiesAt is Entities for a decoder that reads each entity where it
+// lies, in one pass over the page: each gets the page from the entity on
+// and returns the entity's length. Errors are Entities' errors: a page
+// malformed at an entity fails as the page, before the entity's own error.
+// each may have read the entity that fails the page: after an error,
+// discard what it collected.
+func EntitiesAt(page []byte, each func(rest []byte) (int, error)) error {
+	s := wire.Scanner{Data: page}
+	err := s.Object(func(name []byte) error {
+		if string(name) != "value" {
+			return s.Skip()
+		}
+		if s.Peek() != '[' {
+			return fmt.Errorf("query page: value is not an array")
+		}
+		return s.Array(func() error {
+			if s.Peek() != '{' {
+				return fmt.Errorf("query page: an entity is not an object")
+			}
+			start := s.Pos
+			n, err := each(s.Data[start:])
+			if err != nil || nested(s.Data[start+1:start+n]) {
+				// Skip reads the entity as Entities does: its syntax
+				// error and its nesting limit (counted from the page)
+				// come first.
+				s.Pos = start
+				if serr := s.Skip(); serr != nil {
+					return serr
+				}
+				return err
+			}
+			s.Pos = start + n
+			return nil
+		})
+	})
+	if err == nil {
+		err = s.End()
+	}
+	return err
+}
+
+// nested reports an entity that may hold an object or array (the service
+// never sends one): only then can the page's depth matter.
+func nested(entity []byte) bool {
+	return bytes.IndexByte(entity, '{') >= 0 || bytes.IndexByte(entity, '[') >= 0
 }

@@ -1,0 +1,58 @@
+package codec
+
+import (
+	"reflect"
+	"testing"
+)
+
+type atItem struct {
+	PartitionKey, RowKey string
+	Name                 string
+	N                    int64
+}
+
+// TestDecodeAt: an entity decoded where it lies, followed by more of a
+// page, gives what Decode gives for the entity alone, and its length.
+func TestDecodeAt(t *testing.T) {
+	tests := []struct {
+		entity, rest string
+	}{
+		{`{"PartitionKey":"p","RowKey":"r","Name":"plain","N@odata.type":"Edm.Int64","N":"7"}`, `,{"PartitionKey":"q"}]}`},
+		{` {"PartitionKey":"p\u00e9","RowKey":"r\"1","Name":"tab\there","N":"-1","N@odata.type":"Edm.Int64"}`, `]}`},
+		{"{\"PartitionKey\":\"p\",\"RowKey\":\"r\",\"Name\":\"\xff bad utf-8\",\"Other\":[1,{\"x\":2}],\"N\":null}", ` ]`},
+		{`{"PartitionKey":"","RowKey":"r","Name":""}`, `,`},
+	}
+	for _, tc := range tests {
+		var want, got atItem
+		if err := decodeAlone(t, tc.entity, &want); err != nil {
+			t.Fatalf("Decode(%s): %v", tc.entity, err)
+		}
+		p, err := PlanFor[atItem]()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := p.DecodeAt([]byte(tc.entity+tc.rest), reflect.ValueOf(&got).Elem())
+		if err != nil || n != len(tc.entity) || !reflect.DeepEqual(got, want) {
+			t.Errorf("DecodeAt(%s) = %+v, %d, %v; want %+v, %d", tc.entity+tc.rest, got, n, err, want, len(tc.entity))
+		}
+	}
+	// Decode wants the entity alone; DecodeAt stops at its end.
+	p, _ := PlanFor[atItem]()
+	var e atItem
+	if err := p.Decode([]byte(`{"PartitionKey":"p"} x`), reflect.ValueOf(&e).Elem()); err == nil {
+		t.Error("Decode accepted data after the entity")
+	}
+	if _, err := p.DecodeAt([]byte(`{"PartitionKey":"p",}`), reflect.ValueOf(&e).Elem()); err == nil {
+		t.Error("DecodeAt accepted a malformed entity")
+	}
+}
+
+// decodeAlone decodes entity into v with T's plan.
+func decodeAlone[T any](t *testing.T, entity string, v *T) error {
+	t.Helper()
+	p, err := PlanFor[T]()
+	if err != nil {
+		return err
+	}
+	return p.Decode([]byte(entity), reflect.ValueOf(v).Elem())
+}
