@@ -57,7 +57,7 @@ func isBroken(err error) bool {
 // A successful GET is also checked for a whole JSON body when its
 // Content-Type says JSON: aztables would otherwise fail to unmarshal it
 // with an error nobody retries. validJSON scans the already-buffered body
-// once, without allocating, and accepts what json.Valid accepts; it costs
+// once with the shared JSON scanner and accepts what json.Valid accepts; it costs
 // a small fraction of any decoding of the body.
 func brokenResponse(req *http.Request, resp *http.Response, err error) error {
 	if resp == nil {
