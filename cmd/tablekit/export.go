@@ -98,6 +98,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
+	if err := plan.discover(ctx, conn.svc, cp, sv); err != nil {
+		return err
+	}
 	var resume map[string]string
 	if resumed {
 		resume = cp.Extra
@@ -108,7 +111,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		b, _ := json.Marshal(cols)
-		sv.Extra = map[string]string{extraColumns: string(b)}
+		sv.Extra[extraColumns] = string(b)
 	}
 	o, err := openOutput(out, e.stdout, resume)
 	if err != nil {
