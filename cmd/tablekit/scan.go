@@ -35,7 +35,7 @@ func (s *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.filter, "filter", "", "OData filter, e.g. \"Timestamp lt datetime'2024-01-01T00:00:00Z'\" (And-ed with the rest)")
 	fs.StringVar(&s.partition, "partition", "", "only this PartitionKey (segments then split its RowKeys)")
 	fs.StringVar(&s.segment, "segment", "", "i/n: only share i of n (1 <= i <= n) of the key space, for n machines; the n shares cover the table exactly once")
-	fs.StringVar(&s.keyChars, "key-chars", "alnum", "characters the keys are made of, to balance --segment and --parallel: alnum, hex, HEX, digits, printable or the characters themselves (all machines must use the same)")
+	fs.StringVar(&s.keyChars, "key-chars", "alnum", "characters the keys are made of, to balance --segment (and guide --parallel's split): alnum, hex, HEX, digits, printable or the characters themselves (all machines must use the same)")
 	fs.IntVar(&s.parallel, "parallel", query.DefaultParallelism, fmt.Sprintf("requests in flight, 1 to %d", query.MaxParallelism))
 	fs.StringVar(&s.checkpoint, "checkpoint", "", "file to save the position in, periodically and on Ctrl-C; a later run with the same file and flags resumes")
 }
