@@ -100,24 +100,20 @@ func adaptiveBounds(ctx context.Context, probe prober, r keyRange, chars string,
 		}
 		return found, err
 	}
-	lo, up := 0, min(len(fr), maxPrefixProbe) // exists(lo) is false; find the last false
-	if ok, err := exists(up); err != nil {
-		return nil, err
-	} else if ok {
-		for up-lo > 1 {
-			mid := (lo + up) / 2
-			ok, err := exists(mid)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				up = mid
-			} else {
-				lo = mid
-			}
+	// exists(lo) is false (every key starts with ""); up is past the
+	// depths looked at, as if true.
+	lo, up := 0, min(len(fr), maxPrefixProbe)+1
+	for up-lo > 1 {
+		mid := (lo + up) / 2
+		ok, err := exists(mid)
+		if err != nil {
+			return nil, err
 		}
-	} else {
-		lo = up
+		if ok {
+			up = mid
+		} else {
+			lo = mid
+		}
 	}
 	prefix := string(fr[:lo])
 	end, hasEnd := successor(prefix)
@@ -169,6 +165,11 @@ func adaptiveBounds(ctx context.Context, probe prober, r keyRange, chars string,
 		}
 	}
 	per := max(1, int64(target/len(filled)))
+	if len(filled) == 1 && len(seen) == 1 {
+		// Nothing but the first key was seen: likely a few keys, where
+		// a split would only add empty segments.
+		per = 1
+	}
 	var bounds []string
 	for x, j := range filled {
 		c := cs[j]
@@ -282,7 +283,10 @@ type grid struct {
 const gridDepth = 4
 
 func newGrid(prefix string, seen []string, chars string, rest int) grid {
-	depth := min(max(rest, 2), gridDepth)
+	depth := min(max(rest, 1), gridDepth)
+	if rest == 0 {
+		depth = 2 // the other keys are the first one and more characters
+	}
 	g := grid{prefix: prefix, size: 1}
 	n := len([]rune(prefix))
 	// Keys that mix digits with letters of one case (hex, base 36) may have

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -39,30 +40,82 @@ func (w *lineWriter) line(e table.Entity) ([]byte, error) {
 	b = appendJSONString(b, e.PartitionKey)
 	b = append(b, `,"RowKey":`...)
 	b = appendJSONString(b, e.RowKey)
-	names := w.names[:0]
-	for k := range e.Properties {
-		names = append(names, k)
-	}
-	slices.Sort(names)
+	names := w.order(e.Properties)
 	var err error
 	for _, name := range names {
 		if b, err = appendProperty(b, name, e.Properties[name]); err != nil {
 			break
 		}
 	}
-	clear(names) // do not keep the entity's strings alive
-	w.names = names[:0]
 	if err != nil {
 		return nil, err
 	}
 	if !e.Timestamp.IsZero() {
 		b = append(b, `,"Timestamp@odata.type":"Edm.DateTime","Timestamp":"`...)
-		b = e.Timestamp.UTC().AppendFormat(b, timestampLayout)
+		b = appendDateTime(b, e.Timestamp)
 		b = append(b, '"')
 	}
 	b = append(b, '}', '\n')
 	w.buf = b
 	return b, nil
+}
+
+// order returns the names of props sorted. The entities of a table mostly
+// share one set of names, so the last order is reused when it fits: a
+// lookup per name instead of a sort.
+func (w *lineWriter) order(props map[string]any) []string {
+	if len(w.names) == len(props) && len(props) > 0 {
+		same := true
+		for _, k := range w.names {
+			if _, ok := props[k]; !ok {
+				same = false
+				break
+			}
+		}
+		if same {
+			return w.names
+		}
+	}
+	names := w.names[:0]
+	for k := range props {
+		names = append(names, strings.Clone(k)) // not the entity's: kept for the next
+	}
+	slices.Sort(names)
+	w.names = names
+	return names
+}
+
+// appendDateTime writes t in UTC as the service does, seven fractional
+// digits: what AppendFormat(timestampLayout) writes for the years Edm.DateTime
+// holds (1601 to 9999), without parsing the layout each time.
+func appendDateTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	y, mo, d := t.Date()
+	h, mi, s := t.Clock()
+	b = appendDigits(b, y, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(mo), 2)
+	b = append(b, '-')
+	b = appendDigits(b, d, 2)
+	b = append(b, 'T')
+	b = appendDigits(b, h, 2)
+	b = append(b, ':')
+	b = appendDigits(b, mi, 2)
+	b = append(b, ':')
+	b = appendDigits(b, s, 2)
+	b = append(b, '.')
+	b = appendDigits(b, t.Nanosecond()/100, 7)
+	return append(b, 'Z')
+}
+
+// appendDigits writes n (>= 0) zero-padded to width digits.
+func appendDigits(b []byte, n, width int) []byte {
+	var t [10]byte
+	for i := width - 1; i >= 0; i-- {
+		t[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(b, t[:width]...)
 }
 
 // appendProperty writes `,"name":value`, with the annotation the value's
@@ -87,8 +140,11 @@ func appendProperty(b []byte, name string, v any) ([]byte, error) {
 		if x.IsZero() {
 			return nil, fmt.Errorf("%s: the zero time.Time", name)
 		}
+		if y := x.UTC().Year(); y < 1601 || y > 9999 {
+			return nil, fmt.Errorf("%s: %v is outside Edm.DateTime's range", name, x)
+		}
 		b = append(appendName(b, name, "Edm.DateTime"), '"')
-		b = append(x.UTC().AppendFormat(b, timestampLayout), '"')
+		b = append(appendDateTime(b, x), '"')
 	case table.GUID:
 		b = append(appendName(b, name, "Edm.Guid"), '"')
 		b = appendGUID(b, x)

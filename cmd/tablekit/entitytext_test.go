@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -38,6 +39,8 @@ func TestLineWriterMatchesCodec(t *testing.T) {
 			"Ctl": "\x01\x1f\u2029<>&", "Ünï": "x", "N": int32(-7),
 		}))},
 		{"local time zone", withTS(mk("p", "r", map[string]any{"When": time.Date(2024, 1, 2, 3, 4, 5, 600, time.FixedZone("X", 3600))}))},
+		{"same names again", withTS(mk("p", "r2", map[string]any{"When": time.Date(1601, 1, 1, 0, 0, 0, 100, time.UTC)}))},
+		{"other names, as many", withTS(mk("p", "r3", map[string]any{"Then": int64(5)}))},
 	}
 	var w lineWriter
 	for _, tt := range tests {
@@ -86,6 +89,26 @@ func TestLineWriterRefuses(t *testing.T) {
 		e.Properties["X"] = tt.v
 		if got, err := w.line(e); err == nil {
 			t.Errorf("%s: wrote %s, want an error", tt.name, got)
+		}
+	}
+}
+
+func TestAppendDateTime(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	times := []time.Time{
+		time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(2024, 2, 29, 12, 0, 0, 50, time.FixedZone("Y", -5*3600)),
+	}
+	for range 1000 {
+		// Seconds across the whole range, any 100 ns within a second.
+		sec := r.Int64N(253402300799-(-11644473600)) + (-11644473600)
+		times = append(times, time.Unix(sec, r.Int64N(1e9)))
+	}
+	for _, tm := range times {
+		want := tm.UTC().Format(timestampLayout)
+		if got := string(appendDateTime(nil, tm)); got != want {
+			t.Errorf("appendDateTime(%v) = %s, want %s", tm, got, want)
 		}
 	}
 }
