@@ -72,8 +72,8 @@ func newProber(svc *table.Service, name string, prop query.Property, scope query
 }
 
 // adaptiveBounds returns the increasing bounds strictly inside r that cut
-// it into about target segments, each likely to hold keys. probes bounds
-// the requests in flight.
+// it into about target segments, each likely to hold keys. inFlight bounds
+// the probes in flight.
 func adaptiveBounds(ctx context.Context, probe prober, r keyRange, chars string, target, inFlight int) ([]string, error) {
 	hi := ""
 	if r.HasHi {
@@ -116,9 +116,10 @@ func adaptiveBounds(ctx context.Context, probe prober, r keyRange, chars string,
 		}
 	}
 	prefix := string(fr[:lo])
-	end, hasEnd := successor(prefix)
-	if !hasEnd || !below(end) {
-		end, hasEnd = hi, r.HasHi
+	// end closes the keys with the prefix ("" is open).
+	end, ok := successor(prefix)
+	if !ok || !below(end) {
+		end = hi
 	}
 
 	g := newGrid(prefix, seen, chars, len(fr)-lo)
