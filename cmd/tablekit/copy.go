@@ -91,6 +91,9 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	if err := plan.discover(ctx, sconn.svc, cp, sv); err != nil {
+		return err
+	}
 	plan.readers = copyReaders(plan.parallel)
 	softMemoryLimit()
 	cur, err := openScan(query.New(st), plan, cp.Token)

@@ -45,6 +45,9 @@ func runCount(ctx context.Context, e *env, args []string) error {
 		_, err := fmt.Fprintln(e.stdout, cp.Done)
 		return err
 	}
+	if err := plan.discover(ctx, conn.svc, cp, sv); err != nil {
+		return err
+	}
 	c, err := openScan(query.New(t).Select(), plan, cp.Token)
 	if err != nil {
 		return err

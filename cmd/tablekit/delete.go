@@ -66,6 +66,9 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "tablekit delete: the checkpoint says this delete is complete (%d entities)\n", cp.Done)
 		return nil
 	}
+	if err := plan.discover(ctx, conn.svc, cp, sv); err != nil {
+		return err
+	}
 	c, err := openScan(query.New(t).Select(), plan, cp.Token)
 	if err != nil {
 		return err

@@ -67,7 +67,23 @@
 // only balances the shares: name the characters your keys start with
 // (alnum, the default; hex for GUIDs and hashes; digits; printable; or the
 // characters themselves). Keys outside the set are still covered exactly
-// once, in whichever share their range falls.
+// once, in whichever share their range falls. Keys that all begin alike
+// ("customer-0001", "2024-05-...") land in one share: split such a table
+// over machines with --filter ranges of your own, or by --partition.
+//
+// # Within a share: --parallel
+//
+// Each machine splits its share again, into up to 4 segments per request
+// in flight, and this split follows the data: before the scan, a dozen or
+// so keys-only probes ($top=1 queries, a few at a time) find the share's
+// first key, the prefix all its keys have in common and which ranges after
+// it hold keys, and the segment bounds go between those. So "p00".."p49"
+// becomes 50 segments and a table with one partition (or --partition) is
+// split by RowKey. The probes see --partition and --prefix but not
+// --filter: they are key seeks, cheap on the service. Whatever they find,
+// the segments tile the share exactly. The bounds are saved in the
+// checkpoint, and a resumed run scans the same segments without probing
+// again, even if the table changed meanwhile.
 //
 // # Export, import and copy
 //

@@ -98,17 +98,20 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
+	if err := plan.discover(ctx, conn.svc, cp, sv); err != nil {
+		return err
+	}
 	var resume map[string]string
 	if resumed {
 		resume = cp.Extra
 	}
-	w := &entityWriter{t: t}
+	w := &entityWriter{}
 	if format == "csv" {
 		if cols, err = csvColumns(ctx, e, q, plan, conn, cp, sel != "", cols); err != nil {
 			return err
 		}
 		b, _ := json.Marshal(cols)
-		sv.Extra = map[string]string{extraColumns: string(b)}
+		sv.Extra[extraColumns] = string(b)
 	}
 	o, err := openOutput(out, e.stdout, resume)
 	if err != nil {
@@ -177,9 +180,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 
 // entityWriter writes entities in the chosen format.
 type entityWriter struct {
-	t     *dynTable
 	jsonl *output
 	csv   *csvWriter
+	lines lineWriter
 }
 
 func (w *entityWriter) write(ent table.Entity) error {
@@ -193,7 +196,7 @@ func (w *entityWriter) write(ent table.Entity) error {
 		}
 		return nil
 	}
-	b, err := jsonLine(w.t, ent)
+	b, err := w.lines.line(ent)
 	if err != nil {
 		return fmt.Errorf("%s/%s: %w", ent.PartitionKey, ent.RowKey, err)
 	}

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"time"
 
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
+	"github.com/tablekit/tablekit/table"
 )
 
 // keyEntity is the keys-only projection that count and delete read: with
@@ -32,18 +35,26 @@ func (s *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.filter, "filter", "", "OData filter, e.g. \"Timestamp lt datetime'2024-01-01T00:00:00Z'\" (And-ed with the rest)")
 	fs.StringVar(&s.partition, "partition", "", "only this PartitionKey (segments then split its RowKeys)")
 	fs.StringVar(&s.segment, "segment", "", "i/n: only share i of n (1 <= i <= n) of the key space, for n machines; the n shares cover the table exactly once")
-	fs.StringVar(&s.keyChars, "key-chars", "alnum", "characters the keys are made of, to balance --segment and --parallel: alnum, hex, HEX, digits, printable or the characters themselves (all machines must use the same)")
+	fs.StringVar(&s.keyChars, "key-chars", "alnum", "characters the keys are made of, to balance --segment (and guide --parallel's split): alnum, hex, HEX, digits, printable or the characters themselves (all machines must use the same)")
 	fs.IntVar(&s.parallel, "parallel", query.DefaultParallelism, fmt.Sprintf("requests in flight, 1 to %d", query.MaxParallelism))
 	fs.StringVar(&s.checkpoint, "checkpoint", "", "file to save the position in, periodically and on Ctrl-C; a later run with the same file and flags resumes")
 }
 
 // scanPlan is a validated scan: the filter of the query and its segments.
+// The segments are the share's static split until discover replaces them
+// with bounds that follow the data.
 type scanPlan struct {
 	filter   query.Filter
 	segs     []query.Segment
 	parallel int
 	job      string // identifies the run in a checkpoint
 	readers  int    // the scan's requests in flight; 0: parallel
+
+	table string
+	split query.Property // the key the segments split
+	scope query.Filter   // the key filters (--partition, --prefix): what probes see
+	share keyRange       // --segment's share of split's keys
+	chars string
 }
 
 // segmentsPerWorker gives the parallel run more segments than requests in
@@ -63,9 +74,6 @@ func (s *scanFlags) plan(command, tableName string) (scanPlan, error) {
 		return scanPlan{}, usagef("--parallel %d: want 1 to %d", s.parallel, query.MaxParallelism)
 	}
 	var fs []query.Filter
-	if s.filter != "" {
-		fs = append(fs, query.Raw(s.filter))
-	}
 	split := query.PartitionKey
 	if s.partition != "" {
 		if bad := wire.CheckKey(s.partition); bad != nil {
@@ -77,6 +85,10 @@ func (s *scanFlags) plan(command, tableName string) (scanPlan, error) {
 	if s.prefix != "" {
 		fs = append(fs, split.HasPrefix(s.prefix))
 	}
+	scope := query.And(fs...)
+	if s.filter != "" {
+		fs = append(fs, query.Raw(s.filter))
+	}
 	f := query.And(fs...)
 	if err := f.Err(); err != nil {
 		return scanPlan{}, usagef("--filter: %v", err)
@@ -85,12 +97,46 @@ func (s *scanFlags) plan(command, tableName string) (scanPlan, error) {
 	if err != nil {
 		return scanPlan{}, &usageError{err.Error()}
 	}
+	whole, _ := splitRanges(chars, sh, 1)
 	job := fmt.Sprintf("%s table=%s filter=%q partition=%q segment=%s key-chars=%q parallel=%d",
 		command, tableName, s.filter, s.partition, sh, s.keyChars, s.parallel)
 	if s.prefix != "" {
 		job += fmt.Sprintf(" prefix=%q", s.prefix)
 	}
-	return scanPlan{filter: f, segs: segments(split, rs), parallel: s.parallel, job: job}, nil
+	return scanPlan{filter: f, segs: segments(split, rs), parallel: s.parallel, job: job,
+		table: tableName, split: split, scope: scope, share: whole[0], chars: chars}, nil
+}
+
+// discover splits the share where the keys are (see adaptiveBounds), or,
+// on a resumed run, as the checkpoint says the run began: its token holds a
+// position per segment, so the segments must be the same. The bounds go
+// into the checkpoint with the first save.
+func (p *scanPlan) discover(ctx context.Context, svc *table.Service, cp *Checkpoint, sv *saver) error {
+	var bounds []string
+	if s, ok := cp.Extra[extraSplit]; ok {
+		if err := json.Unmarshal([]byte(s), &bounds); err != nil {
+			return fmt.Errorf("checkpoint: bad %s: %w", extraSplit, err)
+		}
+		if err := checkBounds(bounds, p.share); err != nil {
+			return err
+		}
+	} else if cp.Token != "" {
+		return fmt.Errorf("checkpoint: no segment bounds saved with the position; start again without the checkpoint")
+	} else {
+		probe, err := newProber(svc, p.table, p.split, p.scope)
+		if err != nil {
+			return err
+		}
+		if bounds, err = adaptiveBounds(ctx, probe, p.share, p.chars, p.parallel*segmentsPerWorker, p.parallel); err != nil {
+			return fmt.Errorf("splitting the scan: %w", err)
+		}
+	}
+	p.segs = segments(p.split, boundsRanges(p.share, bounds))
+	if sv.Extra == nil {
+		sv.Extra = map[string]string{}
+	}
+	sv.Extra[extraSplit] = encodeBounds(bounds)
+	return nil
 }
 
 // openScan starts (or, with a token, resumes) the plan's parallel scan of q.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
 )
 
@@ -85,8 +86,10 @@ type keyRange struct {
 	HasLo, HasHi bool
 }
 
+// contains compares as the service does (UTF-16 code units), which differs
+// from Go's byte order for characters above U+FFFF.
 func (r keyRange) contains(k string) bool {
-	return (!r.HasLo || k >= r.Lo) && (!r.HasHi || k < r.Hi)
+	return (!r.HasLo || wire.CompareUTF16(k, r.Lo) >= 0) && (!r.HasHi || wire.CompareUTF16(k, r.Hi) < 0)
 }
 
 // splitRanges cuts the key space into the share's ranges, at most parts of

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/table"
+)
+
+// TestLineWriterMatchesCodec holds the export's JSON lines equal, byte for
+// byte, to the library codec's form (Table.Marshal) with Timestamp added:
+// the JSON Lines format has one definition, the codec's.
+func TestLineWriterMatchesCodec(t *testing.T) {
+	svc, err := table.NewService("UseDevelopmentStorage=true", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.New[table.Entity](svc, "lines")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := time.Date(2024, 5, 6, 7, 8, 9, 123456700, time.UTC)
+	withTS := func(e table.Entity) table.Entity { e.Timestamp = ts; return e }
+	mk := func(pk, rk string, props map[string]any) table.Entity {
+		e := table.NewEntity(pk, rk)
+		e.Properties = props
+		return e
+	}
+	tests := []struct {
+		name string
+		e    table.Entity
+	}{
+		{"every type at its edges", withTS(mk("pk", "rk", edgeProps()))},
+		{"no properties, no timestamp", mk("a", "b", nil)},
+		{"escapes in keys and names", withTS(mk("é \"q\" \u2028", "rk\u2029", map[string]any{
+			"Ctl": "\x01\x1f\u2029<>&", "Ünï": "x", "N": int32(-7),
+		}))},
+		{"local time zone", withTS(mk("p", "r", map[string]any{"When": time.Date(2024, 1, 2, 3, 4, 5, 600, time.FixedZone("X", 3600))}))},
+		{"same names again", withTS(mk("p", "r2", map[string]any{"When": time.Date(1601, 1, 1, 0, 0, 0, 100, time.UTC)}))},
+		{"other names, as many", withTS(mk("p", "r3", map[string]any{"Then": int64(5)}))},
+	}
+	var w lineWriter
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, err := tbl.Marshal(tt.e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = want[:len(want)-1]
+			if !tt.e.Timestamp.IsZero() {
+				want = append(want, `,"Timestamp@odata.type":"Edm.DateTime","Timestamp":"`+tt.e.Timestamp.Format(timestampLayout)+`"`...)
+			}
+			want = append(want, "}\n"...)
+			got, err := w.line(tt.e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("line\n got %s\nwant %s", got, want)
+			}
+			back, err := parseLine(tbl, got)
+			if err != nil {
+				t.Fatalf("parseLine: %v", err)
+			}
+			if !sameProps(back.Properties, tt.e.Properties) && len(tt.e.Properties) > 0 {
+				t.Errorf("read back %v, want %v", back.Properties, tt.e.Properties)
+			}
+		})
+	}
+}
+
+func TestLineWriterRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		v    any
+	}{
+		{"NaN", math.NaN()},
+		{"infinity", math.Inf(-1)},
+		{"zero time", time.Time{}},
+		{"nil", nil},
+		{"int", 3},
+	}
+	var w lineWriter
+	for _, tt := range tests {
+		e := table.NewEntity("p", "r")
+		e.Properties["X"] = tt.v
+		if got, err := w.line(e); err == nil {
+			t.Errorf("%s: wrote %s, want an error", tt.name, got)
+		}
+	}
+}
+
+func TestAppendDateTime(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	times := []time.Time{
+		time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(2024, 2, 29, 12, 0, 0, 50, time.FixedZone("Y", -5*3600)),
+	}
+	for range 1000 {
+		// Seconds across the whole range, any 100 ns within a second.
+		sec := r.Int64N(253402300799-(-11644473600)) + (-11644473600)
+		times = append(times, time.Unix(sec, r.Int64N(1e9)))
+	}
+	for _, tm := range times {
+		want := tm.UTC().Format(timestampLayout)
+		if got := string(appendDateTime(nil, tm)); got != want {
+			t.Errorf("appendDateTime(%v) = %s, want %s", tm, got, want)
+		}
+	}
+}
