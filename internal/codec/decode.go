@@ -30,6 +30,9 @@ var tokenPool = sync.Pool{New: func() any { s := make([]token, 0, 32); return &s
 // the type does not have are ignored; fields with no property are left as
 // they are. It never panics on malformed input.
 func (p *Plan) Decode(data []byte, v reflect.Value) error {
+	if p.dyn != nil && p.dyn.raw {
+		return p.decodeRaw(data, v)
+	}
 	tp := tokenPool.Get().(*[]token)
 	toks := (*tp)[:0]
 	defer func() { *tp = toks[:0]; tokenPool.Put(tp) }()
