@@ -16,9 +16,13 @@ import "encoding/json"
 //
 //	{"Count@odata.type":"Edm.Int64","Count":"5","Name":"x"}
 //
-// Reading drops the odata metadata (the ETag goes to Meta). Writing checks
-// that Properties is such an object (scalar values, valid property names,
-// at most 252 properties) and returns a *ValidationError before any request
+// Reading drops the odata metadata (the ETag goes to Meta). A number
+// without an annotation is typed by its form, as Entity reads it (a
+// Double when it has a '.' or an exponent, an Int64 beyond Int32's range)
+// and gets the annotation that keeps that type: some writers, Azurite
+// among them, store an unannotated 1.0 as an Int32. Writing checks that
+// Properties is such an object (scalar values, valid property names, at
+// most 252 properties) and returns a *ValidationError before any request
 // otherwise; nil or empty writes an entity with no properties. Values are
 // not checked against their annotations, and the entity size limit is the
 // service's to enforce: a raw entity holds what the service sent, and a

@@ -54,16 +54,35 @@ const annoSuffix = "@odata.type"
 // decodeRaw reads an entity into a RawEntity: the keys, ETag and Timestamp
 // into their fields, every other member, annotations included, copied as
 // it is into one JSON object. The odata.* metadata (and Timestamp's
-// annotation) are dropped: they are not properties.
+// annotation) are dropped: they are not properties. A member is copied
+// as its bytes, from the end of the member before it (the comma and
+// whitespace trimmed), so that names are not decoded and encoded again.
 func (p *Plan) decodeRaw(data []byte, v reflect.Value) error {
 	s := wire.Scanner{Data: data}
 	props := make([]byte, 1, len(data))
 	props[0] = '{'
+	var annotated, next []byte // the property the member before annotates
+	prevEnd := bytes.IndexByte(data, '{') + 1
 	err := s.Object(func(name []byte) error {
-		switch n := string(name); {
-		case n == "PartitionKey" || n == "RowKey" || n == "Timestamp" || n == "odata.etag":
-			t := token{name: n}
-			if c := s.Peek(); c == '"' {
+		start := prevEnd
+		defer func() { prevEnd = s.Pos }()
+		var sys string
+		switch string(name) {
+		case "PartitionKey":
+			sys = "PartitionKey"
+		case "RowKey":
+			sys = "RowKey"
+		case "Timestamp":
+			sys = "Timestamp"
+		case "odata.etag":
+			sys = "odata.etag"
+		case "Timestamp" + annoSuffix:
+			return s.Skip()
+		}
+		switch {
+		case sys != "":
+			t := token{name: sys}
+			if s.Peek() == '"' {
 				str, err := s.String()
 				if err != nil {
 					return err
@@ -74,22 +93,39 @@ func (p *Plan) decodeRaw(data []byte, v reflect.Value) error {
 			}
 			_, err := p.decodeSystem(&t, v)
 			return err
-		case strings.HasPrefix(n, "odata.") || n == "Timestamp"+annoSuffix:
+		case bytes.HasPrefix(name, []byte("odata.")):
 			return s.Skip()
 		}
-		if c := s.Peek(); c == '{' || c == '[' {
+		wasAnnotated := bytes.Equal(annotated, name)
+		next = next[:0]
+		if base, ok := bytes.CutSuffix(name, []byte(annoSuffix)); ok {
+			next = append(next, base...)
+		}
+		annotated, next = next, annotated
+		switch c := s.Peek(); {
+		case c == '{' || c == '[':
 			return &DecodeError{Property: string(name), Reason: "a nested object or array is not a property value"}
+		case c == '-' || (c >= '0' && c <= '9'):
+			num, err := s.Number()
+			if err != nil {
+				return err
+			}
+			if !wasAnnotated && !isInt32(num) {
+				if len(props) > 1 {
+					props = append(props, ',')
+				}
+				props = appendRawNumber(props, string(name), num, false)
+				return nil
+			}
+		default:
+			if err := s.Skip(); err != nil {
+				return err
+			}
 		}
 		if len(props) > 1 {
 			props = append(props, ',')
 		}
-		props = appendString(props, string(name))
-		props = append(props, ':')
-		start := s.Pos
-		if err := s.Skip(); err != nil {
-			return err
-		}
-		props = append(props, data[start:s.Pos]...)
+		props = append(props, bytes.TrimLeft(data[start:s.Pos], " \t\r\n,")...)
 		return nil
 	})
 	if err == nil {
@@ -103,6 +139,36 @@ func (p *Plan) decodeRaw(data []byte, v reflect.Value) error {
 	}
 	v.FieldByIndex(p.dyn.props).SetBytes(append(props, '}'))
 	return nil
+}
+
+// appendRawNumber writes the member name: num. A number without an
+// annotation just before it is typed by its form, as Entity reads it (see
+// dynNumber), and gets the annotation that keeps that type when written
+// back: a Double always (a whole Double such as 1.0 would be stored as an
+// Int32 by a writer that reads JSON numbers as numbers), an Int64 for an
+// integer beyond Int32's range, written as the string Edm.Int64 requires.
+func appendRawNumber(dst []byte, name string, num []byte, annotated bool) []byte {
+	typed := ""
+	if !annotated && !isInt32(num) {
+		typed = "Edm.Int64"
+		if bytes.ContainsAny(num, ".eE") {
+			typed = "Edm.Double"
+		}
+	}
+	if typed != "" {
+		dst = appendString(dst, name+annoSuffix)
+		dst = append(dst, ':', '"')
+		dst = append(dst, typed...)
+		dst = append(dst, '"', ',')
+	}
+	dst = appendString(dst, name)
+	dst = append(dst, ':')
+	if typed == "Edm.Int64" {
+		dst = append(dst, '"')
+		dst = append(dst, num...)
+		return append(dst, '"')
+	}
+	return append(dst, num...)
 }
 
 // encodeRaw is Encode for table.RawEntity: the keys, then the members of
@@ -121,37 +187,84 @@ func (p *Plan) encodeRaw(dst []byte, v reflect.Value) ([]byte, error) {
 	if len(props) == 0 || string(props) == "null" {
 		return append(dst, '}'), nil
 	}
-	count, err := checkRaw(props)
+	count, untyped, err := checkRaw(props)
 	if err != nil {
 		return dst[:start], err
 	}
-	if count > 0 {
-		dst = append(dst, ',')
+	if count == 0 {
+		return append(dst, '}'), nil
+	}
+	dst = append(dst, ',')
+	if !untyped {
 		dst = append(dst, bytes.TrimSpace(props[1:len(props)-1])...)
+		return append(dst, '}'), nil
+	}
+	// Written by hand: type its numbers by form, as decodeRaw does.
+	s := wire.Scanner{Data: props}
+	annotated, first := "", true
+	err = s.Object(func(name []byte) error {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		n := string(name)
+		if c := s.Peek(); c == '-' || (c >= '0' && c <= '9') {
+			num, err := s.Number()
+			dst = appendRawNumber(dst, n, num, annotated == n)
+			annotated = ""
+			return err
+		}
+		annotated = ""
+		if base, ok := strings.CutSuffix(n, annoSuffix); ok {
+			annotated = base
+		}
+		dst = appendString(dst, n)
+		dst = append(dst, ':')
+		start := s.Pos
+		err := s.Skip()
+		dst = append(dst, props[start:s.Pos]...)
+		return err
+	})
+	if err != nil { // checkRaw read it whole
+		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleMarshal, Detail: err.Error()}
 	}
 	return append(dst, '}'), nil
 }
 
-// checkRaw checks a RawEntity's Properties and counts its properties.
-func checkRaw(props []byte) (int, error) {
+// checkRaw checks a RawEntity's Properties and counts its properties;
+// untyped reports a number without an annotation whose form is not an
+// Int32's, which the writer must annotate.
+func checkRaw(props []byte) (count int, untyped bool, err error) {
 	s := wire.Scanner{Data: props}
-	count := 0
-	err := s.Object(func(name []byte) error {
-		n := string(name)
-		prop := n
-		if base, ok := strings.CutSuffix(n, annoSuffix); ok {
-			if s.Peek() != '"' {
-				return &ValidationError{Property: n, Rule: RuleMarshal, Detail: "an annotation must be a string"}
-			}
-			prop = base
-		} else {
+	var annotated, next []byte // the property the member before annotates
+	err = s.Object(func(name []byte) error {
+		prop, isAnno := bytes.CutSuffix(name, []byte(annoSuffix))
+		if isAnno && s.Peek() != '"' {
+			return &ValidationError{Property: string(name), Rule: RuleMarshal, Detail: "an annotation must be a string"}
+		}
+		if !isAnno {
 			count++
 		}
-		if bad := wire.CheckPropertyName(prop); bad != nil {
-			return &ValidationError{Property: prop, Rule: RulePropertyName, Detail: bad.String()}
+		if !plainName(prop) {
+			if bad := wire.CheckPropertyName(string(prop)); bad != nil {
+				return &ValidationError{Property: string(prop), Rule: RulePropertyName, Detail: bad.String()}
+			}
 		}
-		if c := s.Peek(); c == '{' || c == '[' {
-			return &ValidationError{Property: n, Rule: RuleMarshal, Detail: "a nested object or array is not a property value"}
+		wasAnnotated := bytes.Equal(annotated, name)
+		next = next[:0]
+		if isAnno {
+			next = append(next, prop...)
+		}
+		annotated, next = next, annotated
+		switch c := s.Peek(); {
+		case c == '{' || c == '[':
+			return &ValidationError{Property: string(name), Rule: RuleMarshal, Detail: "a nested object or array is not a property value"}
+		case c == '-' || (c >= '0' && c <= '9'):
+			num, err := s.Number()
+			if err == nil && !wasAnnotated && !isInt32(num) {
+				untyped = true
+			}
+			return err
 		}
 		return s.Skip()
 	})
@@ -160,12 +273,38 @@ func checkRaw(props []byte) (int, error) {
 	}
 	if err != nil {
 		if _, ok := err.(*ValidationError); ok {
-			return 0, err
+			return 0, false, err
 		}
-		return 0, &ValidationError{Property: "(entity)", Rule: RuleMarshal, Detail: "Properties is not a JSON object: " + err.Error()}
+		return 0, false, &ValidationError{Property: "(entity)", Rule: RuleMarshal, Detail: "Properties is not a JSON object: " + err.Error()}
 	}
 	if count > MaxProperties {
-		return 0, &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(count) + " properties"}
+		return 0, false, &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(count) + " properties"}
 	}
-	return count, nil
+	return count, untyped, nil
+}
+
+// plainName reports an ASCII property name that passes
+// wire.CheckPropertyName, without converting it to a string: letters,
+// digits and '_', not starting with a digit, not a system property. Any
+// other name goes through CheckPropertyName.
+func plainName(name []byte) bool {
+	if len(name) == 0 || len(name) > wire.MaxPropertyNameLen || wire.IsSystemProperty(string(name)) {
+		return false
+	}
+	for i, c := range name {
+		ok := c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// isInt32 reports a JSON number in the form and range of an Int32.
+func isInt32(num []byte) bool {
+	if bytes.ContainsAny(num, ".eE") {
+		return false
+	}
+	n, err := strconv.ParseInt(string(num), 10, 64)
+	return err == nil && n == int64(int32(n))
 }
