@@ -163,9 +163,20 @@ const maxCopyReaders = 4
 // it.
 const copyMemoryLimit = 64 << 20
 
+// copyGCPercent lets the heap grow to three times what is live before a
+// collection (GOGC=200) instead of twice: the live heap of a copy is small
+// and bounded, the limit above caps the peak anyway, and collecting half
+// as often took about a sixth of the copy's CPU off (50,000 entities
+// against Azurite: 56 to 46 µs per entity, peak RSS 48 to 67 MiB). GOGC
+// overrides it.
+const copyGCPercent = 200
+
 func softMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(copyMemoryLimit)
+	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(copyGCPercent)
 	}
 }
 
