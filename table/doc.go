@@ -97,7 +97,10 @@
 // [FromEntity] convert typed entities, so one transaction can hold rows of
 // several types and a mixed query can decode each row by a discriminator;
 // [Entity.EDM] and [EntityFromEDM] convert aztables.EDMEntity values; [As]
-// opens the same table with another type.
+// opens the same table with another type. [RawEntity] keeps the
+// properties as the service's JSON instead, for programs that move
+// entities without looking at them (copies, backups): no map is built or
+// encoded again.
 //
 // # Writing
 //

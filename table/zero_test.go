@@ -19,6 +19,7 @@ var zeroValues = map[string]any{
 	"GetOptions": new(table.GetOptions), "AddOptions": new(table.AddOptions),
 	"ValidationError": new(table.ValidationError), "TypeError": new(table.TypeError),
 	"DecodeError": new(table.DecodeError), "Entity": new(table.Entity),
+	"RawEntity": new(table.RawEntity),
 }
 
 // TestZeroValuesDoNotPanic calls every exported method of every exported

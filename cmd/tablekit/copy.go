@@ -69,11 +69,13 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	plan.job += fmt.Sprintf(" to=%s", pos[1])
-	st, err := table.New[table.Entity](sconn.svc, pos[0])
+	// Raw entities: the copy moves each entity's JSON from the page into
+	// the $batch body without decoding its values.
+	st, err := table.New[table.RawEntity](sconn.svc, pos[0])
 	if err != nil {
 		return err
 	}
-	dt, err := table.New[table.Entity](dconn.svc, pos[1])
+	dt, err := table.New[table.RawEntity](dconn.svc, pos[1])
 	if err != nil {
 		return err
 	}
@@ -100,7 +102,7 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w := &roundWriter{t: dt, kind: batch.Upsert, mode: table.Replace,
+	w := &roundWriter{rt: dt, kind: batch.Upsert, mode: table.Replace,
 		opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: dconn.policy}}
 	m := newMeter(e, "copy", -1, cp.Done, retries)
 	// Unbuffered: one round written, one being read, and no third waiting.
@@ -164,9 +166,20 @@ const maxCopyReaders = 4
 // it.
 const copyMemoryLimit = 64 << 20
 
+// copyGCPercent lets the heap grow to three times what is live before a
+// collection (GOGC=200) instead of twice: the live heap of a copy is small
+// and bounded, the limit above caps the peak anyway, and collecting half
+// as often took about a sixth of the copy's CPU off (50,000 entities
+// against Azurite: 56 to 46 µs per entity, peak RSS 48 to 67 MiB). GOGC
+// overrides it.
+const copyGCPercent = 200
+
 func softMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(copyMemoryLimit)
+	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(copyGCPercent)
 	}
 }
 
@@ -174,7 +187,7 @@ func softMemoryLimit() {
 // after its last entity: the checkpoint moves there once the round is
 // written. At most two rounds are held (one written, one read), so memory
 // does not grow with the table.
-func scanRounds(ctx context.Context, cur *query.ParallelCursor[table.Entity], out chan<- round) error {
+func scanRounds(ctx context.Context, cur *query.ParallelCursor[table.RawEntity], out chan<- round) error {
 	defer close(out)
 	var r round
 	send := func() error {
@@ -194,7 +207,7 @@ func scanRounds(ctx context.Context, cur *query.ParallelCursor[table.Entity], ou
 		}
 		n++
 		ent.Meta = table.Meta{}
-		it := item{line: n, ent: ent, size: approxSize(ent)}
+		it := item{line: n, raw: ent, size: len(ent.PartitionKey) + len(ent.RowKey) + len(ent.Properties)}
 		r.items = append(r.items, it)
 		r.bytes += it.size
 		if len(r.items) >= roundOps || r.bytes >= roundBytes {

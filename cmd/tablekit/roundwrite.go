@@ -12,9 +12,11 @@ import (
 
 // item is one entity to write and where it came from: an input line for
 // import (its text kept for --rejects), a position in the scan for copy.
+// Import parses lines into ent; copy carries the source's JSON in raw.
 type item struct {
 	line int64
 	ent  table.Entity
+	raw  table.RawEntity
 	text []byte // the input line, for --rejects (JSON Lines only)
 	size int    // estimated bytes, to bound a round's memory
 }
@@ -38,9 +40,11 @@ type round struct {
 }
 
 // roundWriter writes rounds with batch.Write, which packs each round's
-// partitions into full transactions.
+// partitions into full transactions: the items' ent through t, or their
+// raw through rt when rt is set.
 type roundWriter struct {
 	t    *dynTable
+	rt   *table.Table[table.RawEntity]
 	kind batch.OpKind
 	mode table.Mode
 	opts *batch.WriteOptions
@@ -60,13 +64,21 @@ const maxPasses = 10
 // entity explains, such as a missing table): then the checkpoint must not
 // move past it.
 func (w *roundWriter) write(ctx context.Context, items []item) (stored int, rejects []reject, err error) {
+	if w.rt != nil {
+		return writeItems(ctx, w, w.rt, items, func(it *item) table.RawEntity { return it.raw })
+	}
+	return writeItems(ctx, w, w.t, items, func(it *item) table.Entity { return it.ent })
+}
+
+// writeItems is write for either kind of entity, ent picking an item's.
+func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], items []item, ent func(*item) E) (stored int, rejects []reject, err error) {
 	pending := items
 	for pass := 0; len(pending) > 0; pass++ {
-		ops := make([]batch.Op[table.Entity], len(pending))
-		for i, it := range pending {
-			ops[i] = batch.Op[table.Entity]{Kind: w.kind, Entity: it.ent, Mode: w.mode}
+		ops := make([]batch.Op[E], len(pending))
+		for i := range pending {
+			ops[i] = batch.Op[E]{Kind: w.kind, Entity: ent(&pending[i]), Mode: w.mode}
 		}
-		sum, werr := batch.Write(ctx, w.t, ops, w.opts)
+		sum, werr := batch.Write(ctx, t, ops, w.opts)
 		if werr == nil {
 			return stored + len(ops), rejects, nil
 		}
@@ -79,7 +91,7 @@ func (w *roundWriter) write(ctx context.Context, items []item) (stored int, reje
 			for _, i := range ch.Ops {
 				why[i] = ch.Err
 			}
-			var oe *batch.OpError[table.Entity]
+			var oe *batch.OpError[E]
 			var ie *batch.InvalidError
 			switch {
 			case errors.As(ch.Err, &oe) && oe.Index >= 0:
@@ -96,7 +108,7 @@ func (w *roundWriter) write(ctx context.Context, items []item) (stored int, reje
 				stored++
 			case errors.Is(cause, table.ErrMaybeCommitted):
 				stored++ // a retry found the first attempt's change made
-			case own[i] && w.kind == batch.Add && errors.Is(cause, table.ErrAlreadyExists) && (w.resumed || pass > 0):
+			case own[i] && w.kind == batch.Add && w.rt == nil && errors.Is(cause, table.ErrAlreadyExists) && (w.resumed || pass > 0):
 				if same, gerr := w.isOwn(ctx, it.ent); gerr != nil {
 					return stored, rejects, gerr
 				} else if same {

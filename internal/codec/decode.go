@@ -49,6 +49,9 @@ func (p *Plan) DecodeAt(data []byte, v reflect.Value) (int, error) {
 // decode decodes the entity at the start of data; whole requires that
 // nothing but whitespace follows it.
 func (p *Plan) decode(data []byte, v reflect.Value, whole bool) (int, error) {
+	if p.dyn != nil && p.dyn.raw {
+		return p.decodeRaw(data, v, whole)
+	}
 	tp := tokenPool.Get().(*[]token)
 	toks := (*tp)[:0]
 	defer func() { *tp = toks[:0]; tokenPool.Put(tp) }()

@@ -19,6 +19,7 @@ const RuleDynamicType = "Go type has no exact EDM type (use string, bool, int32,
 type dynamic struct {
 	props []int
 	guid  reflect.Type
+	raw   bool // table.RawEntity: properties kept as JSON (raw.go)
 }
 
 // isEntityType recognises table.Entity, as isGUIDType recognises table.GUID.

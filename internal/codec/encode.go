@@ -64,6 +64,9 @@ func (p *Plan) Keys(v reflect.Value) (pk, rk string) {
 // JSON type is ambiguous) to dst, validating every service rule first. v is a
 // value of the plan's type. The ETag and Timestamp fields are never sent.
 func (p *Plan) Encode(dst []byte, v reflect.Value) ([]byte, error) {
+	if p.dyn != nil && p.dyn.raw {
+		return p.encodeRaw(dst, v)
+	}
 	if p.dyn != nil {
 		return p.encodeDynamic(dst, v)
 	}

@@ -113,6 +113,9 @@ func build(t reflect.Type) (*Plan, error) {
 	if isEntityType(t) {
 		return buildDynamic(t)
 	}
+	if isRawEntityType(t) {
+		return buildRaw(t)
+	}
 	typeName := t.String()
 	if t.Kind() != reflect.Struct {
 		return nil, &TypeError{Type: typeName, Reason: "an entity must be a struct, not " + t.Kind().String()}

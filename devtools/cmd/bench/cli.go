@@ -30,19 +30,27 @@ func buildTool(ctx context.Context, dir string) (string, error) {
 
 // tool runs the tablekit binary with args as a timed run of n entities:
 // the sample's client CPU is the child's (this process only waits), rss its
-// peak resident set.
+// peak resident set, both read by the rusage wrapper (see wrapped).
 func (b *bench) tool(ctx context.Context, bin string, n int, args ...string) (sample, error) {
 	var cpu time.Duration
-	var rss int64
+	rss := int64(-1)
 	s, err := b.m.measure(ctx, func(ctx context.Context) (int, error) {
-		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd, usage, err := wrapped(ctx, bin, args)
+		if err != nil {
+			return 0, err
+		}
+		if usage != nil {
+			defer usage.Close()
+		}
 		cmd.Env = append(os.Environ(), "TABLEKIT_CONNECTION_STRING="+azurite.ConnectionString(b.direct))
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
-		err := cmd.Run()
+		err = cmd.Run()
 		if cmd.ProcessState != nil {
 			cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-			rss = maxRSS(cmd.ProcessState)
+		}
+		if kib, user, sys, uerr := childUsage(usage); uerr == nil {
+			rss, cpu = kib, time.Duration(user+sys)*time.Microsecond
 		}
 		if err != nil {
 			return 0, fmt.Errorf("tablekit %v: %w: %s", args, err, errb.Bytes())

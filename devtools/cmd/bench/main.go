@@ -24,6 +24,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 2 && os.Args[1] == rusageWrapperArg {
+		os.Exit(runRusageWrapper(os.Args[2:]))
+	}
 	fs := flag.NewFlagSet("bench", flag.ExitOnError)
 	out := fs.String("out", "BENCHMARKS.md", "file to write the report to (- for standard output)")
 	quick := fs.Bool("quick", false, "smoke run: every scenario once with tiny counts")

@@ -10,7 +10,14 @@ import (
 	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
-func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
+// TestMain lets the test binary serve as the rusage wrapper too: the cli
+// step re-executes os.Executable, which is this binary under go test.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == rusageWrapperArg {
+		os.Exit(runRusageWrapper(os.Args[2:]))
+	}
+	os.Exit(testenv.Run(m))
+}
 
 // tinyConfig is quick mode cut down further, so that the whole program runs
 // against Azurite in seconds, also under the race detector.

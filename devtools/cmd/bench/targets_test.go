@@ -97,6 +97,15 @@ func TestTargetsOnSyntheticResults(t *testing.T) {
 		t.Errorf("import miss should compare CPU per entity: %s", why)
 	}
 
+	// A copy miss states the ceiling where CPU is throughput: the write's
+	// 160 µs (60 + 100) over the scan's 85 (40 + 45) and the write's.
+	orig := b.res["cli/copy"]
+	b.res["cli/copy"] = rateRounds(50_000, 5000, 100, 140)
+	if why := findTarget(t, b.cliTargets(), "tablekit copy (").Why; !strings.Contains(why, "reaches 0.65x") || !strings.Contains(why, "used 240 µs") {
+		t.Errorf("copy miss should state the CPU ceiling: %s", why)
+	}
+	b.res["cli/copy"] = orig
+
 	// The peak heap over the limit fails, with the highest round.
 	b.res["heap/scan"] = append(b.res["heap/scan"], sample{n: 50_000, heapPeak: 40 << 20, heapBase: 2 << 20})
 	if tg := b.heapTarget(); tg.Status != Fail || !strings.HasPrefix(tg.Got, "40 MiB") || tg.Why == "" {
