@@ -16,5 +16,5 @@ func As[U, T any](t *Table[T]) (*Table[U], error) {
 		return nil, err
 	}
 	// Everything but the plan is the table's: the fast path too.
-	return &Table[U]{client: t.client, name: t.name, plan: plan, parallelism: t.parallelism, tr: t.tr, fast: t.fast, azURL: t.azURL}, nil
+	return &Table[U]{client: t.client, name: t.name, plan: plan, parallelism: t.parallelism, tr: t.tr, fast: t.fast, azURL: t.azURL, ins: t.ins}, nil
 }

@@ -34,11 +34,25 @@ func TestInsertsSkipAddEntity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// table.As shares the source's pipeline, so also its way of inserting.
+	as := func(tb *Table[struct{ PartitionKey, RowKey string }]) *Table[struct{ PartitionKey, RowKey string }] {
+		e, err := As[Entity](tb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := As[struct{ PartitionKey, RowKey string }](e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return back
+	}
 	tests := []struct {
 		name string
 		tb   *Table[struct{ PartitionKey, RowKey string }]
 		want bool
 	}{
+		{"As of shared key", as(open(nil)), true},
+		{"As of wrapped", as(wrapped), false},
 		{"shared key", open(nil), true},
 		{"table SAS URL", sasTable, true},
 		{"no fast path", open(&Options{NoFastPath: true}), false},

@@ -22,10 +22,10 @@ import "encoding/json"
 // and gets the annotation that keeps that type: some writers, Azurite
 // among them, store an unannotated 1.0 as an Int32 (so does aztables'
 // own encoding, used with Options.NoFastPath, for every entity type).
-// Writing checks that
-// Properties is such an object (scalar values, valid property names, at
-// most 252 properties) and returns a *ValidationError before any request
-// otherwise; nil or empty writes an entity with no properties. Values are
+// Writing checks that Properties is such an object (scalar values, valid
+// property names, at most 252 properties) and returns a *ValidationError
+// before any request otherwise; nil or empty writes an entity with no
+// properties. Values are
 // not checked against their annotations, and the entity size limit is the
 // service's to enforce: a raw entity holds what the service sent, and a
 // hand-written one should be checked by whoever wrote it.
