@@ -21,10 +21,13 @@ test:
 	$(MAKE) --no-print-directory -j3 npm lint _compile_tests
 	TABLEKIT_REQUIRE_AZURITE=1 $(WITH_AZ) $(MAKE) --no-print-directory _test_with_azurite
 
-# Builds every test binary with -race and runs none (-exec true), so that
-# the run below finds the packages compiled.
+# Compiles what the run below needs, while npm waits on the network: every
+# test binary with and without -race (-exec true runs none of them) and
+# the examples.
 _compile_tests:
 	@$(GO) test -race -count=1 -exec true ./... >/dev/null
+	@$(GO) test -count=1 -exec true ./... >/dev/null
+	@$(GO) build ./examples/...
 
 _test_with_azurite:
 	$(GO) test $(GOTESTFLAGS) ./...
