@@ -31,6 +31,9 @@ func TestGUIDText(t *testing.T) {
 		if got := g.String(); got != tt.want {
 			t.Errorf("ParseGUID(%q).String() = %q, want %q", tt.in, got, tt.want)
 		}
+		if got, err := g.AppendText([]byte("x:")); err != nil || string(got) != "x:"+tt.want {
+			t.Errorf("AppendText = %q, %v; want %q", got, err, "x:"+tt.want)
+		}
 		var back table.GUID
 		if err := back.UnmarshalText([]byte(tt.in)); err != nil || back != g {
 			t.Errorf("UnmarshalText(%q) = %v, %v; want %v", tt.in, back, err, g)

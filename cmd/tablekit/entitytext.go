@@ -3,15 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -37,9 +36,9 @@ type lineWriter struct {
 // line returns e's line, valid until the next call.
 func (w *lineWriter) line(e table.Entity) ([]byte, error) {
 	b := append(w.buf[:0], `{"PartitionKey":`...)
-	b = appendJSONString(b, e.PartitionKey)
+	b = wire.AppendString(b, e.PartitionKey)
 	b = append(b, `,"RowKey":`...)
-	b = appendJSONString(b, e.RowKey)
+	b = wire.AppendString(b, e.RowKey)
 	names := w.order(e.Properties)
 	var err error
 	for _, name := range names {
@@ -123,7 +122,7 @@ func appendDigits(b []byte, n, width int) []byte {
 func appendProperty(b []byte, name string, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case string:
-		b = appendJSONString(appendName(b, name, ""), x)
+		b = wire.AppendString(appendName(b, name, ""), x)
 	case bool:
 		b = strconv.AppendBool(appendName(b, name, ""), x)
 	case int32:
@@ -147,7 +146,7 @@ func appendProperty(b []byte, name string, v any) ([]byte, error) {
 		b = append(appendDateTime(b, x), '"')
 	case table.GUID:
 		b = append(appendName(b, name, "Edm.Guid"), '"')
-		b = appendGUID(b, x)
+		b, _ = x.AppendText(b) // never fails
 		b = append(b, '"')
 	case []byte:
 		b = append(appendName(b, name, "Edm.Binary"), '"')
@@ -163,77 +162,13 @@ func appendProperty(b []byte, name string, v any) ([]byte, error) {
 func appendName(b []byte, name, anno string) []byte {
 	b = append(b, ',')
 	if anno != "" {
-		b = appendJSONString(b, name)
+		b = wire.AppendString(b, name)
 		b = append(b[:len(b)-1], `@odata.type":"`...)
 		b = append(b, anno...)
 		b = append(b, `",`...)
 	}
-	b = appendJSONString(b, name)
+	b = wire.AppendString(b, name)
 	return append(b, ':')
-}
-
-func appendGUID(b []byte, g table.GUID) []byte {
-	var t [36]byte
-	hex.Encode(t[0:8], g[0:4])
-	t[8] = '-'
-	hex.Encode(t[9:13], g[4:6])
-	t[13] = '-'
-	hex.Encode(t[14:18], g[6:8])
-	t[18] = '-'
-	hex.Encode(t[19:23], g[8:10])
-	t[23] = '-'
-	hex.Encode(t[24:36], g[10:16])
-	return append(b, t[:]...)
-}
-
-// appendJSONString writes s as a JSON string the way the codec does:
-// quotes, backslashes and control characters escaped, U+2028 and U+2029
-// escaped (they break JavaScript readers), invalid UTF-8 as U+FFFD.
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // parseLine reads one JSON line back. Timestamp and odata.etag are read

@@ -173,11 +173,11 @@ func (p *Plan) appendDynamic(dst []byte, size int, names []string, props map[str
 func appendName(dst []byte, name, anno string) []byte {
 	dst = append(dst, ',')
 	if anno != "" {
-		dst = appendString(dst, name)
+		dst = wire.AppendString(dst, name)
 		dst = append(dst[:len(dst)-1], `@odata.type":"`...)
 		dst = append(dst, anno...)
 		dst = append(dst, `",`...)
 	}
-	dst = appendString(dst, name)
+	dst = wire.AppendString(dst, name)
 	return append(dst, ':')
 }

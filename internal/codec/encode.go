@@ -134,9 +134,9 @@ func appendKeys(dst []byte, pk, rk string) ([]byte, int, error) {
 		return dst, 0, err
 	}
 	dst = append(dst, `{"PartitionKey":`...)
-	dst = appendString(dst, pk)
+	dst = wire.AppendString(dst, pk)
 	dst = append(dst, `,"RowKey":`...)
-	dst = appendString(dst, rk)
+	dst = wire.AppendString(dst, rk)
 	return dst, 4 + 2*(wire.UTF16Len(pk)+wire.UTF16Len(rk)), nil
 }
 
@@ -218,7 +218,7 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
 		b = append(b, '"')
-		b = g.appendText(b)
+		b = g.AppendText(b)
 		b = append(b, '"')
 		return 16, false, nil
 	case kBinary:
@@ -252,7 +252,7 @@ func appendStringValue(b *[]byte, name, s string) (int, error) {
 	if err := checkString(name, s); err != nil {
 		return 0, err
 	}
-	*b = appendString(*b, s)
+	*b = wire.AppendString(*b, s)
 	return 4 + 2*wire.UTF16Len(s), nil
 }
 
@@ -306,7 +306,7 @@ func appendBinaryValue(b *[]byte, name string, raw []byte) (int, error) {
 // appendGUIDValue writes g as an Edm.Guid value and returns its size.
 func appendGUIDValue(b *[]byte, g GUID) int {
 	*b = append(*b, '"')
-	*b = g.appendText(*b)
+	*b = g.AppendText(*b)
 	*b = append(*b, '"')
 	return 16
 }

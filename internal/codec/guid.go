@@ -17,10 +17,10 @@ func isGUIDType(t reflect.Type) bool {
 }
 
 // String returns the 8-4-4-4-12 form.
-func (g GUID) String() string { return string(g.appendText(nil)) }
+func (g GUID) String() string { return string(g.AppendText(nil)) }
 
 // appendText appends the 8-4-4-4-12 form without allocating, for Encode.
-func (g GUID) appendText(b []byte) []byte {
+func (g GUID) AppendText(b []byte) []byte {
 	var buf [36]byte
 	hex.Encode(buf[0:8], g[0:4])
 	buf[8] = '-'
@@ -35,7 +35,7 @@ func (g GUID) appendText(b []byte) []byte {
 }
 
 // MarshalText implements encoding.TextMarshaler.
-func (g GUID) MarshalText() ([]byte, error) { return g.appendText(nil), nil }
+func (g GUID) MarshalText() ([]byte, error) { return g.AppendText(nil), nil }
 
 // UnmarshalText implements encoding.TextUnmarshaler; it accepts upper or
 // lower case, with or without braces.

@@ -274,12 +274,12 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 	if f.parse && stringTyped(k) == "" {
 		return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "tag option parse applies to time, GUID and []byte fields only"}
 	}
-	f.nameJSON = appendString(nil, f.name)
+	f.nameJSON = wire.AppendString(nil, f.name)
 	f.nameJSON = append(f.nameJSON, ':')
 	if a := annotation(k); a != "" && !f.parse {
-		f.annoJSON = appendString(nil, f.name+"@odata.type")
+		f.annoJSON = wire.AppendString(nil, f.name+"@odata.type")
 		f.annoJSON = append(f.annoJSON, ':')
-		f.annoJSON = appendString(f.annoJSON, a)
+		f.annoJSON = wire.AppendString(f.annoJSON, a)
 		f.annoJSON = append(f.annoJSON, ',')
 	}
 	return f, nil
@@ -352,7 +352,7 @@ func annotation(k kind) string {
 }
 
 // quote shows a name in a message as JSON would.
-func quote(s string) string { return string(appendString(nil, s)) }
+func quote(s string) string { return string(wire.AppendString(nil, s)) }
 
 // HasProperty reports whether name is a property (or key) of the plan.
 func (p *Plan) HasProperty(name string) bool {

@@ -156,12 +156,12 @@ func appendRawNumber(dst []byte, name string, num []byte, annotated bool) []byte
 		}
 	}
 	if typed != "" {
-		dst = appendString(dst, name+annoSuffix)
+		dst = wire.AppendString(dst, name+annoSuffix)
 		dst = append(dst, ':', '"')
 		dst = append(dst, typed...)
 		dst = append(dst, '"', ',')
 	}
-	dst = appendString(dst, name)
+	dst = wire.AppendString(dst, name)
 	dst = append(dst, ':')
 	if typed == "Edm.Int64" {
 		dst = append(dst, '"')
@@ -218,7 +218,7 @@ func (p *Plan) encodeRaw(dst []byte, v reflect.Value) ([]byte, error) {
 		if base, ok := strings.CutSuffix(n, annoSuffix); ok {
 			annotated = base
 		}
-		dst = appendString(dst, n)
+		dst = wire.AppendString(dst, n)
 		dst = append(dst, ':')
 		start := s.Pos
 		err := s.Skip()

@@ -77,13 +77,13 @@ func appendParsed(b *[]byte, f *field, fv reflect.Value) (size int, skip bool, e
 		}
 		text = t.UTC().AppendFormat(nil, time.RFC3339Nano)
 	case kGUID:
-		text = fv.Convert(guidType).Interface().(GUID).appendText(nil)
+		text = fv.Convert(guidType).Interface().(GUID).AppendText(nil)
 	case kGUIDText:
 		g, err := ParseGUID(fv.String())
 		if err != nil {
 			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
-		text = g.appendText(nil)
+		text = g.AppendText(nil)
 	case kBinary:
 		raw := fv.Bytes()
 		if len(raw) > MaxBinary {

@@ -1,13 +1,15 @@
-package codec
+package wire
 
 import "unicode/utf8"
 
-// hexDigits serves the \u00XX escapes of appendString.
+// hexDigits serves the \u00XX escapes of AppendString.
 const hexDigits = "0123456789abcdef"
 
-// appendString appends s as a JSON string. Invalid UTF-8 is replaced by
-// U+FFFD; callers that must not lose data check utf8.ValidString first.
-func appendString(b []byte, s string) []byte {
+// AppendString appends s as a JSON string, as tablekit writes every
+// string it sends: quotes, backslashes and control characters escaped,
+// U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD (callers
+// that must not lose data check utf8.ValidString first).
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
