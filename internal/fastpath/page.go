@@ -11,29 +11,13 @@ import (
 // it ({"odata.metadata":...,"value":[{...},...]}): slices of page, so no
 // entity is copied before it is decoded. It stops at each's first error.
 func Entities(page []byte, each func(entity []byte) error) error {
-	s := wire.Scanner{Data: page}
-	err := s.Object(func(name []byte) error {
-		if string(name) != "value" {
-			return s.Skip()
+	return values(page, func(s *wire.Scanner) error {
+		start := s.Pos
+		if err := s.Skip(); err != nil {
+			return err
 		}
-		if s.Peek() != '[' {
-			return fmt.Errorf("query page: value is not an array")
-		}
-		return s.Array(func() error {
-			if s.Peek() != '{' {
-				return fmt.Errorf("query page: an entity is not an object")
-			}
-			start := s.Pos
-			if err := s.Skip(); err != nil {
-				return err
-			}
-			return each(s.Data[start:s.Pos])
-		})
+		return each(s.Data[start:s.Pos])
 	})
-	if err == nil {
-		err = s.End()
-	}
-	return err
 }
 
 // EntitiesAt is Entities for a decoder that reads each entity where it
@@ -43,6 +27,26 @@ func Entities(page []byte, each func(entity []byte) error) error {
 // each may have read the entity that fails the page: after an error,
 // discard what it collected.
 func EntitiesAt(page []byte, each func(rest []byte) (int, error)) error {
+	return values(page, func(s *wire.Scanner) error {
+		start := s.Pos
+		n, err := each(s.Data[start:])
+		if err != nil || nested(s.Data[start+1:start+n]) {
+			// Skip reads the entity as Entities does: its syntax error
+			// and its nesting limit (counted from the page) come first.
+			s.Pos = start
+			if serr := s.Skip(); serr != nil {
+				return serr
+			}
+			return err
+		}
+		s.Pos = start + n
+		return nil
+	})
+}
+
+// values walks the entities of a query page: entity is called with the
+// scanner at each one (an object), which it must read.
+func values(page []byte, entity func(s *wire.Scanner) error) error {
 	s := wire.Scanner{Data: page}
 	err := s.Object(func(name []byte) error {
 		if string(name) != "value" {
@@ -55,20 +59,7 @@ func EntitiesAt(page []byte, each func(rest []byte) (int, error)) error {
 			if s.Peek() != '{' {
 				return fmt.Errorf("query page: an entity is not an object")
 			}
-			start := s.Pos
-			n, err := each(s.Data[start:])
-			if err != nil || nested(s.Data[start+1:start+n]) {
-				// Skip reads the entity as Entities does: its syntax
-				// error and its nesting limit (counted from the page)
-				// come first.
-				s.Pos = start
-				if serr := s.Skip(); serr != nil {
-					return serr
-				}
-				return err
-			}
-			s.Pos = start + n
-			return nil
+			return entity(&s)
 		})
 	})
 	if err == nil {
