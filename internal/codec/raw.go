@@ -51,6 +51,10 @@ func buildRaw(t reflect.Type) (*Plan, error) {
 
 const annoSuffix = "@odata.type"
 
+// rawStartSize is the first capacity of a RawEntity's properties read
+// from a page: most entities are a kilobyte or two.
+const rawStartSize = 2048
+
 // decodeRaw reads an entity into a RawEntity: the keys, ETag and Timestamp
 // into their fields, every other member, annotations included, copied as
 // it is into one JSON object. The odata.* metadata (and Timestamp's
@@ -59,7 +63,15 @@ const annoSuffix = "@odata.type"
 // whitespace trimmed), so that names are not decoded and encoded again.
 func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) {
 	s := wire.Scanner{Data: data}
-	props := make([]byte, 1, len(data))
+	// Whole, data is the entity: its length bounds the properties. Read
+	// where it lies in a page, data runs to the page's end, so start small
+	// and let append grow (sizing by the page made every entity of a
+	// 1,000-entity page allocate up to a megabyte).
+	size := len(data)
+	if !whole {
+		size = min(size, rawStartSize)
+	}
+	props := make([]byte, 1, size)
 	props[0] = '{'
 	var annotated, next []byte // the property the member before annotates
 	prevEnd := bytes.IndexByte(data, '{') + 1

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +109,28 @@ func TestPlainName(t *testing.T) {
 		if c.plain && wire.CheckPropertyName(c.name) != nil {
 			t.Errorf("%.20q: plain, but CheckPropertyName refuses it", c.name)
 		}
+	}
+}
+
+// TestRawDecodeAtInPage: read where it lies in a page, a raw entity holds
+// its own properties, not room for the rest of the page (which made a
+// copy of 50,000 entities allocate gigabytes), and the length is its own.
+func TestRawDecodeAtInPage(t *testing.T) {
+	p := rawPlan(t)
+	entity := `{"PartitionKey":"p","RowKey":"r","A":"x","N@odata.type":"Edm.Int64","N":"5"}`
+	page := entity + "," + strings.Repeat(`{"PartitionKey":"p","RowKey":"s","A":"y"},`, 20000) + "{}]}"
+	var e rawMirror
+	n, err := p.DecodeAt([]byte(page), reflect.ValueOf(&e).Elem())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := n, len(entity); got != want {
+		t.Errorf("length %d, want %d", got, want)
+	}
+	if got, want := string(e.Properties), `{"A":"x","N@odata.type":"Edm.Int64","N":"5"}`; got != want {
+		t.Errorf("Properties %s, want %s", got, want)
+	}
+	if got, limit := cap(e.Properties), rawStartSize; got > limit {
+		t.Errorf("Properties hold %d bytes of capacity for %d of JSON; want at most %d", got, len(e.Properties), limit)
 	}
 }
