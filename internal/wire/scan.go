@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"bytes"
+	"encoding/binary"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -201,26 +203,38 @@ func (s *Scanner) String() ([]byte, error) {
 		return nil, s.fail("want a string")
 	}
 	s.Pos++
-	start := s.Pos
-	for s.Pos < len(s.Data) {
-		c := s.Data[s.Pos]
-		if c == '"' {
-			if v := s.Data[start:s.Pos]; utf8.Valid(v) {
-				s.Pos++
-				return v, nil
-			}
-			break
+	// Most strings need no change: find the closing quote with IndexByte
+	// and check the bytes before it a word at a time; anything else
+	// (escapes, control characters, invalid UTF-8, no end) is read byte
+	// by byte by slowString, which reports errors where they are.
+	rest := s.Data[s.Pos:]
+	if q := bytes.IndexByte(rest, '"'); q >= 0 {
+		v := rest[:q]
+		if bytes.IndexByte(v, '\\') < 0 && !hasControl(v) && utf8.Valid(v) {
+			s.Pos += q + 1
+			return v, nil
 		}
-		if c == '\\' {
-			break
-		}
-		if c < 0x20 {
-			return nil, s.fail("control character in string")
-		}
-		s.Pos++
 	}
-	s.Pos = start
 	return s.slowString()
+}
+
+// hasControl reports a byte below 0x20 in v, eight bytes at a time: in
+// x-0x20 (per byte) a byte below 0x20 borrows into its top bit, which
+// &^x keeps only where the byte itself was below 0x80.
+func hasControl(v []byte) bool {
+	for len(v) >= 8 {
+		x := binary.LittleEndian.Uint64(v)
+		if (x-0x2020202020202020)&^x&0x8080808080808080 != 0 {
+			return true
+		}
+		v = v[8:]
+	}
+	for _, c := range v {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // slowString unescapes the string from s.Pos (past the opening quote).

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -98,4 +99,33 @@ func FuzzScanner(f *testing.F) {
 		checkSkip(t, in)
 		checkString(t, in)
 	})
+}
+
+// TestHasControl: the word-at-a-time check agrees with a byte loop for a
+// control character (or none) at every position, next to bytes at the
+// edges (0x1f, 0x20, 0x7f, 0x80, 0xff).
+func TestHasControl(t *testing.T) {
+	naive := func(v []byte) bool {
+		for _, c := range v {
+			if c < 0x20 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, fill := range []byte{0x20, 0x21, 0x7f, 0x80, 0xa0, 0xff} {
+		for n := 0; n <= 20; n++ {
+			for at := -1; at < n; at++ {
+				for _, bad := range []byte{0x00, 0x1f, 0x0a} {
+					v := bytes.Repeat([]byte{fill}, n)
+					if at >= 0 {
+						v[at] = bad
+					}
+					if got, want := hasControl(v), naive(v); got != want {
+						t.Fatalf("hasControl(% x) = %v, want %v", v, got, want)
+					}
+				}
+			}
+		}
+	}
 }
