@@ -52,11 +52,8 @@ var fastRetry = &retry.Policy{InitialInterval: 10 * time.Millisecond, MaxInterva
 // committed but their response lost, the bulk load completes, every fault
 // costs exactly one retry, and every entity is exactly as last written.
 // (TestSoakUpserts is the large soak with every kind of fault.) 5,000
-// entities; 3,000 under -race.
+// entities; 3,000 under -short or -race.
 func TestSoakWriteThroughFaults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("6,000 operations through faults; the -short soak in soak_test.go covers the same faults")
-	}
 	direct, viaProxy, px := proxied(t)
 	n := testenv.Size(5000, 3000)
 	ops := load(n, 25, 4)
