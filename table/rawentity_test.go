@@ -71,16 +71,29 @@ func TestRawEntityRoundTrip(t *testing.T) {
 }
 
 // TestRawEntityNumbersByForm: numbers without an annotation are typed by
-// their form when written back, as Entity reads them.
+// their form when written back, as Entity reads them. With the fast path
+// off, what is stored is read through a fast-path table: aztables'
+// re-encoding of every read turns a whole Double into an Int32 (so a raw
+// entity read that way and written again holds an Int32, as RawEntity's
+// documentation says), but what a raw write stores must still be right.
 func TestRawEntityNumbersByForm(t *testing.T) {
-	if testenv.FastPathOff() {
-		t.Skip("aztables re-encodes the body: a whole Double becomes an Int32 there, for every entity type")
-	}
 	ctx := ctxT(t)
 	dyn, _ := newTable[table.Entity](t, nil)
 	raw, err := table.Wrap[table.RawEntity](dyn.Client(), dyn.Name())
 	if err != nil {
 		t.Fatal(err)
+	}
+	check, keys := dyn, []string{"r", "r2"}
+	if testenv.FastPathOff() {
+		e := testenv.Azurite(t)
+		svc, err := table.NewServiceWithSharedKey(e.Endpoint, e.Account, e.Key, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if check, err = table.New[table.Entity](svc, dyn.Name()); err != nil {
+			t.Fatal(err)
+		}
+		keys = keys[:1]
 	}
 	for _, c := range []struct {
 		props string
@@ -104,8 +117,8 @@ func TestRawEntityNumbersByForm(t *testing.T) {
 		if _, err := raw.Upsert(ctx, again, table.Replace); err != nil {
 			t.Fatalf("%s again (%s): %v", c.props, again.Properties, err)
 		}
-		for _, rk := range []string{"r", "r2"} {
-			got, err := dyn.Get(ctx, "p", rk, nil)
+		for _, rk := range keys {
+			got, err := check.Get(ctx, "p", rk, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
