@@ -1,7 +1,6 @@
 package txwire
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -86,13 +85,23 @@ type Sizer struct {
 	endpoint string
 	table    string
 	cosmos   bool
+	// query is the request URL's query re-encoded as aztables does it,
+	// without and with $format: it depends on the endpoint only.
+	query [2]string
 }
 
 // NewSizer returns a Sizer for the table behind a client whose endpoint is
 // endpoint: the URL aztables was given for the service, with a SAS query
 // when the client has one (see EndpointOf).
 func NewSizer(endpoint, table string) *Sizer {
-	return &Sizer{endpoint: endpoint, table: table, cosmos: isCosmosEndpoint(endpoint)}
+	s := &Sizer{endpoint: endpoint, table: table, cosmos: isCosmosEndpoint(endpoint)}
+	if u, err := url.Parse(runtime.JoinPaths(endpoint, "/t")); err == nil {
+		q := u.Query()
+		s.query[0] = q.Encode()
+		q.Set("$format", "application/json;odata=minimalmetadata")
+		s.query[1] = q.Encode()
+	} // else requestLine fails on the same endpoint
+	return s
 }
 
 // isCosmosEndpoint is aztables' test (service_client.go): such endpoints get
@@ -183,16 +192,26 @@ func (s *Sizer) requestLine(op Op) (string, error) {
 	path = strings.ReplaceAll(path, "{table}", url.PathEscape(s.table))
 	path = strings.ReplaceAll(path, "{partitionKey}", url.PathEscape(op.PartitionKey))
 	path = strings.ReplaceAll(path, "{rowKey}", url.PathEscape(op.RowKey))
-	req, err := runtime.NewRequest(context.Background(), method, runtime.JoinPaths(s.endpoint, path))
+	// What runtime.NewRequest makes of the URL (http.NewRequest's parse and
+	// its removal of an empty port, azcore's checks), without building a
+	// request per operation.
+	u, err := url.Parse(runtime.JoinPaths(s.endpoint, path))
+	if err == nil && u.Host == "" {
+		err = errors.New("no Host in request URL")
+	}
+	if err == nil && u.Scheme != "http" && u.Scheme != "https" {
+		err = fmt.Errorf("unsupported protocol scheme %s", u.Scheme)
+	}
 	if err != nil {
 		return "", fmt.Errorf("txwire: request URL: %w", err)
 	}
-	u := req.Raw().URL
-	q := u.Query()
-	if format {
-		q.Set("$format", "application/json;odata=minimalmetadata")
+	if h, ok := strings.CutSuffix(u.Host, ":"); ok {
+		u.Host = h
 	}
-	u.RawQuery = q.Encode()
+	u.RawQuery = s.query[0]
+	if format {
+		u.RawQuery = s.query[1]
+	}
 	return method + " " + u.String() + " HTTP/1.1\r\n", nil
 }
 
