@@ -106,7 +106,7 @@ func boundaryOf(ct string) string {
 		return params["boundary"]
 	}
 	// Lenient fallback for values mime rejects.
-	i := strings.Index(strings.ToLower(ct), "boundary=")
+	i := strings.Index(asciiLower(ct), "boundary=")
 	if i < 0 {
 		return ""
 	}
@@ -115,6 +115,18 @@ func boundaryOf(ct string) string {
 		b = b[:j]
 	}
 	return strings.Trim(b, `"`)
+}
+
+// asciiLower lowers ASCII letters only, so that indexes into the result
+// are indexes into s (strings.ToLower changes the length of invalid UTF-8).
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // boundaryInBody takes the boundary from the first line that starts with
