@@ -91,7 +91,7 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResul
 		}
 		results := make([]OpResult, len(parts))
 		for i, p := range parts {
-			etag := azcore.ETag(p.Header.Get("ETag"))
+			etag := azcore.ETag(p.ETag)
 			results[i] = OpResult{StatusCode: p.StatusCode, Result: table.Result{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}}
 		}
 		return results, nil
@@ -108,7 +108,7 @@ func opError[T any](resp *http.Response, parts []txwire.Part, failed int, whole 
 	p := parts[failed]
 	code, msg := wire.ErrorBody(p.Body)
 	if code == "" {
-		code = p.Header.Get("x-ms-error-code")
+		code = p.Get("x-ms-error-code")
 	}
 	msg = wire.FirstLine(msg)
 	index := -1
@@ -130,7 +130,7 @@ func opError[T any](resp *http.Response, parts []txwire.Part, failed int, whole 
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        p.Header,
+		Header:        p.Header(),
 		Body:          io.NopCloser(bytes.NewReader(p.Body)),
 		ContentLength: int64(len(p.Body)),
 		Request:       resp.Request,

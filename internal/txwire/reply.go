@@ -21,13 +21,60 @@ type Part struct {
 	// "409 Conflict".
 	StatusCode int
 	Status     string
-	// Header holds the part's HTTP headers, keys in canonical form.
-	Header http.Header
+	// ETag is the part's ETag header, "" if none.
+	ETag string
 	// Body is the part's body, usually empty or an OData error.
 	Body []byte
 	// ContentID is the Content-ID of the part (from its MIME headers or
 	// its HTTP headers), "" if none.
 	ContentID string
+	// header is the part's HTTP header lines, read by Header and Get: a
+	// successful reply needs only the ETag, and maps of every part's
+	// headers were a fifth of a transaction's client CPU.
+	header []byte
+}
+
+// Header returns the part's HTTP headers, keys in canonical form.
+func (p *Part) Header() http.Header {
+	h := http.Header{}
+	eachHeader(p.header, func(k, v []byte) bool {
+		h.Add(textproto.CanonicalMIMEHeaderKey(string(k)), string(v))
+		return true
+	})
+	return h
+}
+
+// Get returns the value of the part's first HTTP header named key (any
+// case), "" if none.
+func (p *Part) Get(key string) string {
+	v, _ := headerValue(p.header, key)
+	return v
+}
+
+// eachHeader calls f with the trimmed name and value of each "Name: value"
+// line of block until f returns false; lines without a colon or a name are
+// skipped.
+func eachHeader(block []byte, f func(k, v []byte) bool) {
+	for len(block) > 0 {
+		var line []byte
+		line, block = cutLine(block)
+		if k, v, ok := bytes.Cut(line, []byte(":")); ok {
+			if k = bytes.TrimSpace(k); len(k) > 0 && !f(k, bytes.TrimSpace(v)) {
+				return
+			}
+		}
+	}
+}
+
+// headerValue finds the first header of block named key, in any case.
+func headerValue(block []byte, key string) (value string, ok bool) {
+	eachHeader(block, func(k, v []byte) bool {
+		if ok = strings.EqualFold(string(k), key); ok {
+			value = string(v)
+		}
+		return !ok
+	})
+	return value, ok
 }
 
 // maxParts bounds the parts read from one reply: a transaction has at most
@@ -61,7 +108,8 @@ func Parse(contentType string, body []byte) ([]Part, error) {
 	var out []Part
 	for _, raw := range outer {
 		hdr, content := splitMIME(raw)
-		if inner := boundaryOf(hdr.Get("Content-Type")); inner != "" || isMultipart(hdr.Get("Content-Type")) {
+		ct, _ := headerValue(hdr, "Content-Type")
+		if inner := boundaryOf(ct); inner != "" || isMultipart(ct) {
 			if inner == "" {
 				inner = boundaryInBody(content)
 			}
@@ -244,25 +292,21 @@ func trimLineBreak(b []byte) []byte {
 	return b
 }
 
-// splitMIME splits a part into its MIME headers and its content. A part
-// that starts with an HTTP status line has no MIME headers.
-func splitMIME(raw []byte) (http.Header, []byte) {
-	h := http.Header{}
+// splitMIME splits a part into its MIME header lines and its content. A
+// part that starts with an HTTP status line has no MIME headers.
+func splitMIME(raw []byte) (header, content []byte) {
 	rest := raw
 	for len(rest) > 0 {
 		line, next := cutLine(rest)
 		if len(bytes.TrimSpace(line)) == 0 {
-			return h, next
+			return raw[:len(raw)-len(rest)], next
 		}
 		if bytes.HasPrefix(line, []byte("HTTP/")) {
-			return h, rest
-		}
-		if k, v, ok := bytes.Cut(line, []byte(":")); ok && len(bytes.TrimSpace(k)) > 0 {
-			h.Add(textproto.CanonicalMIMEHeaderKey(string(bytes.TrimSpace(k))), string(bytes.TrimSpace(v)))
+			return raw[:len(raw)-len(rest)], rest
 		}
 		rest = next
 	}
-	return h, nil
+	return raw, nil
 }
 
 // parsePart reads one operation response: MIME headers, then an HTTP
@@ -281,24 +325,28 @@ func parsePart(raw []byte) (Part, error) {
 	if err != nil {
 		return Part{}, err
 	}
-	p.Header = http.Header{}
+	start := rest
 	for len(rest) > 0 {
 		hl, next := cutLine(rest)
-		rest = next
 		if len(bytes.TrimSpace(hl)) == 0 {
+			p.header, rest = start[:len(start)-len(rest)], next
 			break
 		}
-		if k, v, ok := bytes.Cut(hl, []byte(":")); ok && len(bytes.TrimSpace(k)) > 0 {
-			p.Header.Add(textproto.CanonicalMIMEHeaderKey(string(bytes.TrimSpace(k))), string(bytes.TrimSpace(v)))
+		rest = next
+	}
+	if len(rest) == 0 && p.header == nil {
+		p.header = start
+	}
+	if v, ok := headerValue(p.header, "Content-Length"); ok {
+		if cl, err := strconv.Atoi(v); err == nil && cl >= 0 && cl < len(rest) {
+			rest = rest[:cl]
 		}
 	}
-	if cl, err := strconv.Atoi(p.Header.Get("Content-Length")); err == nil && cl >= 0 && cl < len(rest) {
-		rest = rest[:cl]
-	}
 	p.Body = rest
-	p.ContentID = p.Header.Get("Content-Id")
-	if p.ContentID == "" {
-		p.ContentID = mh.Get("Content-Id")
+	p.ETag = p.Get("ETag")
+	var ok bool
+	if p.ContentID, ok = headerValue(p.header, "Content-Id"); !ok || p.ContentID == "" {
+		p.ContentID, _ = headerValue(mh, "Content-Id")
 	}
 	return p, nil
 }

@@ -90,8 +90,11 @@ func TestParse(t *testing.T) {
 				t.Fatalf("statuses = %v, want %v", got, tt.want.statuses)
 			}
 			if tt.want.etag0 != "" {
-				if got := parts[0].Header.Get("ETag"); got != tt.want.etag0 {
+				if got := parts[0].ETag; got != tt.want.etag0 {
 					t.Errorf("ETag = %q, want %q", got, tt.want.etag0)
+				}
+				if got := parts[0].Header().Get("ETag"); got != tt.want.etag0 {
+					t.Errorf("Header().Get(ETag) = %q, want %q", got, tt.want.etag0)
 				}
 			}
 			if tt.want.code == "" {
@@ -188,8 +191,12 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%d parts without error", len(parts))
 		}
 		for _, p := range parts {
-			if p.StatusCode < 100 || p.StatusCode > 999 || p.Header == nil {
+			if p.StatusCode < 100 || p.StatusCode > 999 {
 				t.Fatalf("impossible part %+v", p)
+			}
+			// The lazy headers say what the map says.
+			if got, want := p.ETag, p.Header().Get("ETag"); got != want {
+				t.Fatalf("ETag %q, Header() has %q", got, want)
 			}
 			wire.ErrorBody(p.Body)
 		}
