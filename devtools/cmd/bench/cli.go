@@ -32,9 +32,21 @@ func buildTool(ctx context.Context, dir string) (string, error) {
 // the sample's client CPU is the child's (this process only waits), rss its
 // peak resident set, both read by the rusage wrapper (see wrapped).
 func (b *bench) tool(ctx context.Context, bin string, n int, args ...string) (sample, error) {
+	return b.toolTo(ctx, nil, bin, n, args...)
+}
+
+// toolTo is tool with the target account of a copy in another Azurite,
+// whose CPU then counts as Azurite's too; nil for the same account.
+func (b *bench) toolTo(ctx context.Context, tgt *target, bin string, n int, args ...string) (sample, error) {
 	var cpu time.Duration
 	rss := int64(-1)
-	s, err := b.m.measure(ctx, func(ctx context.Context) (int, error) {
+	m := b.m
+	env := append(os.Environ(), "TABLEKIT_CONNECTION_STRING="+azurite.ConnectionString(b.direct))
+	if tgt != nil {
+		m.srv = m.srv.with(tgt.cpu)
+		env = append(env, "TABLEKIT_TARGET_CONNECTION_STRING="+azurite.ConnectionString(tgt.b.direct))
+	}
+	s, err := m.measure(ctx, func(ctx context.Context) (int, error) {
 		cmd, usage, err := wrapped(ctx, bin, args)
 		if err != nil {
 			return 0, err
@@ -42,7 +54,7 @@ func (b *bench) tool(ctx context.Context, bin string, n int, args ...string) (sa
 		if usage != nil {
 			defer usage.Close()
 		}
-		cmd.Env = append(os.Environ(), "TABLEKIT_CONNECTION_STRING="+azurite.ConnectionString(b.direct))
+		cmd.Env = env
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
 		err = cmd.Run()
@@ -90,12 +102,17 @@ func (b *bench) runCLI(ctx context.Context, src string) error {
 	if err != nil {
 		return err
 	}
+	tgt, err := b.startTarget(ctx)
+	if err != nil {
+		return err
+	}
+	defer tgt.stop()
 	n := len(b.items)
 	file := filepath.Join(dir, "export.jsonl")
 	par := fmt.Sprint(b.cfg.scanParallel)
 	for round := range b.cfg.rounds {
 		rctx, cancel := context.WithTimeout(ctx, b.cfg.scenarioTimeout)
-		err := b.cliRound(rctx, bin, src, file, par, n, round)
+		err := b.cliRound(rctx, bin, src, file, par, n, round, tgt)
 		cancel()
 		if err != nil {
 			return err
@@ -104,7 +121,25 @@ func (b *bench) runCLI(ctx context.Context, src string) error {
 	return b.runBigCopy(ctx, bin, par)
 }
 
-func (b *bench) cliRound(ctx context.Context, bin, src, file, par string, n, round int) error {
+// target is a second account, in an Azurite of its own, for the copy
+// between accounts.
+type target struct {
+	b    *bench // this bench with the target's endpoint, for its tables
+	cpu  *procCPU
+	stop func()
+}
+
+// startTarget starts the second Azurite.
+func (b *bench) startTarget(ctx context.Context) (*target, error) {
+	srv, err := azurite.Start(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the target account's Azurite: %w", err)
+	}
+	tb := &bench{cfg: b.cfg, direct: srv.Endpoint(), log: b.log}
+	return &target{b: tb, cpu: findAzurite(srv.Port), stop: srv.Stop}, nil
+}
+
+func (b *bench) cliRound(ctx context.Context, bin, src, file, par string, n, round int, tgt *target) error {
 	_ = os.Remove(file)
 	s, err := b.tool(ctx, bin, n, "export", src, "-o", file, "--parallel", par)
 	if err == nil && round == 0 {
@@ -119,17 +154,22 @@ func (b *bench) cliRound(ctx context.Context, bin, src, file, par string, n, rou
 	b.record("cli/export", s)
 	for _, sc := range []struct {
 		key  string
+		to   *target // the copy's target account, nil for this one
 		args func(dst string) []string
 	}{
-		{"cli/import", func(dst string) []string { return []string{"import", dst, file, "--create"} }},
-		{"cli/copy", func(dst string) []string { return []string{"copy", src, dst, "--parallel", par} }},
+		{"cli/import", nil, func(dst string) []string { return []string{"import", dst, file, "--create"} }},
+		{"cli/copy", nil, func(dst string) []string { return []string{"copy", src, dst, "--parallel", par} }},
+		{"cli/copy-accounts", tgt, func(dst string) []string { return []string{"copy", src, dst, "--parallel", par} }},
 	} {
-		dst := b.tableName("cli")
-		s, err := b.tool(ctx, bin, n, sc.args(dst)...)
-		if err == nil && round == 0 {
-			err = b.verifyCount(ctx, dst, n)
+		dst, on := b.tableName("cli"), b
+		if sc.to != nil {
+			on = sc.to.b
 		}
-		if derr := b.deleteTable(context.WithoutCancel(ctx), dst); err == nil {
+		s, err := b.toolTo(ctx, sc.to, bin, n, sc.args(dst)...)
+		if err == nil && round == 0 {
+			err = on.verifyCount(ctx, dst, n)
+		}
+		if derr := on.deleteTable(context.WithoutCancel(ctx), dst); err == nil {
 			err = derr
 		}
 		if err != nil {

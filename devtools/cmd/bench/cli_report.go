@@ -28,20 +28,24 @@ func (b *bench) copyBase() (key, name string) {
 	return "scan/tk-par/local", "the parallel scan"
 }
 
-// copyCeiling says what a copy can reach where CPU is throughput: it
-// does the scan's work and the write's on the same cores (client and
-// Azurite both), so even a copy with no cost of its own runs at the
-// slower half's CPU over the sum of both.
+// copyCeiling says what a copy within one account can reach here: one
+// Azurite process, single-threaded, serves both tables and does the
+// scan's work and the write's one after the other, so even a copy with no
+// cost of its own runs at the slower half's Azurite CPU over the sum of
+// both halves'.
 func (b *bench) copyCeiling(base string) string {
-	scan := b.clientCPU("scan/tk-par/local") + b.serverCPU("scan/tk-par/local")
-	write := b.clientCPU("insert/tk-bulk/local") + b.serverCPU("insert/tk-bulk/local")
-	half := b.clientCPU(base) + b.serverCPU(base)
-	copied := b.clientCPU("cli/copy") + b.serverCPU("cli/copy")
+	scan, write := b.serverCPU("scan/tk-par/local"), b.serverCPU("insert/tk-bulk/local")
+	half, copied := b.serverCPU(base), b.serverCPU("cli/copy")
 	if math.IsNaN(scan + write + half + copied) {
 		return ""
 	}
-	return fmt.Sprintf("A copy does the scan's work (%s µs per entity, client and Azurite) and the write's (%s µs) on the same cores, so where CPU is throughput even a copy costing nothing of its own reaches %s; this one used %s µs in all.",
-		fmtNum(scan), fmtNum(write), fmtRatio(half/(scan+write)), fmtNum(copied))
+	return fmt.Sprintf("Within one account a single Azurite process, one thread, serves both tables: it spent %s µs per entity on the scan's requests and %s µs on the write's, one after the other, so even a copy costing nothing of its own reaches %s of %s there (this one: %s, Azurite %s µs per entity). The service, and this bench's second account, serve the two tables from different servers, which is where a copy can run at its slower half's rate; the target is measured there.",
+		fmtNum(scan), fmtNum(write), fmtRatio(half/(scan+write)), b.copyBaseName(), fmtRatio(b.ratio("cli/copy", base)), fmtNum(copied))
+}
+
+func (b *bench) copyBaseName() string {
+	_, name := b.copyBase()
+	return name
 }
 
 func (b *bench) cliWhy(cliKey, libKey, libName string) func() string {
@@ -68,10 +72,7 @@ func (b *bench) cliTargets() []Target {
 	rate(fmt.Sprintf("tablekit export to JSON Lines (--parallel %d) vs the library's parallel scan, local", par), "cli/export", "scan/tk-par/local", "the parallel scan", 0.8)
 	rate("tablekit import of that file vs `batch.Write`, local", "cli/import", "insert/tk-bulk/local", "`batch.Write`", 0.8)
 	key, name := b.copyBase()
-	rate(fmt.Sprintf("tablekit copy (--parallel %d) vs the slower of the parallel scan and `batch.Write` (%s), local", par, name), "cli/copy", key, name, 0.8)
-	if c := &ts[len(ts)-1]; c.Status == Fail {
-		c.Why += " " + b.copyCeiling(key)
-	}
+	rate(fmt.Sprintf("tablekit copy to another account (--parallel %d) vs the slower of the parallel scan and `batch.Write` (%s), local", par, name), "cli/copy-accounts", key, name, 0.8)
 
 	t := Target{
 		Name: fmt.Sprintf("tablekit copy: peak RSS of %s entities vs %s", fmtInt(b.cfg.bigCopy), fmtInt(b.cfg.entities)),
@@ -102,8 +103,9 @@ func (b *bench) cliSection() Section {
 		{"cli/export", fmt.Sprintf("`tablekit export TABLE -o FILE --parallel %d` (JSON Lines)", cfg.scanParallel), "scan/tk-par/local"},
 		{"insert/tk-bulk/local", "library: bulk writer (`batch.Write`, defaults)", ""},
 		{"cli/import", "`tablekit import TABLE FILE --create` (the exported file)", "insert/tk-bulk/local"},
-		{"cli/copy", fmt.Sprintf("`tablekit copy SRC DST --parallel %d` (vs %s)", cfg.scanParallel, copyName), copyKey},
-		{"cli/copy-big", fmt.Sprintf("the same copy of a %s-entity table (1 run)", fmtInt(cfg.bigCopy)), copyKey},
+		{"cli/copy-accounts", fmt.Sprintf("`tablekit copy SRC DST --parallel %d` to another account, its own Azurite (vs %s)", cfg.scanParallel, copyName), copyKey},
+		{"cli/copy", fmt.Sprintf("the same copy within the account (vs %s)", copyName), copyKey},
+		{"cli/copy-big", fmt.Sprintf("the copy within the account of a %s-entity table (1 run)", fmtInt(cfg.bigCopy)), copyKey},
 	} {
 		ss := b.res[r.key]
 		if len(ss) == 0 {
@@ -119,7 +121,12 @@ func (b *bench) cliSection() Section {
 			fmtNum(b.clientCPU(r.key)), fmtNum(b.serverCPU(r.key)), rss, pct(b.sysBusy(r.key)), pct(b.otherWork(r.key))})
 	}
 	text := []string{
-		fmt.Sprintf("The command is built with `go build ./cmd/tablekit` and run as a subprocess against the same Azurite, with `TABLEKIT_CONNECTION_STRING` set; each round exports the %s-entity scan table to a JSON Lines file, imports that file into a new table and copies the scan table into another new table (both deleted after the round, and counted after the first). Its client CPU and peak RSS are the command's own: a small wrapper process (this program re-executed) starts it and reports its `rusage`, because Linux gives a child started directly by a large process that process's peak resident set as its `ru_maxrss` (the high-water mark of the memory it leaves at exec); measured directly, the command seemed to grow with the table when it was this program that grew. This process only waits. The command's rounds run after the library's, not interleaved with them.", fmtInt(cfg.entities)),
+		fmt.Sprintf("The command is built with `go build ./cmd/tablekit` and run as a subprocess against the same Azurite, with `TABLEKIT_CONNECTION_STRING` set; each round exports the %s-entity scan table to a JSON Lines file, imports that file into a new table, copies the scan table into another new table of the same account, and into a new table of a second account (`TABLEKIT_TARGET_CONNECTION_STRING`), served by a second Azurite started for it whose CPU is counted as Azurite's (every new table deleted after the round, and counted after the first). Its client CPU and peak RSS are the command's own: a small wrapper process (this program re-executed) starts it and reports its `rusage`, because Linux gives a child started directly by a large process that process's peak resident set as its `ru_maxrss` (the high-water mark of the memory it leaves at exec); measured directly, the command seemed to grow with the table when it was this program that grew. This process only waits. The command's rounds run after the library's, not interleaved with them.", fmtInt(cfg.entities)),
+	}
+	if key, _ := b.copyBase(); len(b.res["cli/copy"]) > 0 {
+		if c := b.copyCeiling(key); c != "" {
+			text = append(text, c)
+		}
 	}
 	if big, small := b.rss("cli/copy-big"), b.rss("cli/copy"); !math.IsNaN(big) && !math.IsNaN(small) {
 		verdict := "so the command's memory does not grow with the table: it writes rounds of 5,000 entities (or 16 MiB) one after the other"

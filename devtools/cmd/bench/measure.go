@@ -141,6 +141,15 @@ func findAzurite(port int) *procCPU {
 }
 
 // read returns the CPU time used so far by the processes, or -1.
+// with is the group of both p's and q's processes; nil when either is
+// unknown, so that a sum is never taken for the whole.
+func (p *procCPU) with(q *procCPU) *procCPU {
+	if p == nil || q == nil {
+		return nil
+	}
+	return &procCPU{pids: append(slices.Clip(p.pids), q.pids...)}
+}
+
 func (p *procCPU) read() time.Duration {
 	if p == nil {
 		return -1
