@@ -42,7 +42,7 @@ func synthBench() *bench {
 	set("insert/plain-txn/local", 50_000, 7000, 95, 100)
 	set("scan/tk-par/local", 50_000, 16000, 40, 45)
 	set("cli/export", 50_000, 14000, 45, 45)
-	set("cli/import", 50_000, 6000, 90, 100) // 0.67x of 9,000: a miss
+	set("cli/import", 50_000, 6000, 90, 100)         // 0.67x of 9,000: a miss
 	set("cli/copy-accounts", 50_000, 7400, 100, 140) // vs the bulk writer, the slower
 	set("cli/copy", 50_000, 5000, 100, 140)
 	set("cli/copy-big", 200_000, 7300, 100, 140)
