@@ -62,7 +62,8 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResul
 		return nil, brokenBody(resp, aztErr, err)
 	}
 	// The whole request's error, made only for a failure: azcore formats
-	// the whole body into its message, a tenth of a success's CPU.
+	// the whole body into its message, which was a quarter of a successful
+	// 100-operation submit's client CPU when every reply made it.
 	whole := func() *azcore.ResponseError {
 		var re *azcore.ResponseError
 		if errors.As(aztErr, &re) && re.StatusCode == resp.StatusCode {
