@@ -41,7 +41,7 @@ func (t *Table[T]) writeBody(ctx context.Context, body []byte, e *T) (context.Co
 // setInserter lets a fast-path table insert without AddEntity.
 func (t *Table[T]) setInserter() {
 	if t.fast {
-		t.ins, _ = fastpath.NewInserter(t.client)
+		t.ins, _ = fastpath.NewInserter(t.client, t.azURL, t.name)
 	}
 }
 

@@ -30,26 +30,27 @@ type Inserter struct {
 	rawQuery string // its query as aztables re-encodes it
 }
 
-// NewInserter finds the pipeline of c, or reports false when c is not laid
-// out as the aztables version tablekit was verified with (then inserts go
-// through AddEntity and a placeholder). aztables does not export the
-// pipeline; it lives in c's generated client, read here once.
-func NewInserter(c *aztables.Client) (*Inserter, bool) {
+// NewInserter finds the pipeline of c, the client of table whose request
+// URLs aztables builds from endpoint (the URL it was given, as
+// txwire.EndpointOf reads it), or reports false when c is not laid out as
+// the aztables version tablekit was verified with (then inserts go through
+// AddEntity and a placeholder). aztables does not export the pipeline; it
+// lives in c's generated client, read here once.
+func NewInserter(c *aztables.Client, endpoint, table string) (*Inserter, bool) {
 	if c == nil {
 		return nil, false
 	}
-	v := reflect.ValueOf(c).Elem()
-	gen, name := field(v, "client"), field(v, "name")
-	if gen.Kind() != reflect.Pointer || gen.IsNil() || gen.Elem().Kind() != reflect.Struct || name.Kind() != reflect.String {
+	gen := field(reflect.ValueOf(c).Elem(), "client")
+	if gen.Kind() != reflect.Pointer || gen.IsNil() || gen.Elem().Kind() != reflect.Struct {
 		return nil, false
 	}
-	internal, endpoint := field(gen.Elem(), "internal"), field(gen.Elem(), "endpoint")
-	if internal.Type() != reflect.TypeFor[*azcore.Client]() || internal.IsNil() || endpoint.Kind() != reflect.String {
+	internal := field(gen.Elem(), "internal")
+	if !internal.IsValid() || internal.Type() != reflect.TypeFor[*azcore.Client]() || internal.IsNil() {
 		return nil, false
 	}
 	ac := internal.Interface().(*azcore.Client)
 	// As aztables' generated InsertEntityCreateRequest builds it.
-	joined := runtime.JoinPaths(endpoint.String(), strings.ReplaceAll("/{table}", "{table}", url.PathEscape(name.String())))
+	joined := runtime.JoinPaths(endpoint, strings.ReplaceAll("/{table}", "{table}", url.PathEscape(table)))
 	u, err := url.Parse(joined)
 	if err != nil {
 		return nil, false

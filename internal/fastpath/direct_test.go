@@ -43,23 +43,28 @@ func TestInserterSendsWhatAddEntitySends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients := map[string]func(*aztables.ClientOptions) (*aztables.Client, error){
-		"shared key": func(o *aztables.ClientOptions) (*aztables.Client, error) {
+	// Each client with the endpoint its table passes: the URL aztables
+	// was given, as txwire.EndpointOf reads a table URL.
+	clients := map[string]struct {
+		endpoint string
+		open     func(*aztables.ClientOptions) (*aztables.Client, error)
+	}{
+		"shared key": {"https://acct.table.core.windows.net", func(o *aztables.ClientOptions) (*aztables.Client, error) {
 			return aztables.NewClientWithSharedKey("https://acct.table.core.windows.net/t1", key, o)
-		},
-		"table SAS": func(o *aztables.ClientOptions) (*aztables.Client, error) {
+		}},
+		"table SAS": {"http://127.0.0.1:10002/acct/?sig=x%2By&sp=a&sv=2019-02-02&tn=t1", func(o *aztables.ClientOptions) (*aztables.Client, error) {
 			return aztables.NewClientWithNoCredential("http://127.0.0.1:10002/acct/t1?sv=2019-02-02&tn=t1&sig=x%2By&sp=a", o)
-		},
-		"token": func(o *aztables.ClientOptions) (*aztables.Client, error) {
+		}},
+		"token": {"https://acct.table.core.windows.net", func(o *aztables.ClientOptions) (*aztables.Client, error) {
 			return aztables.NewClient("https://acct.table.core.windows.net/t1", fakeToken{}, o)
-		},
-		"service SAS": func(o *aztables.ClientOptions) (*aztables.Client, error) {
+		}},
+		"service SAS": {"https://acct.table.core.windows.net/?sv=2019-02-02&ss=t&sig=z", func(o *aztables.ClientOptions) (*aztables.Client, error) {
 			s, err := aztables.NewServiceClientWithNoCredential("https://acct.table.core.windows.net/?sv=2019-02-02&ss=t&sig=z", o)
 			if err != nil {
 				return nil, err
 			}
 			return s.NewClient("t1"), nil
-		},
+		}},
 	}
 	replies := []struct {
 		name   string
@@ -74,7 +79,7 @@ func TestInserterSendsWhatAddEntitySends(t *testing.T) {
 		{"conflict", http.StatusConflict, http.Header{"Content-Type": {"application/json"}}, `{"odata.error":{"code":"EntityAlreadyExists","message":{"value":"exists"}}}`},
 	}
 	body := []byte(`{"PartitionKey":"p","RowKey":"r","N":1}`)
-	for name, open := range clients {
+	for name, cl := range clients {
 		for _, rp := range replies {
 			t.Run(name+"/"+rp.name, func(t *testing.T) {
 				tr := &canned{status: rp.status, header: rp.header, body: rp.body}
@@ -83,11 +88,11 @@ func TestInserterSendsWhatAddEntitySends(t *testing.T) {
 				o.Retry = policy.RetryOptions{MaxRetries: -1}
 				spans := &recorder{}
 				o.TracingProvider = spans.provider()
-				c, err := open(o)
+				c, err := cl.open(o)
 				if err != nil {
 					t.Fatal(err)
 				}
-				in, ok := NewInserter(c)
+				in, ok := NewInserter(c, cl.endpoint, "t1")
 				if !ok {
 					t.Fatal("NewInserter found no pipeline: aztables' layout changed")
 				}
