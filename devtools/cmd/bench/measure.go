@@ -140,7 +140,6 @@ func findAzurite(port int) *procCPU {
 	return p
 }
 
-// read returns the CPU time used so far by the processes, or -1.
 // with is the group of both p's and q's processes; nil when either is
 // unknown, so that a sum is never taken for the whole.
 func (p *procCPU) with(q *procCPU) *procCPU {
@@ -150,6 +149,7 @@ func (p *procCPU) with(q *procCPU) *procCPU {
 	return &procCPU{pids: append(slices.Clip(p.pids), q.pids...)}
 }
 
+// read returns the CPU time used so far by the processes, or -1.
 func (p *procCPU) read() time.Duration {
 	if p == nil {
 		return -1
