@@ -28,18 +28,19 @@ func (b *bench) copyBase() (key, name string) {
 	return "scan/tk-par/local", "the parallel scan"
 }
 
-// copyCeiling says what a copy within one account can reach here: one
+// copyCeiling says what bounds a copy within one account here: one
 // Azurite process, single-threaded, serves both tables and does the
 // scan's work and the write's one after the other, so even a copy with no
 // cost of its own runs at the slower half's Azurite CPU over the sum of
-// both halves'.
+// both halves', as far as Azurite spends on the copy what it spent on
+// each half (its cost per entity drifts between rounds).
 func (b *bench) copyCeiling(base string) string {
 	scan, write := b.serverCPU("scan/tk-par/local"), b.serverCPU("insert/tk-bulk/local")
 	half, copied := b.serverCPU(base), b.serverCPU("cli/copy")
 	if math.IsNaN(scan + write + half + copied) {
 		return ""
 	}
-	return fmt.Sprintf("Within one account a single Azurite process, one thread, serves both tables: it spent %s µs per entity on the scan's requests and %s µs on the write's, one after the other, so even a copy costing nothing of its own reaches %s of %s there (this one: %s, Azurite %s µs per entity). The service, and this bench's second account, serve the two tables from different servers, which is where a copy can run at its slower half's rate; the target is measured there.",
+	return fmt.Sprintf("Within one account a single Azurite process, one thread, serves both tables and does a copy's reads and writes one after the other: it spent %s µs per entity on the scan's requests and %s µs on the write's, which bounds a copy there, even one costing nothing of its own, at about %s of %s (this one: %s, with Azurite at %s µs per entity; Azurite's cost per entity drifts from round to round). The service, and this bench's second account, serve the two tables from different servers, which is where a copy can run at its slower half's rate; the target is measured there.",
 		fmtNum(scan), fmtNum(write), fmtRatio(half/(scan+write)), b.copyBaseName(), fmtRatio(b.ratio("cli/copy", base)), fmtNum(copied))
 }
 

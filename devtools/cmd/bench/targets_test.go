@@ -101,7 +101,7 @@ func TestTargetsOnSyntheticResults(t *testing.T) {
 	// The copy within one account is reported with its ceiling there:
 	// Azurite's 100 µs for the write over its 45 for the scan and the
 	// write's.
-	if text := strings.Join(b.cliSection().Text, " "); !strings.Contains(text, "reaches 0.69x of `batch.Write` there (this one: 0.56x, Azurite 140 µs") {
+	if text := strings.Join(b.cliSection().Text, " "); !strings.Contains(text, "at about 0.69x of `batch.Write` (this one: 0.56x, with Azurite at 140 µs") {
 		t.Errorf("the section should state the one-account ceiling: %s", text)
 	}
 	// A miss of the copy between accounts says where the CPU went.
