@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/tablekit/tablekit/internal/wire"
 )
@@ -51,6 +50,22 @@ func buildRaw(t reflect.Type) (*Plan, error) {
 
 const annoSuffix = "@odata.type"
 
+// annotations follows, member by member, which property the member
+// before annotates (the service writes Name@odata.type just before Name).
+type annotations struct{ last, scratch []byte }
+
+// next takes the member called name and reports whether the member
+// before it was its annotation.
+func (a *annotations) next(name []byte) bool {
+	was := bytes.Equal(a.last, name)
+	a.scratch = a.scratch[:0]
+	if base, ok := bytes.CutSuffix(name, []byte(annoSuffix)); ok {
+		a.scratch = append(a.scratch, base...)
+	}
+	a.last, a.scratch = a.scratch, a.last
+	return was
+}
+
 // rawStartSize is the first capacity of a RawEntity's properties read
 // from a page: most entities are a kilobyte or two.
 const rawStartSize = 2048
@@ -73,7 +88,7 @@ func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) 
 	}
 	props := make([]byte, 1, size)
 	props[0] = '{'
-	var annotated, next []byte // the property the member before annotates
+	var annos annotations
 	prevEnd := bytes.IndexByte(data, '{') + 1
 	err := s.Object(func(name []byte) error {
 		start := prevEnd
@@ -108,12 +123,7 @@ func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) 
 		case bytes.HasPrefix(name, []byte("odata.")):
 			return s.Skip()
 		}
-		wasAnnotated := bytes.Equal(annotated, name)
-		next = next[:0]
-		if base, ok := bytes.CutSuffix(name, []byte(annoSuffix)); ok {
-			next = append(next, base...)
-		}
-		annotated, next = next, annotated
+		wasAnnotated := annos.next(name)
 		switch c := s.Peek(); {
 		case c == '{' || c == '[':
 			return &DecodeError{Property: string(name), Reason: "a nested object or array is not a property value"}
@@ -213,22 +223,19 @@ func (p *Plan) encodeRaw(dst []byte, v reflect.Value) ([]byte, error) {
 	}
 	// Written by hand: type its numbers by form, as decodeRaw does.
 	s := wire.Scanner{Data: props}
-	annotated, first := "", true
+	var annos annotations
+	first := true
 	err = s.Object(func(name []byte) error {
 		if !first {
 			dst = append(dst, ',')
 		}
 		first = false
+		wasAnnotated := annos.next(name)
 		n := string(name)
 		if c := s.Peek(); c == '-' || (c >= '0' && c <= '9') {
 			num, err := s.Number()
-			dst = appendRawNumber(dst, n, num, annotated == n)
-			annotated = ""
+			dst = appendRawNumber(dst, n, num, wasAnnotated)
 			return err
-		}
-		annotated = ""
-		if base, ok := strings.CutSuffix(n, annoSuffix); ok {
-			annotated = base
 		}
 		dst = wire.AppendString(dst, n)
 		dst = append(dst, ':')
@@ -248,7 +255,7 @@ func (p *Plan) encodeRaw(dst []byte, v reflect.Value) ([]byte, error) {
 // Int32's, which the writer must annotate.
 func checkRaw(props []byte) (count int, untyped bool, err error) {
 	s := wire.Scanner{Data: props}
-	var annotated, next []byte // the property the member before annotates
+	var annos annotations
 	err = s.Object(func(name []byte) error {
 		prop, isAnno := bytes.CutSuffix(name, []byte(annoSuffix))
 		if isAnno && s.Peek() != '"' {
@@ -262,12 +269,7 @@ func checkRaw(props []byte) (count int, untyped bool, err error) {
 				return &ValidationError{Property: string(prop), Rule: RulePropertyName, Detail: bad.String()}
 			}
 		}
-		wasAnnotated := bytes.Equal(annotated, name)
-		next = next[:0]
-		if isAnno {
-			next = append(next, prop...)
-		}
-		annotated, next = next, annotated
+		wasAnnotated := annos.next(name)
 		switch c := s.Peek(); {
 		case c == '{' || c == '[':
 			return &ValidationError{Property: string(name), Rule: RuleMarshal, Detail: "a nested object or array is not a property value"}
