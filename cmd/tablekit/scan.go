@@ -40,9 +40,8 @@ func (s *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.checkpoint, "checkpoint", "", "file to save the position in, periodically and on Ctrl-C; a later run with the same file and flags resumes")
 }
 
-// scanPlan is a validated scan: the filter of the query and its segments.
-// The segments are the share's static split until discover replaces them
-// with bounds that follow the data.
+// scanPlan is a validated scan: the filter of the query and, once
+// discover has split the share where the keys are, its segments.
 type scanPlan struct {
 	filter   query.Filter
 	segs     []query.Segment
@@ -93,17 +92,16 @@ func (s *scanFlags) plan(command, tableName string) (scanPlan, error) {
 	if err := f.Err(); err != nil {
 		return scanPlan{}, usagef("--filter: %v", err)
 	}
-	rs, err := splitRanges(chars, sh, s.parallel*segmentsPerWorker)
+	whole, err := splitRanges(chars, sh, 1)
 	if err != nil {
 		return scanPlan{}, &usageError{err.Error()}
 	}
-	whole, _ := splitRanges(chars, sh, 1)
 	job := fmt.Sprintf("%s table=%s filter=%q partition=%q segment=%s key-chars=%q parallel=%d",
 		command, tableName, s.filter, s.partition, sh, s.keyChars, s.parallel)
 	if s.prefix != "" {
 		job += fmt.Sprintf(" prefix=%q", s.prefix)
 	}
-	return scanPlan{filter: f, segs: segments(split, rs), parallel: s.parallel, job: job,
+	return scanPlan{filter: f, parallel: s.parallel, job: job,
 		table: tableName, split: split, scope: scope, share: whole[0], chars: chars}, nil
 }
 
@@ -139,8 +137,9 @@ func (p *scanPlan) discover(ctx context.Context, svc *table.Service, cp *Checkpo
 	return nil
 }
 
-// openScan starts (or, with a token, resumes) the plan's parallel scan of q.
-// Export, import's verification and copy call it with their own T.
+// openScan starts (or, with a token, resumes) the plan's parallel scan of
+// q, over the segments discover found. Export (its CSV column pass too),
+// count, delete and copy call it with their own T.
 func openScan[T any](q query.Query[T], p scanPlan, resume string) (*query.ParallelCursor[T], error) {
 	readers := p.parallel
 	if p.readers > 0 {
