@@ -200,7 +200,7 @@ func cleanBounds(bs []string, r keyRange) []string {
 	slices.SortFunc(bs, wire.CompareUTF16)
 	out := bs[:0]
 	for _, b := range bs {
-		if (r.HasLo && wire.CompareUTF16(b, r.Lo) <= 0) || (r.HasHi && wire.CompareUTF16(b, r.Hi) >= 0) || b == "" {
+		if !r.cuts(b) {
 			continue
 		}
 		if len(out) > 0 && out[len(out)-1] == b {
@@ -228,8 +228,7 @@ func boundsRanges(r keyRange, bounds []string) []keyRange {
 // or of another share), which would skip or repeat keys.
 func checkBounds(bounds []string, r keyRange) error {
 	for i, b := range bounds {
-		if (r.HasLo && wire.CompareUTF16(b, r.Lo) <= 0) || (r.HasHi && wire.CompareUTF16(b, r.Hi) >= 0) || b == "" ||
-			(i > 0 && wire.CompareUTF16(bounds[i-1], b) >= 0) {
+		if !r.cuts(b) || (i > 0 && wire.CompareUTF16(bounds[i-1], b) >= 0) {
 			return fmt.Errorf("checkpoint: the saved segment bounds do not fit this share; start again without the checkpoint")
 		}
 	}

@@ -92,6 +92,12 @@ func (r keyRange) contains(k string) bool {
 	return (!r.HasLo || wire.CompareUTF16(k, r.Lo) >= 0) && (!r.HasHi || wire.CompareUTF16(k, r.Hi) < 0)
 }
 
+// cuts reports whether b may split r: a key strictly inside it, so that
+// both sides are non-empty ranges.
+func (r keyRange) cuts(b string) bool {
+	return b != "" && (!r.HasLo || wire.CompareUTF16(b, r.Lo) > 0) && (!r.HasHi || wire.CompareUTF16(b, r.Hi) < 0)
+}
+
 // splitRanges cuts the key space into the share's ranges, at most parts of
 // them. The space is seen as a grid of the first splitDepth characters over
 // chars (len(chars)^splitDepth cells, in key order); share i of n takes the
