@@ -122,19 +122,19 @@ func appendDigits(b []byte, n, width int) []byte {
 func appendProperty(b []byte, name string, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case string:
-		b = wire.AppendString(appendName(b, name, ""), x)
+		b = wire.AppendString(wire.AppendMember(b, name, ""), x)
 	case bool:
-		b = strconv.AppendBool(appendName(b, name, ""), x)
+		b = strconv.AppendBool(wire.AppendMember(b, name, ""), x)
 	case int32:
-		b = strconv.AppendInt(appendName(b, name, ""), int64(x), 10)
+		b = strconv.AppendInt(wire.AppendMember(b, name, ""), int64(x), 10)
 	case int64:
-		b = append(appendName(b, name, "Edm.Int64"), '"')
+		b = append(wire.AppendMember(b, name, "Edm.Int64"), '"')
 		b = append(strconv.AppendInt(b, x, 10), '"')
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, fmt.Errorf("%s: %v has no Edm.Double form the service takes", name, x)
 		}
-		b = strconv.AppendFloat(appendName(b, name, "Edm.Double"), x, 'g', -1, 64)
+		b = strconv.AppendFloat(wire.AppendMember(b, name, "Edm.Double"), x, 'g', -1, 64)
 	case time.Time:
 		if x.IsZero() {
 			return nil, fmt.Errorf("%s: the zero time.Time", name)
@@ -142,33 +142,19 @@ func appendProperty(b []byte, name string, v any) ([]byte, error) {
 		if y := x.UTC().Year(); y < 1601 || y > 9999 {
 			return nil, fmt.Errorf("%s: %v is outside Edm.DateTime's range", name, x)
 		}
-		b = append(appendName(b, name, "Edm.DateTime"), '"')
+		b = append(wire.AppendMember(b, name, "Edm.DateTime"), '"')
 		b = append(appendDateTime(b, x), '"')
 	case table.GUID:
-		b = append(appendName(b, name, "Edm.Guid"), '"')
+		b = append(wire.AppendMember(b, name, "Edm.Guid"), '"')
 		b, _ = x.AppendText(b) // never fails
 		b = append(b, '"')
 	case []byte:
-		b = append(appendName(b, name, "Edm.Binary"), '"')
+		b = append(wire.AppendMember(b, name, "Edm.Binary"), '"')
 		b = append(base64.StdEncoding.AppendEncode(b, x), '"')
 	default:
 		return nil, fmt.Errorf("%s: Go type %T has no EDM type", name, v)
 	}
 	return b, nil
-}
-
-// appendName writes `,"name@odata.type":"anno","name":`, or `,"name":`
-// without an annotation.
-func appendName(b []byte, name, anno string) []byte {
-	b = append(b, ',')
-	if anno != "" {
-		b = wire.AppendString(b, name)
-		b = append(b[:len(b)-1], `@odata.type":"`...)
-		b = append(b, anno...)
-		b = append(b, `",`...)
-	}
-	b = wire.AppendString(b, name)
-	return append(b, ':')
 }
 
 // parseLine reads one JSON line back. Timestamp and odata.etag are read

@@ -113,30 +113,30 @@ func (p *Plan) appendDynamic(dst []byte, size int, names []string, props map[str
 		var err error
 		switch x := props[name].(type) {
 		case string:
-			dst = appendName(dst, name, "")
+			dst = wire.AppendMember(dst, name, "")
 			n, err = appendStringValue(&dst, name, x)
 		case bool:
-			dst = appendName(dst, name, "")
+			dst = wire.AppendMember(dst, name, "")
 			dst = strconv.AppendBool(dst, x)
 			n = 1
 		case int32:
-			dst = appendName(dst, name, "")
+			dst = wire.AppendMember(dst, name, "")
 			dst = strconv.AppendInt(dst, int64(x), 10)
 			n = 4
 		case int64:
-			dst = appendName(dst, name, "Edm.Int64")
+			dst = wire.AppendMember(dst, name, "Edm.Int64")
 			dst = append(dst, '"')
 			dst = strconv.AppendInt(dst, x, 10)
 			dst = append(dst, '"')
 			n = 8
 		case float64:
 			if err = checkDouble(name, x); err == nil {
-				dst = appendName(dst, name, "Edm.Double")
+				dst = wire.AppendMember(dst, name, "Edm.Double")
 				dst = strconv.AppendFloat(dst, x, 'g', -1, 64)
 				n = 8
 			}
 		case []byte:
-			dst = appendName(dst, name, "Edm.Binary")
+			dst = wire.AppendMember(dst, name, "Edm.Binary")
 			n, err = appendBinaryValue(&dst, name, x)
 		case time.Time:
 			if x.IsZero() {
@@ -144,7 +144,7 @@ func (p *Plan) appendDynamic(dst []byte, size int, names []string, props map[str
 				// on the way back, so it is refused like any out-of-range time.
 				return dst, size, &ValidationError{Property: name, Rule: RuleDateTimeRange, Detail: "the zero time.Time"}
 			}
-			dst = appendName(dst, name, "Edm.DateTime")
+			dst = wire.AppendMember(dst, name, "Edm.DateTime")
 			n, err = appendTimeValue(&dst, name, x)
 		case nil:
 			return dst, size, &ValidationError{Property: name, Rule: RuleDynamicType, Detail: "nil; delete the key to leave the property out"}
@@ -157,7 +157,7 @@ func (p *Plan) appendDynamic(dst []byte, size int, names []string, props map[str
 			// converting, which would allocate.
 			var g GUID
 			reflect.Copy(reflect.ValueOf(&g).Elem(), reflect.ValueOf(x))
-			dst = appendName(dst, name, "Edm.Guid")
+			dst = wire.AppendMember(dst, name, "Edm.Guid")
 			n = appendGUIDValue(&dst, g)
 		}
 		if err != nil {
@@ -166,18 +166,4 @@ func (p *Plan) appendDynamic(dst []byte, size int, names []string, props map[str
 		size += 8 + 2*wire.UTF16Len(name) + n
 	}
 	return dst, size, nil
-}
-
-// appendName writes `,"name@odata.type":"anno","name":`, or `,"name":` when
-// anno is empty: the JSON a struct field's nameJSON and annoJSON hold.
-func appendName(dst []byte, name, anno string) []byte {
-	dst = append(dst, ',')
-	if anno != "" {
-		dst = wire.AppendString(dst, name)
-		dst = append(dst[:len(dst)-1], `@odata.type":"`...)
-		dst = append(dst, anno...)
-		dst = append(dst, `",`...)
-	}
-	dst = wire.AppendString(dst, name)
-	return append(dst, ':')
 }

@@ -57,3 +57,18 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// AppendMember appends a property's member name after a comma:
+// `,"name":`, preceded by `,"name@odata.type":"anno"` when anno (an EDM
+// type name such as "Edm.Int64") is not "".
+func AppendMember(b []byte, name, anno string) []byte {
+	b = append(b, ',')
+	if anno != "" {
+		b = AppendString(b, name)
+		b = append(b[:len(b)-1], `@odata.type":"`...)
+		b = append(b, anno...)
+		b = append(b, `",`...)
+	}
+	b = AppendString(b, name)
+	return append(b, ':')
+}
