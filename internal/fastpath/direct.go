@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // Inserter sends an insert of tablekit's bytes through the pipeline that
@@ -83,7 +84,7 @@ func (in *Inserter) Insert(ctx context.Context, body []byte) (etag azcore.ETag, 
 	r.URL.RawQuery = in.rawQuery
 	r.Header["x-ms-version"] = []string{"2019-02-02"}
 	r.Header["DataServiceVersion"] = []string{"3.0"}
-	r.Header["Accept"] = []string{"application/json;odata=minimalmetadata"}
+	r.Header["Accept"] = []string{wire.MinimalMetadata}
 	if err = req.SetBody(streaming.NopCloser(bytes.NewReader(body)), "application/json"); err != nil {
 		return "", err
 	}

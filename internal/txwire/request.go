@@ -11,6 +11,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // Service limits of one entity group transaction.
@@ -98,7 +99,7 @@ func NewSizer(endpoint, table string) *Sizer {
 	if u, err := url.Parse(runtime.JoinPaths(endpoint, "/t")); err == nil {
 		q := u.Query()
 		s.query[0] = q.Encode()
-		q.Set("$format", "application/json;odata=minimalmetadata")
+		q.Set("$format", wire.MinimalMetadata)
 		s.query[1] = q.Encode()
 	} // else requestLine fails on the same endpoint
 	return s
@@ -143,9 +144,9 @@ func (s *Sizer) opHeaders(op Op, body int) []header {
 		if op.IfMatch != nil {
 			ifMatch = *op.IfMatch
 		}
-		hs = append(hs, header{"If-Match", ifMatch}, header{"Accept", "application/json;odata=minimalmetadata"})
+		hs = append(hs, header{"If-Match", ifMatch}, header{"Accept", wire.MinimalMetadata})
 	case aztables.TransactionTypeAdd:
-		hs = append(hs, header{"Prefer", "return-no-content"}, header{"Accept", "application/json;odata=minimalmetadata"})
+		hs = append(hs, header{"Prefer", "return-no-content"}, header{"Accept", wire.MinimalMetadata})
 	default:
 		if op.IfMatch != nil {
 			hs = append(hs, header{"If-Match", *op.IfMatch})

@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+// MinimalMetadata is the JSON format aztables asks for (Accept, $format):
+// types annotated where JSON alone would lose them, no links.
+const MinimalMetadata = "application/json;odata=minimalmetadata"
+
 // QuoteString returns s as an OData string literal: in single quotes, each
 // single quote inside doubled, so that no value can end the literal early.
 func QuoteString(s string) string {
