@@ -10,16 +10,24 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// TestRawEntityRoundTrip copies every EDM type through RawEntity: read raw,
-// written raw under another key, read back as an Entity, the values and
-// their types must be those of the source.
-func TestRawEntityRoundTrip(t *testing.T) {
-	ctx := ctxT(t)
+// rawTable returns a new table as Entity and, over the same client, as
+// RawEntity.
+func rawTable(t *testing.T) (*table.Table[table.Entity], *table.Table[table.RawEntity]) {
+	t.Helper()
 	dyn, _ := newTable[table.Entity](t, nil)
 	raw, err := table.Wrap[table.RawEntity](dyn.Client(), dyn.Name())
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dyn, raw
+}
+
+// TestRawEntityRoundTrip copies every EDM type through RawEntity: read raw,
+// written raw under another key, read back as an Entity, the values and
+// their types must be those of the source.
+func TestRawEntityRoundTrip(t *testing.T) {
+	ctx := ctxT(t)
+	dyn, raw := rawTable(t)
 	src := table.Entity{PartitionKey: "p'1", RowKey: "src", Properties: edges()}
 	src.Properties["DOne"] = 1.0 // whole Doubles must stay Doubles
 	src.Properties["DZero"] = 0.0
@@ -78,11 +86,7 @@ func TestRawEntityRoundTrip(t *testing.T) {
 // documentation says), but what a raw write stores must still be right.
 func TestRawEntityNumbersByForm(t *testing.T) {
 	ctx := ctxT(t)
-	dyn, _ := newTable[table.Entity](t, nil)
-	raw, err := table.Wrap[table.RawEntity](dyn.Client(), dyn.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
+	dyn, raw := rawTable(t)
 	check, keys := dyn, []string{"r", "r2"}
 	if testenv.FastPathOff() {
 		e := testenv.Azurite(t)
