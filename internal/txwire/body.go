@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"slices"
-	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 )
@@ -22,18 +21,18 @@ func DelimiterLen() int { return len("\r\n--" + changesetBoundary + "\r\n") }
 // re-encodes it): MIME headers, request line, the request's headers in
 // sorted order, an empty line, the entity (none for Delete).
 func (s *Sizer) AppendPart(dst []byte, op Op, entity []byte) ([]byte, error) {
-	line, err := s.requestLine(op)
-	if err != nil {
-		return dst, err
-	}
 	if op.Type == aztables.TransactionTypeDelete {
 		entity = nil
 	}
-	hs := s.opHeaders(op, len(entity))
-	slices.SortFunc(hs, func(a, b header) int { return strings.Compare(a.key, b.key) })
+	start := len(dst)
+	dst = slices.Grow(dst, len(partHeaders)+partHeadroom+len(entity))
 	dst = append(dst, partHeaders...)
-	dst = append(dst, line...)
-	for _, h := range hs {
+	dst, err := s.appendRequestLine(dst, op)
+	if err != nil {
+		return dst[:start], err
+	}
+	var hb [maxHeaders]header
+	for _, h := range s.opHeaders(hb[:0], op, len(entity)) {
 		dst = append(dst, h.key...)
 		dst = append(dst, ": "...)
 		dst = append(dst, h.value...)
@@ -42,6 +41,10 @@ func (s *Sizer) AppendPart(dst []byte, op Op, entity []byte) ([]byte, error) {
 	dst = append(dst, "\r\n"...)
 	return append(dst, entity...), nil
 }
+
+// partHeadroom is room for a part's request line and headers, beyond the
+// entity, enough for most without growing the part again.
+const partHeadroom = 512
 
 // Body assembles a transaction's body from its parts (AppendPart), with new
 // random boundaries, and returns it with its Content-Type. Its length is

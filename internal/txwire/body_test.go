@@ -19,6 +19,8 @@ var bodyKeys = []struct{ pk, rk string }{
 	{"a b+c%d/e?f#g", "über 日本"},
 	{"emoji \U0001F600 (x) [y] {z}", "* ! $ & ; = @ , ~ :"},
 	{"pk", ""},
+	{"p00", "00000050"},   // plain keys: the URL is cut from a template
+	{"a-b_c.d~E9", "..."}, // plain, and path.Join's "." and ".." do not apply
 }
 
 // TestBodyMatchesAztables: the body tablekit writes is byte for byte the

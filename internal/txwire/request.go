@@ -90,6 +90,13 @@ type Sizer struct {
 	// query is the request URL's query re-encoded as aztables does it,
 	// without and with $format: it depends on the endpoint only.
 	query [2]string
+	// keyed holds, without and with $format, the URL of an operation on one
+	// entity split around its keys, for keys that no step of the URL's
+	// making changes (plainKey): keyed[f][0] + pk + "',RowKey='" + rk +
+	// keyed[f][1]. Empty where the endpoint's URL does not split so.
+	keyed [2][2]string
+	// addURL is the URL of every Add: it names no entity.
+	addURL string
 }
 
 // NewSizer returns a Sizer for the table behind a client whose endpoint is
@@ -102,7 +109,20 @@ func NewSizer(endpoint, table string) *Sizer {
 		s.query[0] = q.Encode()
 		q.Set("$format", wire.MinimalMetadata)
 		s.query[1] = q.Encode()
-	} // else requestLine fails on the same endpoint
+	} // else every URL fails on the same endpoint
+	s.addURL, _ = s.url(tablePath(table), true)
+	// The URL made the slow way for template keys, cut around them: it
+	// holds for any plain keys, which every step passes through as they are.
+	for f := range s.keyed {
+		u, err := s.url(keyedPath(table, "0", "1"), f == 1)
+		tail := "')"
+		if s.query[f] != "" {
+			tail += "?" + s.query[f]
+		}
+		if head, ok := strings.CutSuffix(u, "(PartitionKey='0',RowKey='1"+tail); ok && err == nil {
+			s.keyed[f] = [2]string{head + "(PartitionKey='", tail}
+		}
+	}
 	return s
 }
 
@@ -116,7 +136,8 @@ func isCosmosEndpoint(u string) bool {
 // OpSize returns the bytes op adds to the body: its part delimiter, MIME
 // headers, request line, request headers and entity.
 func (s *Sizer) OpSize(op Op) (int, error) {
-	line, err := s.requestLine(op)
+	var buf [512]byte
+	line, err := s.appendRequestLine(buf[:0], op)
 	if err != nil {
 		return 0, err
 	}
@@ -125,7 +146,8 @@ func (s *Sizer) OpSize(op Op) (int, error) {
 	if op.Type == aztables.TransactionTypeDelete {
 		body = 0
 	}
-	for _, h := range s.opHeaders(op, body) {
+	var hb [maxHeaders]header
+	for _, h := range s.opHeaders(hb[:0], op, body) {
 		n += len(h.key) + len(": ") + len(h.value) + len("\r\n")
 	}
 	return n + len("\r\n") + body, nil
@@ -133,70 +155,120 @@ func (s *Sizer) OpSize(op Op) (int, error) {
 
 type header struct{ key, value string }
 
-// opHeaders lists the header lines aztables writes for op. aztables writes
-// h.Get(k) for each key k: the generated client stores x-ms-version and
-// DataServiceVersion under non-canonical keys, so Get finds nothing and
-// both lines go out with empty values. The values here are what is written.
-func (s *Sizer) opHeaders(op Op, body int) []header {
-	hs := []header{{"DataServiceVersion", ""}, {"x-ms-version", ""}}
-	switch op.Type {
-	case aztables.TransactionTypeDelete:
-		ifMatch := "*"
-		if op.IfMatch != nil {
-			ifMatch = *op.IfMatch
-		}
-		hs = append(hs, header{"If-Match", ifMatch}, header{"Accept", wire.MinimalMetadata})
-	case aztables.TransactionTypeAdd:
-		hs = append(hs, header{"Prefer", "return-no-content"}, header{"Accept", wire.MinimalMetadata})
-	default:
-		if op.IfMatch != nil {
-			hs = append(hs, header{"If-Match", *op.IfMatch})
-		}
-		hs = append(hs, header{"Accept", "application/json"})
-		if s.cosmos && isMerge(op.Type) {
-			hs = append(hs, header{"X-Http-Method", "MERGE"})
-		}
+// maxHeaders is the most header lines an operation has.
+const maxHeaders = 7
+
+// opHeaders appends the header lines aztables writes for op to dst, in the
+// order aztables writes them: sorted by key, bytewise (so the capitalised
+// keys come first). aztables writes h.Get(k) for each key k: the generated
+// client stores x-ms-version and DataServiceVersion under non-canonical
+// keys, so Get finds nothing and both lines go out with empty values. The
+// values here are what is written.
+func (s *Sizer) opHeaders(dst []header, op Op, body int) []header {
+	accept := wire.MinimalMetadata
+	if op.Type != aztables.TransactionTypeDelete && op.Type != aztables.TransactionTypeAdd {
+		accept = "application/json"
 	}
+	dst = append(dst, header{"Accept", accept})
 	if op.Type != aztables.TransactionTypeDelete && body > 0 {
-		hs = append(hs, header{"Content-Type", "application/json"}, header{"Content-Length", strconv.Itoa(body)})
+		dst = append(dst, header{"Content-Length", strconv.Itoa(body)}, header{"Content-Type", "application/json"})
 	}
-	return hs
+	dst = append(dst, header{"DataServiceVersion", ""})
+	switch {
+	case op.IfMatch != nil && op.Type != aztables.TransactionTypeAdd:
+		dst = append(dst, header{"If-Match", *op.IfMatch})
+	case op.Type == aztables.TransactionTypeDelete:
+		dst = append(dst, header{"If-Match", "*"})
+	}
+	if op.Type == aztables.TransactionTypeAdd {
+		dst = append(dst, header{"Prefer", "return-no-content"})
+	}
+	if s.cosmos && isMerge(op.Type) {
+		dst = append(dst, header{"X-Http-Method", "MERGE"})
+	}
+	return append(dst, header{"x-ms-version", ""})
 }
 
 func isMerge(t aztables.TransactionType) bool {
 	return t == aztables.TransactionTypeUpdateMerge || t == aztables.TransactionTypeInsertMerge
 }
 
-// requestLine is "METHOD URL HTTP/1.1\r\n", the URL made with the same calls
-// as aztables' generated client.
-func (s *Sizer) requestLine(op Op) (string, error) {
-	var method, path string
-	format := false
-	keyed := "/{table}(PartitionKey='{partitionKey}',RowKey='{rowKey}')"
+// appendRequestLine appends "METHOD URL HTTP/1.1\r\n", the URL as
+// aztables' generated client makes it.
+func (s *Sizer) appendRequestLine(dst []byte, op Op) ([]byte, error) {
+	var method string
+	keyed, format := true, false
 	switch op.Type {
 	case aztables.TransactionTypeDelete:
-		method, path, format = http.MethodDelete, keyed, true
+		method, format = http.MethodDelete, true
 	case aztables.TransactionTypeAdd:
-		method, path, format = http.MethodPost, "/{table}", true
+		method, keyed, format = http.MethodPost, false, true
 	case aztables.TransactionTypeUpdateMerge, aztables.TransactionTypeInsertMerge:
-		method, path = http.MethodPatch, keyed
+		method = http.MethodPatch
 		if s.cosmos {
 			method = http.MethodPost
 		}
 	case aztables.TransactionTypeUpdateReplace, aztables.TransactionTypeInsertReplace:
-		method, path = http.MethodPut, keyed
+		method = http.MethodPut
 	default:
-		return "", fmt.Errorf("txwire: unknown transaction type %q", op.Type)
+		return dst, fmt.Errorf("txwire: unknown transaction type %q", op.Type)
 	}
-	if op.PartitionKey == "" && path == keyed {
-		return "", errors.New("txwire: empty PartitionKey")
+	if keyed && op.PartitionKey == "" {
+		return dst, errors.New("txwire: empty PartitionKey")
 	}
-	path = strings.ReplaceAll(path, "{table}", url.PathEscape(s.table))
-	path = strings.ReplaceAll(path, "{partitionKey}", url.PathEscape(op.PartitionKey))
-	path = strings.ReplaceAll(path, "{rowKey}", url.PathEscape(op.RowKey))
-	// What runtime.NewRequest makes of the URL (http.NewRequest's parse and
-	// its removal of an empty port, azcore's checks), without building a
-	// request per operation.
+	f := 0
+	if format {
+		f = 1
+	}
+	dst = append(dst, method...)
+	dst = append(dst, ' ')
+	switch k := s.keyed[f]; {
+	case !keyed && s.addURL != "":
+		dst = append(dst, s.addURL...)
+	case keyed && k[0] != "" && plainKey(op.PartitionKey) && plainKey(op.RowKey):
+		dst = append(dst, k[0]...)
+		dst = append(dst, op.PartitionKey...)
+		dst = append(dst, "',RowKey='"...)
+		dst = append(dst, op.RowKey...)
+		dst = append(dst, k[1]...)
+	default:
+		path := tablePath(s.table)
+		if keyed {
+			path = keyedPath(s.table, op.PartitionKey, op.RowKey)
+		}
+		u, err := s.url(path, format)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, u...)
+	}
+	return append(dst, " HTTP/1.1\r\n"...), nil
+}
+
+// plainKey reports whether k has only characters that no step of making
+// the URL changes: ASCII letters and digits, '-', '.', '_' and '~'.
+func plainKey(k string) bool {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return false
+		}
+	}
+	return true
+}
+
+// tablePath and keyedPath are the generated client's paths: for the table,
+// and for one of its entities.
+func tablePath(table string) string { return "/" + url.PathEscape(table) }
+
+func keyedPath(table, pk, rk string) string {
+	return tablePath(table) + "(PartitionKey='" + url.PathEscape(pk) + "',RowKey='" + url.PathEscape(rk) + "')"
+}
+
+// url is path on the endpoint as runtime.NewRequest makes it (http.NewRequest's
+// parse and its removal of an empty port, azcore's checks), without building
+// a request, with the endpoint's query and, when format is set, $format.
+func (s *Sizer) url(path string, format bool) (string, error) {
 	u, err := url.Parse(runtime.JoinPaths(s.endpoint, path))
 	if err == nil && u.Host == "" {
 		err = errors.New("no Host in request URL")
@@ -214,7 +286,7 @@ func (s *Sizer) requestLine(op Op) (string, error) {
 	if format {
 		u.RawQuery = s.query[1]
 	}
-	return method + " " + u.String() + " HTTP/1.1\r\n", nil
+	return u.String(), nil
 }
 
 // Canonical returns entity JSON as aztables sends it: aztables decodes the

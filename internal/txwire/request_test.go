@@ -211,3 +211,66 @@ func TestFallbackEndpointIsUpperBound(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainKeyURLs: the request line of plain keys, cut from a template
+// URL, is the one the URL's full making gives, on every endpoint form.
+func TestPlainKeyURLs(t *testing.T) {
+	endpoints := []string{
+		"http://127.0.0.1:10002/devstoreaccount1",
+		"http://127.0.0.1:/devstoreaccount1/",
+		"https://acct.table.core.windows.net",
+		"https://acct.table.core.windows.net/?se=2030-01-01T00%3A00%3A00Z&sig=abc%2Bdef%3D&sp=raud&sv=2019-02-02",
+		"https://acct.table.cosmos.azure.com",
+		"http://host/a%20b/c'd",
+		FallbackEndpoint(),
+	}
+	keys := []string{"0", "p00", "00000050", "a-b_c.d~E9", ".", "..", "~~", "Z"}
+	types := []aztables.TransactionType{
+		aztables.TransactionTypeAdd, aztables.TransactionTypeInsertMerge, aztables.TransactionTypeInsertReplace,
+		aztables.TransactionTypeUpdateMerge, aztables.TransactionTypeUpdateReplace, aztables.TransactionTypeDelete,
+	}
+	for _, ep := range endpoints {
+		for _, tbl := range []string{"mytable", "T1"} {
+			s := NewSizer(ep, tbl)
+			if s.keyed[0][0] == "" || s.keyed[1][0] == "" || s.addURL == "" {
+				t.Errorf("%s: no template URL: %q, add %q", ep, s.keyed, s.addURL)
+			}
+			slow := *s
+			slow.keyed, slow.addURL = [2][2]string{}, ""
+			for _, typ := range types {
+				for _, pk := range keys {
+					for _, rk := range keys {
+						op := Op{Type: typ, PartitionKey: pk, RowKey: rk}
+						got, err := s.appendRequestLine(nil, op)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want, err := slow.appendRequestLine(nil, op)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if string(got) != string(want) {
+							t.Errorf("%s %s %q/%q:\n got %q\nwant %q", ep, typ, pk, rk, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPlainKey: only characters that every step of the URL's making keeps
+// are plain.
+func TestPlainKey(t *testing.T) {
+	for _, tc := range []struct {
+		k    string
+		want bool
+	}{
+		{"", true}, {"p00", true}, {"a-b_c.d~E9", true},
+		{"a b", false}, {"a/b", false}, {"a'b", false}, {"a%20", false}, {"ü", false}, {"a:b", false}, {"a+b", false},
+	} {
+		if got := plainKey(tc.k); got != tc.want {
+			t.Errorf("plainKey(%q) = %v, want %v", tc.k, got, tc.want)
+		}
+	}
+}
