@@ -249,25 +249,25 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 // appendStringValue writes s as an Edm.String value after checking it, and
 // returns its size by the service's formula: 4 bytes and 2 per code unit.
 func appendStringValue(b *[]byte, name, s string) (int, error) {
-	if err := checkString(name, s); err != nil {
-		return 0, err
-	}
-	*b = wire.AppendString(*b, s)
-	return 4 + 2*wire.UTF16Len(s), nil
-}
-
-// checkString applies the service's string rules: valid UTF-8 (anything
-// else would be altered on the way) and at most 32 Ki UTF-16 code units.
-func checkString(name, s string) error {
-	if !utf8.ValidString(s) {
-		return &ValidationError{Property: name, Rule: RuleInvalidUTF8}
-	}
-	if len(s) > MaxStringUTF16 { // cheap pre-check: UTF-16 units <= bytes
-		if n := wire.UTF16Len(s); n > MaxStringUTF16 {
-			return &ValidationError{Property: name, Rule: RuleStringTooLong, Detail: strconv.Itoa(n) + " UTF-16 code units"}
+	units := len(s) // of a plain string, which also needs no escaping
+	plain := wire.Plain(s)
+	if !plain {
+		if !utf8.ValidString(s) {
+			return 0, &ValidationError{Property: name, Rule: RuleInvalidUTF8}
 		}
+		units = wire.UTF16Len(s)
 	}
-	return nil
+	if units > MaxStringUTF16 {
+		return 0, &ValidationError{Property: name, Rule: RuleStringTooLong, Detail: strconv.Itoa(units) + " UTF-16 code units"}
+	}
+	if plain {
+		*b = append(*b, '"')
+		*b = append(*b, s...)
+		*b = append(*b, '"')
+	} else {
+		*b = wire.AppendString(*b, s)
+	}
+	return 4 + 2*units, nil
 }
 
 // checkDouble refuses what Edm.Double cannot carry: NaN and infinities.

@@ -1,0 +1,30 @@
+package wire
+
+// Plain reports whether s is printable ASCII without '"' or '\\': valid
+// UTF-8 with nothing for AppendString to escape, one UTF-16 code unit per
+// byte. Most strings are; for them one pass over the bytes, eight at a
+// time, replaces the UTF-8 check, the escaping and the UTF-16 count.
+func Plain(s string) bool {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// A byte >= 0x80, a byte < 0x20, a byte equal to '"' or '\\': the
+		// usual word tricks, exact in telling whether any byte is one.
+		quote, bslash := w^(ones*'"'), w^(ones*'\\')
+		bad := w | (w-ones*0x20)&^w | (quote-ones)&^quote | (bslash-ones)&^bslash
+		if bad&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
