@@ -11,8 +11,9 @@ func Plain(s string) bool {
 	)
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		b := s[i : i+8]
+		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 		// A byte >= 0x80, a byte < 0x20, a byte equal to '"' or '\\': the
 		// usual word tricks, exact in telling whether any byte is one.
 		quote, bslash := w^(ones*'"'), w^(ones*'\\')
