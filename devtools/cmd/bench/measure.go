@@ -20,6 +20,7 @@ type sample struct {
 	wall  time.Duration // elapsed time
 	cpu   time.Duration // CPU of this process (user+sys, all threads)
 	srv   time.Duration // CPU of the Azurite process group; -1 if unknown
+	js    time.Duration // CPU of Azurite's JavaScript thread, which runs every request; -1 if unknown
 	bytes int64         // bytes received, where the scenario counts them
 	body  int64         // response body bytes, where counted
 	conns int           // new TCP connections, where counted
@@ -77,15 +78,18 @@ type meter struct {
 func (m *meter) measure(ctx context.Context, f func(ctx context.Context) (int, error)) (sample, error) {
 	runtime.GC()
 	busy0, total0 := machineCPU()
-	c0, s0 := workload.CPUTime(), m.srv.read()
+	c0, s0, j0 := workload.CPUTime(), m.srv.read(), m.srv.readMain()
 	t0 := time.Now()
 	n, err := f(ctx)
 	wall := time.Since(t0)
-	c1, s1 := workload.CPUTime(), m.srv.read()
+	c1, s1, j1 := workload.CPUTime(), m.srv.read(), m.srv.readMain()
 	busy1, total1 := machineCPU()
-	s := sample{n: n, wall: wall, cpu: c1 - c0, srv: -1, sys: -1}
+	s := sample{n: n, wall: wall, cpu: c1 - c0, srv: -1, js: -1, sys: -1}
 	if s0 >= 0 && s1 >= 0 {
 		s.srv = s1 - s0
+	}
+	if j0 >= 0 && j1 >= 0 {
+		s.js = j1 - j0
 	}
 	if total1 > total0 {
 		s.sys = float64(busy1-busy0) / float64(total1-total0)
@@ -150,13 +154,24 @@ func (p *procCPU) with(q *procCPU) *procCPU {
 }
 
 // read returns the CPU time used so far by the processes, or -1.
-func (p *procCPU) read() time.Duration {
+func (p *procCPU) read() time.Duration { return p.sum(statPath) }
+
+// readMain returns the CPU time used so far by the processes' main threads
+// (Node.js runs all JavaScript, so every request, on its main thread), or -1.
+func (p *procCPU) readMain() time.Duration {
+	return p.sum(func(pid int) string {
+		id := strconv.Itoa(pid)
+		return "/proc/" + id + "/task/" + id + "/stat"
+	})
+}
+
+func (p *procCPU) sum(path func(pid int) string) time.Duration {
 	if p == nil {
 		return -1
 	}
 	var total time.Duration
 	for _, pid := range p.pids {
-		st, err := readStat(pid)
+		st, err := readStatFile(path(pid))
 		if err != nil {
 			continue // exited
 		}
@@ -170,8 +185,12 @@ type stat struct {
 	cpu  time.Duration
 }
 
-func readStat(pid int) (stat, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+func statPath(pid int) string { return "/proc/" + strconv.Itoa(pid) + "/stat" }
+
+func readStat(pid int) (stat, error) { return readStatFile(statPath(pid)) }
+
+func readStatFile(path string) (stat, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return stat{}, err
 	}
