@@ -157,15 +157,19 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 	if f.parse {
 		return appendParsed(dst, f, fv)
 	}
-	b := *dst
-	defer func() { *dst = b }()
+	*dst, size, skip, err = appendKind(*dst, f, fv)
+	return size, skip, err
+}
+
+// appendKind is appendValue for a value written by its Go kind.
+func appendKind(b []byte, f *field, fv reflect.Value) ([]byte, int, bool, error) {
 	switch f.kind {
 	case kString:
 		n, err := appendStringValue(&b, f.name, fv.String())
-		return n, false, err
+		return b, n, false, err
 	case kBool:
 		b = strconv.AppendBool(b, fv.Bool())
-		return 1, false, nil
+		return b, 1, false, nil
 	case kInt32:
 		var n int64
 		if fv.CanInt() {
@@ -174,10 +178,10 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 			n = int64(fv.Uint())
 		}
 		if n < math.MinInt32 || n > math.MaxInt32 {
-			return 0, false, &ValidationError{Property: f.name, Rule: RuleInt32Range, Detail: "use int64 for Edm.Int64"}
+			return b, 0, false, &ValidationError{Property: f.name, Rule: RuleInt32Range, Detail: "use int64 for Edm.Int64"}
 		}
 		b = strconv.AppendInt(b, n, 10)
-		return 4, false, nil
+		return b, 4, false, nil
 	case kInt64:
 		b = append(b, '"')
 		if fv.CanInt() {
@@ -185,65 +189,76 @@ func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, 
 		} else {
 			u := fv.Uint()
 			if u > math.MaxInt64 {
-				return 0, false, &ValidationError{Property: f.name, Rule: RuleInt64Range}
+				return b, 0, false, &ValidationError{Property: f.name, Rule: RuleInt64Range}
 			}
 			b = strconv.AppendUint(b, u, 10)
 		}
 		b = append(b, '"')
-		return 8, false, nil
+		return b, 8, false, nil
 	case kDouble:
 		x := fv.Float()
 		if err := checkDouble(f.name, x); err != nil {
-			return 0, false, err
+			return b, 0, false, err
 		}
 		bits := 64
 		if fv.Kind() == reflect.Float32 {
 			bits = 32
 		}
 		b = strconv.AppendFloat(b, x, 'g', -1, bits)
-		return 8, false, nil
+		return b, 8, false, nil
 	case kTime:
-		t := fv.Convert(timeType).Interface().(time.Time)
+		var t time.Time
+		if fv.Type() == timeType && fv.CanAddr() { // a pointer boxes without allocating
+			t = *fv.Addr().Interface().(*time.Time)
+		} else { // or a type defined on time.Time, such as aztables.EDMDateTime
+			t = fv.Convert(timeType).Interface().(time.Time)
+		}
 		if t.IsZero() {
-			return 0, true, nil
+			return b, 0, true, nil
 		}
 		n, err := appendTimeValue(&b, f.name, t)
-		return n, false, err
+		return b, n, false, err
 	case kGUID:
-		g := fv.Convert(guidType).Interface().(GUID)
-		return appendGUIDValue(&b, g), false, nil
+		var g GUID
+		if fv.CanAddr() { // Bytes of an addressable array allocates nothing
+			copy(g[:], fv.Bytes())
+		} else {
+			g = fv.Convert(guidType).Interface().(GUID)
+		}
+		n := appendGUIDValue(&b, g)
+		return b, n, false, nil
 	case kGUIDText:
 		g, err := ParseGUID(fv.String())
 		if err != nil {
-			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
+			return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
 		b = append(b, '"')
 		b = g.AppendText(b)
 		b = append(b, '"')
-		return 16, false, nil
+		return b, 16, false, nil
 	case kBinary:
 		n, err := appendBinaryValue(&b, f.name, fv.Bytes())
-		return n, false, err
+		return b, n, false, err
 	case kText:
 		tm, ok := fv.Interface().(encoding.TextMarshaler)
 		if !ok {
-			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: "not a TextMarshaler"}
+			return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: "not a TextMarshaler"}
 		}
 		text, err := tm.MarshalText()
 		if err != nil {
-			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
+			return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
 		n, err := appendStringValue(&b, f.name, string(text))
-		return n, false, err
+		return b, n, false, err
 	case kJSON:
 		raw, err := json.Marshal(fv.Interface())
 		if err != nil {
-			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
+			return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
 		n, err := appendStringValue(&b, f.name, string(raw))
-		return n, false, err
+		return b, n, false, err
 	}
-	return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: "unsupported kind"}
+	return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: "unsupported kind"}
 }
 
 // appendStringValue writes s as an Edm.String value after checking it, and
