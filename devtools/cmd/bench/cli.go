@@ -12,6 +12,7 @@ import (
 
 	"github.com/tablekit/tablekit/devtools/azurite"
 	"github.com/tablekit/tablekit/devtools/workload"
+	"github.com/tablekit/tablekit/query"
 )
 
 // The tablekit command is measured as a user runs it: the built binary as a
@@ -139,7 +140,18 @@ func (b *bench) startTarget(ctx context.Context) (*target, error) {
 	return &target{b: tb, cpu: findAzurite(srv.Port), stop: srv.Stop}, nil
 }
 
+// The library's runs the command's are compared with, measured again in
+// each of the command's rounds so that both sides meet the same Azurite
+// (whose cost per entity drifts over a run).
+const (
+	cliLibScan = "cli/lib-scan" // the parallel scan of the scan table
+	cliLibBulk = "cli/lib-bulk" // batch.Write of the same entities into a new table
+)
+
 func (b *bench) cliRound(ctx context.Context, bin, src, file, par string, n, round int, tgt *target) error {
+	if err := b.cliLibrary(ctx, src); err != nil {
+		return fmt.Errorf("the library's runs, round %d: %w", round+1, err)
+	}
 	_ = os.Remove(file)
 	s, err := b.tool(ctx, bin, n, "export", src, "-o", file, "--parallel", par)
 	if err == nil && round == 0 {
@@ -177,6 +189,40 @@ func (b *bench) cliRound(ctx context.Context, bin, src, file, par string, n, rou
 		}
 		b.record(sc.key, s)
 	}
+	return nil
+}
+
+// cliLibrary measures the library's side of the command's comparisons: the
+// parallel scan of src and batch.Write of every item into a new table.
+func (b *bench) cliLibrary(ctx context.Context, src string) error {
+	tbl, err := tkTable(b.direct, src, nil)
+	if err != nil {
+		return err
+	}
+	pks := workload.PartitionKeys()
+	s, err := b.m.measure(ctx, func(ctx context.Context) (int, error) {
+		return scanTkParallel(ctx, query.New(tbl), pks, b.cfg.scanParallel)
+	})
+	if err == nil && s.n != len(b.items) {
+		err = fmt.Errorf("scanned %d entities, want %d", s.n, len(b.items))
+	}
+	if err != nil {
+		return err
+	}
+	b.record(cliLibScan, s)
+	dst := b.tableName("cli")
+	if err := b.createTable(ctx, dst); err != nil {
+		return err
+	}
+	write := b.bulkWriter()
+	s, err = b.m.measure(ctx, func(ctx context.Context) (int, error) { return write(ctx, b.direct, dst, b.items) })
+	if derr := b.deleteTable(context.WithoutCancel(ctx), dst); err == nil {
+		err = derr
+	}
+	if err != nil {
+		return err
+	}
+	b.record(cliLibBulk, s)
 	return nil
 }
 

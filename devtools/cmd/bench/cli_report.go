@@ -20,12 +20,12 @@ func (b *bench) rss(key string) float64 {
 }
 
 // copyBase is the slower of the library's two halves of a copy: the
-// parallel scan and the bulk writer, locally.
+// parallel scan and the bulk writer, in the command's rounds.
 func (b *bench) copyBase() (key, name string) {
-	if b.rate("insert/tk-bulk/local") < b.rate("scan/tk-par/local") {
-		return "insert/tk-bulk/local", "`batch.Write`"
+	if b.rate(cliLibBulk) < b.rate(cliLibScan) {
+		return cliLibBulk, "`batch.Write`"
 	}
-	return "scan/tk-par/local", "the parallel scan"
+	return cliLibScan, "the parallel scan"
 }
 
 // copyCeiling says what bounds a copy within one account here: one
@@ -35,7 +35,7 @@ func (b *bench) copyBase() (key, name string) {
 // both halves', as far as Azurite spends on the copy what it spent on
 // each half (its cost per entity drifts between rounds).
 func (b *bench) copyCeiling(base string) string {
-	scan, write := b.serverCPU("scan/tk-par/local"), b.serverCPU("insert/tk-bulk/local")
+	scan, write := b.serverCPU(cliLibScan), b.serverCPU(cliLibBulk)
 	half, copied := b.serverCPU(base), b.serverCPU("cli/copy")
 	if math.IsNaN(scan + write + half + copied) {
 		return ""
@@ -70,8 +70,8 @@ func (b *bench) cliTargets() []Target {
 		ts = append(ts, t)
 	}
 	par := b.cfg.scanParallel
-	rate(fmt.Sprintf("tablekit export to JSON Lines (--parallel %d) vs the library's parallel scan, local", par), "cli/export", "scan/tk-par/local", "the parallel scan", 0.8)
-	rate("tablekit import of that file vs `batch.Write`, local", "cli/import", "insert/tk-bulk/local", "`batch.Write`", 0.8)
+	rate(fmt.Sprintf("tablekit export to JSON Lines (--parallel %d) vs the library's parallel scan, local", par), "cli/export", cliLibScan, "the parallel scan", 0.8)
+	rate("tablekit import of that file vs `batch.Write`, local", "cli/import", cliLibBulk, "`batch.Write`", 0.8)
 	key, name := b.copyBase()
 	rate(fmt.Sprintf("tablekit copy to another account (--parallel %d) vs the slower of the parallel scan and `batch.Write` (%s), local", par, name), "cli/copy-accounts", key, name, 0.8)
 
@@ -95,15 +95,15 @@ func (b *bench) cliTargets() []Target {
 func (b *bench) cliSection() Section {
 	cfg := b.cfg
 	t := Table{
-		Caption: "Locally (no added latency); the library rows are the same run's, from the sections above:",
+		Caption: "Locally (no added latency); the library rows are measured in the same rounds as the command's:",
 		Header:  []string{"Scenario", "entities per round", "entities/s (median)", "rounds (min-max)", "vs library", "client CPU µs/entity", "Azurite CPU µs/entity", "peak RSS", "machine busy", "other work"},
 	}
 	copyKey, copyName := b.copyBase()
 	for _, r := range []struct{ key, label, base string }{
-		{"scan/tk-par/local", fmt.Sprintf("library: parallel segmented query (%d in flight)", cfg.scanParallel), ""},
-		{"cli/export", fmt.Sprintf("`tablekit export TABLE -o FILE --parallel %d` (JSON Lines)", cfg.scanParallel), "scan/tk-par/local"},
-		{"insert/tk-bulk/local", "library: bulk writer (`batch.Write`, defaults)", ""},
-		{"cli/import", "`tablekit import TABLE FILE --create` (the exported file)", "insert/tk-bulk/local"},
+		{cliLibScan, fmt.Sprintf("library: parallel segmented query (%d in flight)", cfg.scanParallel), ""},
+		{"cli/export", fmt.Sprintf("`tablekit export TABLE -o FILE --parallel %d` (JSON Lines)", cfg.scanParallel), cliLibScan},
+		{cliLibBulk, "library: bulk writer (`batch.Write`, defaults)", ""},
+		{"cli/import", "`tablekit import TABLE FILE --create` (the exported file)", cliLibBulk},
 		{"cli/copy-accounts", fmt.Sprintf("`tablekit copy SRC DST --parallel %d` to another account, its own Azurite (vs %s)", cfg.scanParallel, copyName), copyKey},
 		{"cli/copy", fmt.Sprintf("the same copy within the account (vs %s)", copyName), copyKey},
 		{"cli/copy-big", fmt.Sprintf("the copy within the account of a %s-entity table (1 run)", fmtInt(cfg.bigCopy)), copyKey},
@@ -122,7 +122,7 @@ func (b *bench) cliSection() Section {
 			fmtNum(b.clientCPU(r.key)), fmtNum(b.serverCPU(r.key)), rss, pct(b.sysBusy(r.key)), pct(b.otherWork(r.key))})
 	}
 	text := []string{
-		fmt.Sprintf("The command is built with `go build ./cmd/tablekit` and run as a subprocess against the same Azurite, with `TABLEKIT_CONNECTION_STRING` set; each round exports the %s-entity scan table to a JSON Lines file, imports that file into a new table, copies the scan table into another new table of the same account, and into a new table of a second account (`TABLEKIT_TARGET_CONNECTION_STRING`), served by a second Azurite started for it whose CPU is counted as Azurite's (every new table deleted after the round, and counted after the first). Its client CPU and peak RSS are the command's own: a small wrapper process (this program re-executed) starts it and reports its `rusage`, because Linux gives a child started directly by a large process that process's peak resident set as its `ru_maxrss` (the high-water mark of the memory it leaves at exec); measured directly, the command seemed to grow with the table when it was this program that grew. This process only waits. The command's rounds run after the library's, not interleaved with them.", fmtInt(cfg.entities)),
+		fmt.Sprintf("The command is built with `go build ./cmd/tablekit` and run as a subprocess against the same Azurite, with `TABLEKIT_CONNECTION_STRING` set; each round exports the %s-entity scan table to a JSON Lines file, imports that file into a new table, copies the scan table into another new table of the same account, and into a new table of a second account (`TABLEKIT_TARGET_CONNECTION_STRING`), served by a second Azurite started for it whose CPU is counted as Azurite's (every new table deleted after the round, and counted after the first). Its client CPU and peak RSS are the command's own: a small wrapper process (this program re-executed) starts it and reports its `rusage`, because Linux gives a child started directly by a large process that process's peak resident set as its `ru_maxrss` (the high-water mark of the memory it leaves at exec); measured directly, the command seemed to grow with the table when it was this program that grew. This process only waits while the command runs. Each round first runs the library's side of the comparisons, the parallel scan of the scan table and `batch.Write` of the same entities into a new table, so that both sides meet the same Azurite: its cost per entity drifts over a run, by as much as the margins judged here.", fmtInt(cfg.entities)),
 	}
 	if key, _ := b.copyBase(); len(b.res["cli/copy"]) > 0 {
 		if c := b.copyCeiling(key); c != "" {

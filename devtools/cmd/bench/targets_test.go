@@ -41,6 +41,9 @@ func synthBench() *bench {
 	set("insert/tk-bulk/local", 50_000, 9000, 60, 100)
 	set("insert/plain-txn/local", 50_000, 7000, 95, 100)
 	set("scan/tk-par/local", 50_000, 16000, 40, 45)
+	// The command's rounds measure the library's side again.
+	set(cliLibBulk, 50_000, 9000, 60, 100)
+	set(cliLibScan, 50_000, 16000, 40, 45)
 	set("cli/export", 50_000, 14000, 45, 45)
 	set("cli/import", 50_000, 6000, 90, 100)         // 0.67x of 9,000: a miss
 	set("cli/copy-accounts", 50_000, 7400, 100, 140) // vs the bulk writer, the slower
@@ -104,6 +107,14 @@ func TestTargetsOnSyntheticResults(t *testing.T) {
 	if text := strings.Join(b.cliSection().Text, " "); !strings.Contains(text, "at about 0.69x of `batch.Write` (this one: 0.56x, with Azurite at 140 µs") {
 		t.Errorf("the section should state the one-account ceiling: %s", text)
 	}
+	// The command is judged against the library's runs in its own rounds,
+	// not the sections' above.
+	origLib := b.res[cliLibBulk]
+	b.res[cliLibBulk] = rateRounds(50_000, 7500, 60, 100)
+	if tg := findTarget(t, b.cliTargets(), "tablekit import"); tg.Got != "0.80x" {
+		t.Errorf("import against the rounds' own batch.Write (7,500/s): %s, want 0.80x", tg.Got)
+	}
+	b.res[cliLibBulk] = origLib
 	// A miss of the copy between accounts says where the CPU went.
 	orig := b.res["cli/copy-accounts"]
 	b.res["cli/copy-accounts"] = rateRounds(50_000, 5000, 100, 140)
