@@ -239,7 +239,7 @@ func TestPlainKeyURLs(t *testing.T) {
 			slow.keyed, slow.addURL = [2][2]string{}, ""
 			for _, typ := range types {
 				for _, pk := range keys {
-					for _, rk := range keys {
+					for _, rk := range append(keys, "") { // an empty RowKey is plain too
 						op := Op{Type: typ, PartitionKey: pk, RowKey: rk}
 						got, err := s.appendRequestLine(nil, op)
 						if err != nil {
