@@ -53,7 +53,7 @@ func TestQuickRun(t *testing.T) {
 		"## Bytes received per insert", "## Client overhead without a server", "## Why Azurite on 2 cores caps",
 		"tablekit bulk writer", "tablekit parallel segmented query", "hand-written errgroup fan-out",
 		"Quick smoke run", "## The tablekit command", "## Client capacity", "`tablekit export", "`tablekit copy", "to another account",
-		"table.Entity", "Transactions:", "peak Go heap", "client cores for 20,000 entities/s",
+		"table.Entity", "Transactions:", "peak Go heap", "client cores for 20,000 entities/s", "per core vs hand-written",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)
