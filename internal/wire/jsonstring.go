@@ -11,8 +11,10 @@ const hexDigits = "0123456789abcdef"
 // that must not lose data check utf8.ValidString first).
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
+	// Most strings are plain throughout, or for a long stretch: skip that
+	// a word at a time; it is copied with the rest.
 	start := 0
-	for i := 0; i < len(s); {
+	for i := plainPrefix(s); i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {

@@ -4,7 +4,11 @@ package wire
 // UTF-8 with nothing for AppendString to escape, one UTF-16 code unit per
 // byte. Most strings are; for them one pass over the bytes, eight at a
 // time, replaces the UTF-8 check, the escaping and the UTF-16 count.
-func Plain(s string) bool {
+func Plain(s string) bool { return plainPrefix(s) == len(s) }
+
+// plainPrefix returns the length of the longest prefix of s that is plain
+// (see Plain), found eight bytes at a time.
+func plainPrefix(s string) int {
 	const (
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080
@@ -19,13 +23,13 @@ func Plain(s string) bool {
 		quote, bslash := w^(ones*'"'), w^(ones*'\\')
 		bad := w | (w-ones*0x20)&^w | (quote-ones)&^quote | (bslash-ones)&^bslash
 		if bad&highs != 0 {
-			return false
+			break // the first bad byte is in this word
 		}
 	}
 	for ; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-			return false
+			return i
 		}
 	}
-	return true
+	return i
 }

@@ -3,19 +3,75 @@ package wire
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
-// TestPlain: every byte value at every position of a word and of the tail
-// is judged as the byte-at-a-time rule judges it.
-func TestPlain(t *testing.T) {
-	slow := func(s string) bool {
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-				return false
-			}
+// plainBytewise is the plain-prefix rule a byte at a time.
+func plainBytewise(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return i
 		}
-		return true
 	}
+	return len(s)
+}
+
+// appendStringBytewise is AppendString as it was before the plain prefix
+// was skipped a word at a time: a byte at a time throughout.
+func appendStringBytewise(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 are valid JSON but break JavaScript consumers.
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// TestPlain: every byte value at every position of a word and of the tail
+// is judged as the byte-at-a-time rule judges it, and AppendString, which
+// skips the plain prefix, writes what the byte-at-a-time loop writes.
+func TestPlain(t *testing.T) {
+	slow := func(s string) bool { return plainBytewise(s) == len(s) }
 	for _, n := range []int{0, 1, 7, 8, 9, 16, 23} {
 		for pos := range n {
 			for c := range 256 {
@@ -24,6 +80,12 @@ func TestPlain(t *testing.T) {
 				s := string(b)
 				if got, want := Plain(s), slow(s); got != want {
 					t.Fatalf("Plain(%q) = %v, want %v", s, got, want)
+				}
+				if got, want := plainPrefix(s), plainBytewise(s); got != want {
+					t.Fatalf("plainPrefix(%q) = %d, want %d", s, got, want)
+				}
+				if got, want := string(AppendString(nil, s)), string(appendStringBytewise(nil, s)); got != want {
+					t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 				}
 			}
 		}
@@ -35,11 +97,13 @@ func TestPlain(t *testing.T) {
 	}
 }
 
-// FuzzPlain: Plain agrees with the byte-at-a-time rule, and a plain string
-// is written by AppendString as it is, between quotes.
+// FuzzPlain: Plain and plainPrefix agree with the byte-at-a-time rule, a
+// plain string is written by AppendString as it is, between quotes, and
+// any string as the byte-at-a-time loop writes it.
 func FuzzPlain(f *testing.F) {
 	f.Add("order ships with tracked courier")
 	f.Add("a\"b\\c\x00\x7f\x80")
+	f.Add("twelve bytes then \u2028 and \xff, then plain again")
 	f.Fuzz(func(t *testing.T, s string) {
 		want := true
 		for i := 0; i < len(s); i++ {
@@ -49,6 +113,12 @@ func FuzzPlain(f *testing.F) {
 		}
 		if got := Plain(s); got != want {
 			t.Fatalf("Plain(%q) = %v, want %v", s, got, want)
+		}
+		if got, want := plainPrefix(s), plainBytewise(s); got != want {
+			t.Fatalf("plainPrefix(%q) = %d, want %d", s, got, want)
+		}
+		if got, want := string(AppendString(nil, s)), string(appendStringBytewise(nil, s)); got != want {
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 		}
 		if want {
 			if got := string(AppendString(nil, s)); got != `"`+s+`"` {
