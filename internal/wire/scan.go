@@ -121,18 +121,36 @@ func (s *Scanner) container(open, end byte, item func() error) error {
 func (s *Scanner) Skip() error {
 	switch c := s.Peek(); {
 	case c == '{':
-		return s.Object(func([]byte) error { return s.Skip() })
+		return s.container('{', '}', s.skipMember)
 	case c == '[':
 		return s.Array(s.Skip)
 	case c == '"':
-		_, err := s.String()
-		return err
+		return s.skipString()
 	case c == '-' || (c >= '0' && c <= '9'):
 		_, err := s.Number()
 		return err
 	}
 	_, err := s.Literal()
 	return err
+}
+
+// skipMember is Object's member reading for Skip: the name is skipped,
+// not read.
+func (s *Scanner) skipMember() error {
+	if s.Peek() != '"' {
+		return s.fail("want a name")
+	}
+	if err := s.skipString(); err != nil {
+		return err
+	}
+	if s.Peek() != ':' {
+		return s.fail("want :")
+	}
+	s.Pos++
+	if s.Peek() == 0 {
+		return s.fail("want a value")
+	}
+	return s.Skip()
 }
 
 // Literal reads true, false or null and returns its first byte.
@@ -235,6 +253,25 @@ func hasControl(v []byte) bool {
 		}
 	}
 	return false
+}
+
+// skipString moves past the string at s.Pos. A string without escapes is
+// checked only as json.Valid checks it, for control characters: its UTF-8
+// is the reader's concern (String reads an invalid byte as U+FFFD), and
+// skipping is what the retry layer's check of every page does, so it is
+// kept to a search for the closing quote and one word-at-a-time pass.
+// Escapes are read by slowString, which reports a bad one.
+func (s *Scanner) skipString() error {
+	s.Pos++
+	rest := s.Data[s.Pos:]
+	if q := bytes.IndexByte(rest, '"'); q >= 0 {
+		if v := rest[:q]; bytes.IndexByte(v, '\\') < 0 && !hasControl(v) {
+			s.Pos += q + 1
+			return nil
+		}
+	}
+	_, err := s.slowString()
+	return err
 }
 
 // slowString unescapes the string from s.Pos (past the opening quote).
