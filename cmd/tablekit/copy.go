@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -97,7 +95,7 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	plan.readers = copyReaders(plan.parallel)
-	softMemoryLimit()
+	tuneStreamGC()
 	cur, err := openScan(query.New(st), plan, cp.Token)
 	if err != nil {
 		return err
@@ -157,31 +155,6 @@ func copyReaders(parallel int) int {
 }
 
 const maxCopyReaders = 4
-
-// copyMemoryLimit is a soft limit for the garbage collector: what a copy
-// holds is bounded (two rounds, the scan's read-ahead, the transactions in
-// flight), so collecting sooner near it keeps the peak from drifting up
-// with the number of collections a long copy goes through. It only steers
-// the collector (a copy that needs more gets it) and GOMEMLIMIT overrides
-// it.
-const copyMemoryLimit = 64 << 20
-
-// copyGCPercent lets the heap grow to three times what is live before a
-// collection (GOGC=200) instead of twice: the live heap of a copy is small
-// and bounded, the limit above caps the peak anyway, and collecting half
-// as often took about a sixth of the copy's CPU off (50,000 entities
-// against Azurite: 56 to 46 µs per entity, peak RSS 48 to 67 MiB). GOGC
-// overrides it.
-const copyGCPercent = 200
-
-func softMemoryLimit() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(copyMemoryLimit)
-	}
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(copyGCPercent)
-	}
-}
 
 // scanRounds cuts the scan into rounds, each carrying the scan's token
 // after its last entity: the checkpoint moves there once the round is

@@ -123,6 +123,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	} else {
 		w.jsonl = o
 	}
+	tuneStreamGC()
 	c, err := openScan(q, plan, cp.Token)
 	if err != nil {
 		o.close()
