@@ -31,7 +31,7 @@ func main() {
 	out := fs.String("out", "BENCHMARKS.md", "file to write the report to (- for standard output)")
 	quick := fs.Bool("quick", false, "smoke run: every scenario once with tiny counts")
 	rounds := fs.Int("rounds", 0, "rounds per scenario (default 3, 1 with -quick)")
-	timeout := fs.Duration("timeout", 20*time.Minute, "stop after this long (a full run takes about 11 minutes on an idle 2-core machine)")
+	timeout := fs.Duration("timeout", 20*time.Minute, "stop after this long (a full run takes about 12 minutes on an idle 2-core machine)")
 	only := fs.String("only", "", "comma-separated steps to run (overhead, inserts, inserts-latency, scans, heap, cli, capacity, conns, bytes); for development, the report is then incomplete")
 	_ = fs.Parse(os.Args[1:])
 
