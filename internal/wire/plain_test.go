@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -16,60 +17,37 @@ func plainBytewise(s string) int {
 	return len(s)
 }
 
-// appendStringBytewise is AppendString as it was before the plain prefix
-// was skipped a word at a time: a byte at a time throughout.
-func appendStringBytewise(b []byte, s string) []byte {
+// appendStringSpec is AppendString's rule a rune at a time: what a JSON
+// string must escape, U+2028 and U+2029 escaped, an invalid byte written
+// as \ufffd; everything else as it is.
+func appendStringSpec(b []byte, s string) []byte {
 	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && size == 1:
 			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r == '\n':
+			b = append(b, `\n`...)
+		case r == '\r':
+			b = append(b, `\r`...)
+		case r == '\t':
+			b = append(b, `\t`...)
+		case r < 0x20, r == '\u2028', r == '\u2029':
+			b = fmt.Appendf(b, `\u%04x`, r)
+		default:
+			b = append(b, s[:size]...)
 		}
-		// U+2028 and U+2029 are valid JSON but break JavaScript consumers.
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
+		s = s[size:]
 	}
-	b = append(b, s[start:]...)
 	return append(b, '"')
 }
 
 // TestPlain: every byte value at every position of a word and of the tail
 // is judged as the byte-at-a-time rule judges it, and AppendString, which
-// skips the plain prefix, writes what the byte-at-a-time loop writes.
+// skips the plain prefix, writes what the rune-at-a-time rule writes.
 func TestPlain(t *testing.T) {
 	slow := func(s string) bool { return plainBytewise(s) == len(s) }
 	for _, n := range []int{0, 1, 7, 8, 9, 16, 23} {
@@ -84,7 +62,7 @@ func TestPlain(t *testing.T) {
 				if got, want := plainPrefix(s), plainBytewise(s); got != want {
 					t.Fatalf("plainPrefix(%q) = %d, want %d", s, got, want)
 				}
-				if got, want := string(AppendString(nil, s)), string(appendStringBytewise(nil, s)); got != want {
+				if got, want := string(AppendString(nil, s)), string(appendStringSpec(nil, s)); got != want {
 					t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 				}
 			}
@@ -99,7 +77,7 @@ func TestPlain(t *testing.T) {
 
 // FuzzPlain: Plain and plainPrefix agree with the byte-at-a-time rule, a
 // plain string is written by AppendString as it is, between quotes, and
-// any string as the byte-at-a-time loop writes it.
+// any string as the rune-at-a-time rule writes it.
 func FuzzPlain(f *testing.F) {
 	f.Add("order ships with tracked courier")
 	f.Add("a\"b\\c\x00\x7f\x80")
@@ -117,7 +95,7 @@ func FuzzPlain(f *testing.F) {
 		if got, want := plainPrefix(s), plainBytewise(s); got != want {
 			t.Fatalf("plainPrefix(%q) = %d, want %d", s, got, want)
 		}
-		if got, want := string(AppendString(nil, s)), string(appendStringBytewise(nil, s)); got != want {
+		if got, want := string(AppendString(nil, s)), string(appendStringSpec(nil, s)); got != want {
 			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 		}
 		if want {

@@ -70,15 +70,24 @@ func (s *Scanner) Object(member func(name []byte) error) error {
 		if err != nil {
 			return err
 		}
-		if s.Peek() != ':' {
-			return s.fail("want :")
-		}
-		s.Pos++
-		if s.Peek() == 0 {
-			return s.fail("want a value")
+		if err := s.colon(); err != nil {
+			return err
 		}
 		return member(name)
 	})
+}
+
+// colon reads the ':' after a member's name and checks that a value
+// follows.
+func (s *Scanner) colon() error {
+	if s.Peek() != ':' {
+		return s.fail("want :")
+	}
+	s.Pos++
+	if s.Peek() == 0 {
+		return s.fail("want a value")
+	}
+	return nil
 }
 
 // Array reads an array, calling elem with the scanner at each element,
@@ -143,12 +152,8 @@ func (s *Scanner) skipMember() error {
 	if err := s.skipString(); err != nil {
 		return err
 	}
-	if s.Peek() != ':' {
-		return s.fail("want :")
-	}
-	s.Pos++
-	if s.Peek() == 0 {
-		return s.fail("want a value")
+	if err := s.colon(); err != nil {
+		return err
 	}
 	return s.Skip()
 }
