@@ -105,6 +105,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if resumed {
 		resume = cp.Extra
 	}
+	tuneStreamGC() // for both passes of a CSV export
 	w := &entityWriter{}
 	if format == "csv" {
 		if cols, err = csvColumns(ctx, e, q, plan, conn, cp, sel != "", cols); err != nil {
@@ -123,7 +124,6 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	} else {
 		w.jsonl = o
 	}
-	tuneStreamGC()
 	c, err := openScan(q, plan, cp.Token)
 	if err != nil {
 		o.close()
