@@ -115,9 +115,9 @@ func (b *bench) capacityRows() []struct{ key, label, plain string } {
 	}
 }
 
-// capacityRatio is how many times the entities per client core of key's
-// hand-written counterpart tablekit's scenario key handles (NaN when either
-// was not measured).
+// capacityRatio is tablekit's entities per client core in scenario key
+// over those of its hand-written counterpart plain (NaN when either was not
+// measured).
 func (b *bench) capacityRatio(key, plain string) float64 {
 	if len(b.res[key]) == 0 || len(b.res[plain]) == 0 {
 		return math.NaN()
