@@ -1,11 +1,11 @@
 package backend
 
-// cosmosReserved are the property names Cosmos DB keeps for itself. [FAQ]:
+// cosmosReserved is the property names Cosmos DB keeps for itself. [FAQ]:
 // "Azure Cosmos DB reserves the entity property names ID, rid, etag, and
 // ResourceId and they're currently not supported." Unconfirmed: whether the
 // comparison ignores case, and whether the service refuses such a property
 // or drops it; Reserved compares them exactly as written.
-var cosmosReserved = [...]string{"ID", "rid", "etag", "ResourceId"}
+func cosmosReserved() [4]string { return [4]string{"ID", "rid", "etag", "ResourceId"} }
 
 // cosmos is Azure Cosmos DB for Table. The sources are listed in the
 // package documentation.

@@ -125,7 +125,8 @@ type Profile struct {
 // beyond the system properties (wire.IsSystemProperty). A new slice.
 func (p Profile) ReservedProperties() []string {
 	if p.Kind == CosmosDB {
-		return append([]string(nil), cosmosReserved[:]...)
+		names := cosmosReserved()
+		return names[:]
 	}
 	return nil
 }
@@ -136,7 +137,7 @@ func (p Profile) Reserved(name string) bool {
 	if p.Kind != CosmosDB {
 		return false
 	}
-	for _, r := range cosmosReserved {
+	for _, r := range cosmosReserved() {
 		if name == r {
 			return true
 		}
