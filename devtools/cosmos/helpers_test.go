@@ -17,6 +17,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/devtools/cosmos"
@@ -191,4 +192,25 @@ func skipLarge(t *testing.T, name string) {
 	if testing.Short() && strings.Contains(name, " MB") {
 		t.Skip("megabyte entities under -short")
 	}
+}
+
+// post sends body unsigned through tr and returns azcore's error for the
+// answer (nil for a success): enough for the stand-in's own refusals, which
+// it answers before Azurite checks credentials.
+func post(t *testing.T, tr policy.Transporter, url, contentType string, body []byte) error {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	resp, err := tr.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 300 {
+		return nil
+	}
+	return runtime.NewResponseError(resp)
 }
