@@ -22,5 +22,5 @@
 // comment says what was chosen and why. The Table Storage values come from
 // the service's REST documentation ("Understanding the Table service data
 // model", "Performing entity group transactions", "Query timeout and
-// pagination") as summarised in the project's design notes.
+// pagination") and the Table design guide.
 package backend
