@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -258,9 +257,9 @@ func parseValue(typ, v string) (any, error) {
 		}
 		return n, nil
 	case edmDouble:
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%q is not a finite Double", v)
+		f, err := parseDouble(v)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a Double (a number, NaN, Infinity or -Infinity)", v)
 		}
 		return f, nil
 	case edmBoolean:
@@ -302,7 +301,7 @@ func formatValue(x any) (typ, s string, err error) {
 	case int64:
 		return edmInt64, strconv.FormatInt(v, 10), nil
 	case float64:
-		return edmDouble, strconv.FormatFloat(v, 'g', -1, 64), nil
+		return edmDouble, formatDouble(v), nil
 	case bool:
 		return edmBoolean, strconv.FormatBool(v), nil
 	case time.Time:
