@@ -95,8 +95,17 @@
 // annotated with @odata.type wherever JSON would lose the type; export
 // adds Timestamp, import ignores it. --format csv is Storage Explorer's
 // layout; export reads the table twice without --select, since the header
-// needs every column first and a read-ahead would miss rare ones. import
-// --mode is upsert (replace), merge or add.
+// needs every column first and a read-ahead would miss rare ones.
+//
+// import --mode is upsert (the default: insert or replace), merge (insert
+// or merge), add or add-missing. add refuses an entity that is already
+// stored: it is a reject, with its line and the reason, and the rest of
+// its transaction is written all the same (the service refuses a whole
+// transaction for one existing entity; one read of the transaction's
+// RowKey range finds which of its entities exist, and the transaction is
+// sent again without them). add-missing is the restore of what is
+// missing: existing entities are left as they are and counted, not
+// rejected, and the exit status is 0.
 //
 // Export, import and copy resume exactly once with --checkpoint, even
 // after kill -9: export saves the output's synced length with the token
@@ -105,17 +114,22 @@
 // before it committed. Rounds of 5,000 entities (or 16 MiB) are written
 // one after the other with batch.Write, which packs each round's
 // partitions into full transactions: memory does not grow with the table.
-// Replayed upserts and merges are idempotent; a replayed add that finds
-// its entity with the same properties counts as done. A bad line is
-// reported with its line number, written to --rejects, and skipped; the
-// exit status is then 1. --checkpoint-every sets how often to save.
+// Replayed upserts and merges are idempotent; an add that finds its entity
+// with the same properties counts as done when it may have written it
+// itself: in a resumed run, or after a lost reply (its transaction is
+// then read back, never assumed committed). A bad line is reported with
+// its line number, written to --rejects, and skipped; the exit status is
+// then 1, and the same command again with the checkpoint of the completed
+// run does nothing more and says the same. --checkpoint-every sets how
+// often to save.
 //
 // # Internals
 //
 // csvformat.go converts Storage Explorer's CSV to neutral rows,
-// entitytext.go rows and JSON lines to entities, roundwrite.go writes
-// rounds and sorts out rejects, output.go keeps an output file's length
-// for resumes. openScan runs any projection of a plan; copy's target comes
-// from targetFlags (--to-connection-string or
-// TABLEKIT_TARGET_CONNECTION_STRING, else the source account).
+// csvread.go is its RFC 4180 reader, entitytext.go turns rows and JSON
+// lines into entities, roundwrite.go writes rounds and sorts out rejects,
+// addexisting.go settles adds that find their entity stored, output.go
+// keeps an output file's length for resumes. openScan runs any projection
+// of a plan; copy's target comes from targetFlags (--to-connection-string
+// or TABLEKIT_TARGET_CONNECTION_STRING, else the source account).
 package main
