@@ -33,16 +33,19 @@
 // seconds otherwise. The exit status is 0 only when everything asked was
 // done, 1 after a failure or any reject, 2 for a bad command line (nothing
 // was sent; drop and delete refuse to run without --yes, delete also without
-// --filter or --partition), and 130 after Ctrl-C.
+// --filter, --partition or --prefix), and 130 after Ctrl-C.
 //
 // # Scans: count and delete
 //
 // count and delete read only the keys, as one query split into parallel
-// segments (--parallel requests in flight, default 8). --filter is OData
-// text And-ed with --partition and the segment. delete is the design
-// guide's high-volume delete: keys in rounds of 2,000, deleted with
-// unconditional deletes in entity group transactions (batch.Write). To
-// empty a whole table, drop it instead: one request.
+// segments (--parallel requests in flight, default 8). Every command that
+// reads a table (count, delete, export, copy) takes --partition (one
+// PartitionKey) and --prefix (PartitionKeys starting with it; RowKeys with
+// --partition), which the service seeks on, and --filter, OData text
+// And-ed with them and the segment. delete is the design guide's
+// high-volume delete: keys in rounds of 2,000, deleted with unconditional
+// deletes in entity group transactions (batch.Write). To empty a whole
+// table, drop it instead: one request.
 //
 // With --checkpoint FILE the scan's position is saved every few seconds and
 // on Ctrl-C (written to a temporary file, synced, renamed: never torn).

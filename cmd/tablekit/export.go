@@ -41,7 +41,6 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	var every time.Duration
 	conn, name, err := tableCommand(e, commands["export"], args, func(fs *flag.FlagSet) {
 		sf.register(fs)
-		sf.registerPrefix(fs)
 		everyFlag(fs, &every)
 		fs.StringVar(&out, "o", "-", "output file, - for stdout (--checkpoint needs a file)")
 		fs.StringVar(&format, "format", "jsonl", "jsonl (the service's JSON, one entity a line) or csv (as Azure Storage Explorer writes it)")

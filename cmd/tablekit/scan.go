@@ -19,21 +19,17 @@ type keyEntity struct {
 	RowKey       string
 }
 
-// scanFlags select the entities of a scan and how it is split.
+// scanFlags select the entities of a scan and how it is split: every
+// command that reads a table (count, delete, export, copy) takes them all.
 type scanFlags struct {
-	filter, partition, segment, keyChars, checkpoint string
-	parallel                                         int
-	prefix                                           string // export only: a key prefix
-}
-
-// registerPrefix adds --prefix, which only export offers.
-func (s *scanFlags) registerPrefix(fs *flag.FlagSet) {
-	fs.StringVar(&s.prefix, "prefix", "", "only PartitionKeys starting with this (RowKeys with --partition)")
+	filter, partition, prefix, segment, keyChars, checkpoint string
+	parallel                                                 int
 }
 
 func (s *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.filter, "filter", "", "OData filter, e.g. \"Timestamp lt datetime'2024-01-01T00:00:00Z'\" (And-ed with the rest)")
 	fs.StringVar(&s.partition, "partition", "", "only this PartitionKey (segments then split its RowKeys)")
+	fs.StringVar(&s.prefix, "prefix", "", "only PartitionKeys starting with this (RowKeys with --partition)")
 	fs.StringVar(&s.segment, "segment", "", "i/n: only share i of n (1 <= i <= n) of the key space, for n machines; the n shares cover the table exactly once")
 	fs.StringVar(&s.keyChars, "key-chars", "alnum", "characters the keys are made of, to balance --segment (and guide --parallel's split): alnum, hex, HEX, digits, printable or the characters themselves (all machines must use the same)")
 	fs.IntVar(&s.parallel, "parallel", query.DefaultParallelism, fmt.Sprintf("requests in flight, 1 to %d", query.MaxParallelism))
