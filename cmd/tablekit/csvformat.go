@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
 	"encoding/csv"
 	"errors"
@@ -77,7 +78,8 @@ type csvReader struct {
 	cols       []csvColumn
 	headerRead bool
 	headerErr  error
-	line       int // where the last row read starts
+	line       int    // where the last row read starts
+	head       []byte // the start of the first line, for messages
 }
 
 func newCSVReader(r io.Reader, delim rune) *csvReader {
@@ -86,11 +88,19 @@ func newCSVReader(r io.Reader, delim rune) *csvReader {
 		br = bufio.NewReader(r)
 	}
 	skipBOM(br)
-	return &csvReader{r: newRFCReader(br, delim), pk: -1, rk: -1, ts: -1}
+	head, _ := br.Peek(256)
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	return &csvReader{r: newRFCReader(br, delim), pk: -1, rk: -1, ts: -1, head: bytes.Clone(head)}
 }
 
-// headerError is a first line that is not a CSV header tablekit can read.
-type headerError struct{ err error }
+// headerError is a first line that is not a CSV header tablekit can read;
+// first is the start of that line.
+type headerError struct {
+	err   error
+	first []byte
+}
 
 func (e *headerError) Error() string { return "csv header: " + e.err.Error() }
 func (e *headerError) Unwrap() error { return e.err }
@@ -102,12 +112,12 @@ func (c *csvReader) header() error {
 	c.headerRead = true
 	rec, _, err := c.r.Read()
 	if err == io.EOF {
-		c.headerErr = &headerError{errors.New("empty file, no header")}
+		c.headerErr = &headerError{errors.New("empty file, no header"), nil}
 		return c.headerErr
 	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		c.headerErr = &headerError{err}
+		c.headerErr = &headerError{err, c.head}
 		return c.headerErr
 	}
 	if err != nil {
@@ -115,7 +125,7 @@ func (c *csvReader) header() error {
 		return c.headerErr
 	}
 	bad := func(format string, a ...any) error {
-		c.headerErr = &headerError{fmt.Errorf(format, a...)}
+		c.headerErr = &headerError{fmt.Errorf(format, a...), c.head}
 		return c.headerErr
 	}
 	byName := map[string]int{}

@@ -94,11 +94,25 @@
 //	tablekit import orders2 orders.jsonl --create --checkpoint imp.ckpt --rejects bad.jsonl
 //	tablekit copy orders orders2 --to-connection-string '...' --checkpoint copy.ckpt
 //
-// JSON Lines (the default) is the service's own JSON, one entity a line,
-// annotated with @odata.type wherever JSON would lose the type; export
-// adds Timestamp, import ignores it. --format csv is Storage Explorer's
-// layout; export reads the table twice without --select, since the header
-// needs every column first and a read-ahead would miss rare ones.
+// The format follows the file's extension unless --format says otherwise:
+// .csv and .tsv (tab-delimited) are CSV, .jsonl and .json JSON Lines, and
+// anything else (standard input and output too) JSON Lines. JSON Lines is
+// the service's own JSON, one entity a line, annotated with @odata.type
+// wherever JSON would lose the type; export adds Timestamp, import ignores
+// it. CSV is Storage Explorer's layout (Name and Name@type columns);
+// import also takes files without @type columns (all strings), types on
+// the first row only, TRUE and FALSE, a BOM, and any one-character
+// --delimiter. Quoted fields keep every byte, CR LF and lone CRs included,
+// and export quotes every field that needs it. An export to CSV reads the
+// table twice without --select, since the header needs every column first
+// and a read-ahead would miss rare ones; its first pass is checkpointed
+// too. A double that is NaN or infinite is written NaN, Infinity or
+// -Infinity (as Microsoft's SDKs write it: in JSON Lines, a string with
+// the Edm.Double annotation); CSV import also reads INF and -INF.
+//
+// import reads the first line before it creates the table or writes
+// anything: one that is not in the format chosen (a CSV file named .jsonl,
+// a JSON array) stops it with one message and exit status 2.
 //
 // import --mode is upsert (the default: insert or replace), merge (insert
 // or merge), add or add-missing. add refuses an entity that is already

@@ -24,7 +24,8 @@ var lineEndings = map[string]string{
 }
 
 // TestE2ECSVKeepsBytes exports strings holding CR LF, lone CRs and LFs to
-// CSV and imports them back: every byte survives, through the file too.
+// CSV and TSV and imports them back: every byte survives, through the file
+// too.
 func TestE2ECSVKeepsBytes(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
@@ -37,20 +38,27 @@ func TestE2ECSVKeepsBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]table.Entity{"p/r": e}
-	file := filepath.Join(t.TempDir(), "out.csv")
-	wantCode(t, tk(t, cs, "export", name, "-o", file, "--format", "csv"), 0, "export")
-	b, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
+	for _, out := range []string{"out.csv", "out.tsv"} { // the format and delimiter from the extension
+		t.Run(out, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), out)
+			wantCode(t, tk(t, cs, "export", name, "-o", file), 0, "export")
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if head, delim := strings.SplitN(string(b), "\n", 2)[0], map[bool]string{true: "\t", false: ","}[out == "out.tsv"]; !strings.HasPrefix(head, "PartitionKey"+delim+"RowKey"+delim) {
+				t.Errorf("header %q, want one delimited by %q", head, delim)
+			}
+			for k, v := range lineEndings {
+				if quoted := `"` + strings.ReplaceAll(v, `"`, `""`) + `"`; !strings.Contains(string(b), quoted) {
+					t.Errorf("the file does not hold %s quoted byte for byte, %q:\n%q", k, quoted, b)
+				}
+			}
+			dst, dname := newDynTable(t, cs)
+			wantCode(t, tk(t, cs, "import", dname, file), 0, "import")
+			checkSame(t, readTable(t, dst), want)
+		})
 	}
-	for k, v := range lineEndings {
-		if quoted := `"` + strings.ReplaceAll(v, `"`, `""`) + `"`; !strings.Contains(string(b), quoted) {
-			t.Errorf("the file does not hold %s quoted byte for byte, %q:\n%q", k, quoted, b)
-		}
-	}
-	dst, dname := newDynTable(t, cs)
-	wantCode(t, tk(t, cs, "import", dname, file, "--format", "csv"), 0, "import")
-	checkSame(t, readTable(t, dst), want)
 }
 
 // TestE2ECSVFromWindows imports what Excel writes: CR LF after every
@@ -66,9 +74,61 @@ func TestE2ECSVFromWindows(t *testing.T) {
 	if err := os.WriteFile(file, []byte(in), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, tk(t, cs, "import", dname, file, "--format", "csv"), 0, "import")
+	wantCode(t, tk(t, cs, "import", dname, file), 0, "import")
 	checkSame(t, readTable(t, dst), map[string]table.Entity{
 		"p/1": {Properties: map[string]any{"Note": "line one\r\nline two", "Ok": true}},
 		"p/2": {Properties: map[string]any{"Note": "a lone \r and \n", "Ok": false}},
 	})
+}
+
+// TestE2EImportFormat picks the format from the file's extension, and stops
+// before creating the table or writing anything when the first line is not
+// in the format chosen: one message and exit status 2, instead of a reject
+// per line.
+func TestE2EImportFormat(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	jsonl := `{"PartitionKey":"p","RowKey":"r","A":"x"}` + "\n"
+	csv := "PartitionKey,RowKey,A\np,r,x\n"
+	tests := []struct {
+		file, content string
+		hint          string // "": imported
+	}{
+		{"in.csv", csv, ""},
+		{"in.tsv", "PartitionKey\tRowKey\tA\np\tr\tx\n", ""},
+		{"in.json", jsonl, ""},
+		{"in.jsonl", jsonl, ""},
+		{"in.jsonl", csv + strings.Repeat("p,r,x\n", 500), "--format csv"},
+		{"in.csv", jsonl + strings.Repeat(jsonl, 500), "--format jsonl"},
+		{"in.json", `[{"PartitionKey":"p","RowKey":"r"}]`, "one entity per line"},
+		{"in.tsv", csv, "--delimiter"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+" "+map[bool]string{true: "ok", false: "wrong"}[tt.hint == ""], func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), tt.file)
+			if err := os.WriteFile(file, []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			name := testenv.TableName(t)
+			tbl := dynTableOf(t, cs, name)
+			t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+			rej := filepath.Join(t.TempDir(), "rej.jsonl")
+			r := tk(t, cs, "import", name, file, "--create", "--rejects", rej)
+			if tt.hint == "" {
+				wantCode(t, r, exitOK, "import")
+				checkSame(t, readTable(t, tbl), map[string]table.Entity{"p/r": {Properties: map[string]any{"A": "x"}}})
+				return
+			}
+			wantCode(t, r, exitUsage, "import of the wrong format")
+			if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); len(lines) != 2 || !strings.Contains(lines[0], tt.hint) {
+				t.Errorf("stderr, want one message saying %q (and the usage hint):\n%s", tt.hint, r.stderr)
+			}
+			if got := tk(t, cs, "tables", "--prefix", name); strings.TrimSpace(got.stdout) != "" {
+				t.Errorf("the table was created")
+			}
+			if _, err := os.Stat(rej); err == nil {
+				t.Errorf("the rejects file was created")
+			}
+		})
+	}
 }

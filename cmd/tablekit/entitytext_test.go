@@ -10,10 +10,10 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// TestLineWriterMatchesCodec holds the export's JSON lines equal, byte for
-// byte, to the library codec's form (Table.Marshal) with Timestamp added:
-// the JSON Lines format has one definition, the codec's.
-func TestLineWriterMatchesCodec(t *testing.T) {
+// dynTableForUnits is a table handle for unit tests: they encode and
+// decode with it, and send nothing.
+func dynTableForUnits(t *testing.T) *dynTable {
+	t.Helper()
 	svc, err := table.NewService("UseDevelopmentStorage=true", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -22,6 +22,14 @@ func TestLineWriterMatchesCodec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return tbl
+}
+
+// TestLineWriterMatchesCodec holds the export's JSON lines equal, byte for
+// byte, to the library codec's form (Table.Marshal) with Timestamp added:
+// the JSON Lines format has one definition, the codec's.
+func TestLineWriterMatchesCodec(t *testing.T) {
+	tbl := dynTableForUnits(t)
 	ts := time.Date(2024, 5, 6, 7, 8, 9, 123456700, time.UTC)
 	withTS := func(e table.Entity) table.Entity { e.Timestamp = ts; return e }
 	mk := func(pk, rk string, props map[string]any) table.Entity {

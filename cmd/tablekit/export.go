@@ -16,11 +16,11 @@ import (
 
 func init() {
 	register(&command{
-		name: "export", args: "TABLE [-o FILE|-] [--format jsonl|csv] [--filter ODATA] [--partition PK] [--prefix P] [--select a,b] [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "export", args: "TABLE [-o FILE|-] [--format jsonl|csv] [--delimiter C] [--filter ODATA] [--partition PK] [--prefix P] [--select a,b] [--segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "write the entities to JSON Lines (exact EDM types) or Storage Explorer CSV, with a parallel scan",
 		example: `tablekit export orders -o orders.jsonl --parallel 16 --checkpoint orders.ckpt
 # interrupted, even by kill -9? the same command again completes orders.jsonl
-tablekit export orders --format csv --select Name,Total -o orders.csv
+tablekit export orders --select Name,Total -o orders.csv    # CSV, from the extension
 tablekit export logs --filter "Level eq 'error'" | gzip > errors.jsonl.gz`,
 		run: runExport,
 	})
@@ -37,20 +37,22 @@ func everyFlag(fs *flag.FlagSet, d *time.Duration) {
 
 func runExport(ctx context.Context, e *env, args []string) error {
 	var sf scanFlags
-	var out, format, sel string
+	var ff formatFlags
+	var out, sel string
 	var every time.Duration
 	conn, name, err := tableCommand(e, commands["export"], args, func(fs *flag.FlagSet) {
 		sf.register(fs)
 		everyFlag(fs, &every)
 		fs.StringVar(&out, "o", "-", "output file, - for stdout (--checkpoint needs a file)")
-		fs.StringVar(&format, "format", "jsonl", "jsonl (the service's JSON, one entity a line) or csv (as Azure Storage Explorer writes it)")
+		ff.register(fs)
 		fs.StringVar(&sel, "select", "", "only these properties, comma-separated (the keys and Timestamp always come)")
 	})
 	if err != nil {
 		return err
 	}
-	if format != "jsonl" && format != "csv" {
-		return usagef("--format %q: want jsonl or csv", format)
+	format, delim, err := ff.resolve(out)
+	if err != nil {
+		return err
 	}
 	if sf.checkpoint != "" && out == "-" {
 		return usagef("--checkpoint needs -o FILE: a resumed run truncates the file to the saved position")
@@ -68,6 +70,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	plan.job += fmt.Sprintf(" format=%s select=%q", format, sel)
+	if format == formatCSV && delim != ',' {
+		plan.job += fmt.Sprintf(" delimiter=%q", string(delim))
+	}
 	t, err := table.New[table.Entity](conn.svc, name)
 	if err != nil {
 		return err
@@ -106,7 +111,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	}
 	tuneStreamGC() // for both passes of a CSV export
 	w := &entityWriter{}
-	if format == "csv" {
+	if format == formatCSV {
 		if cols, err = csvColumns(ctx, e, q, plan, conn, cp, sel != "", cols); err != nil {
 			return err
 		}
@@ -117,8 +122,8 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if format == "csv" {
-		w.csv = newCSVWriter(o, ',', cols)
+	if format == formatCSV {
+		w.csv = newCSVWriter(o, delim, cols)
 		w.csv.wrote = resumed // the header is in the file already
 	} else {
 		w.jsonl = o

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
@@ -24,10 +23,10 @@ func init() {
 		summary: "write the entities of a JSON Lines or Storage Explorer CSV file, in entity group transactions",
 		example: `tablekit import orders orders.jsonl --create --parallel 16 --checkpoint imp.ckpt --rejects bad.jsonl
 # interrupted, even by kill -9? the same command again completes the import
-tablekit import orders orders.csv --format csv --mode merge
+tablekit import orders orders.csv --mode merge    # CSV, from the extension
 # restore what is missing from a backup, leaving what is there as it is:
 tablekit import orders backup.jsonl --mode add-missing --checkpoint restore.ckpt
-tablekit import orders export.csv --format csv --delimiter ';'`,
+tablekit import orders export.csv --delimiter ';'`,
 		run: runImport,
 	})
 }
@@ -46,25 +45,26 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, c)
 	src := sourceFlags()
 	src.register(fs)
-	var format, mode, ckpt, rejectsPath, delim string
+	var ff formatFlags
+	var mode, ckpt, rejectsPath string
 	var create bool
 	var parallel int
 	var every time.Duration
-	fs.StringVar(&format, "format", "jsonl", "jsonl or csv (as Azure Storage Explorer writes it)")
+	ff.register(fs)
 	fs.StringVar(&mode, "mode", "upsert", "upsert (replace), merge (upsert merging properties), add (an existing entity is a reject) or add-missing (existing entities are left as they are)")
 	fs.BoolVar(&create, "create", false, "create the table if it does not exist")
 	fs.IntVar(&parallel, "parallel", batch.DefaultInFlight, fmt.Sprintf("transactions in flight, 1 to %d", query.MaxParallelism))
 	fs.StringVar(&ckpt, "checkpoint", "", "file to save the input position in; a later run with the same file and arguments resumes")
 	fs.StringVar(&rejectsPath, "rejects", "", "file to write refused lines to, as JSON lines {line, reason, input}")
-	fs.StringVar(&delim, "delimiter", ",", "CSV field delimiter: one character, or tab")
 	everyFlag(fs, &every)
 	pos, err := parse(fs, args, 2)
 	if err != nil {
 		return err
 	}
 	name, path := pos[0], pos[1]
-	if format != "jsonl" && format != "csv" {
-		return usagef("--format %q: want jsonl or csv", format)
+	format, d, err := ff.resolve(path)
+	if err != nil {
+		return err
 	}
 	w := &roundWriter{}
 	switch mode {
@@ -78,13 +78,6 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		w.kind, w.keepExisting = batch.Add, true
 	default:
 		return usagef("--mode %q: want upsert, merge, add or add-missing", mode)
-	}
-	if delim == "tab" || delim == `\t` {
-		delim = "\t"
-	}
-	d, size := utf8.DecodeRuneInString(delim)
-	if size == 0 || size != len(delim) || d == '"' || d == '\n' || d == '\r' {
-		return usagef("--delimiter %q: want one character other than a quote or newline", delim)
 	}
 	if parallel < 1 || parallel > query.MaxParallelism {
 		return usagef("--parallel %d: want 1 to %d", parallel, query.MaxParallelism)
@@ -102,7 +95,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	}
 	w.t = t
 	w.opts = &batch.WriteOptions{InFlight: parallel, ContinueOnError: true, Retry: conn.policy}
-	job := fmt.Sprintf("import table=%s input=%q format=%s mode=%s delimiter=%q rejects=%q", name, path, format, mode, delim, rejectsPath)
+	job := fmt.Sprintf("import table=%s input=%q format=%s mode=%s delimiter=%q rejects=%q", name, path, format, mode, string(d), rejectsPath)
 	sv, cp, err := startCheckpoint(ckpt, job)
 	if err != nil {
 		return err
@@ -123,11 +116,6 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		}
 		w.resumed = true
 	}
-	if create {
-		if err := conn.svc.CreateTable(ctx, name); err != nil {
-			return err
-		}
-	}
 	var in io.Reader = os.Stdin
 	var total int64 = -1
 	if path != "-" {
@@ -140,6 +128,20 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			total = fi.Size()
 		}
 		in = f
+	}
+	var read atomic.Int64 // input bytes, for the ETA
+	in = countReader{in, &read}
+	next := jsonlRecords(t, in)
+	if format == formatCSV {
+		next = csvRecords(t, in, d)
+	}
+	if next, err = checkFirst(next, format, path); err != nil {
+		return err
+	}
+	if create {
+		if err := conn.svc.CreateTable(ctx, name); err != nil {
+			return err
+		}
 	}
 	var rejOut *output
 	var rejected int64
@@ -158,13 +160,8 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		defer rejOut.close()
 	}
 	m := newMeter(e, "import", -1, cp.Done, conn.retries)
-	m.inTotal = total
+	m.inRead, m.inTotal = &read, total
 	m.rejects.Store(rejected)
-	in = countReader{in, &m.inRead}
-	next := jsonlRecords(t, in)
-	if format == "csv" {
-		next = csvRecords(t, in, d)
-	}
 	rounds := make(chan round, 1)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return readRounds(gctx, next, from, rounds) })
