@@ -112,7 +112,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	tuneStreamGC() // for both passes of a CSV export
 	w := &entityWriter{}
 	if format == formatCSV {
-		if cols, err = csvColumns(ctx, e, q, plan, conn, cp, sel != "", cols); err != nil {
+		if cols, err = csvColumns(ctx, e, q, plan, conn, cp, sv, sel != "", cols); err != nil {
 			return err
 		}
 		b, _ := json.Marshal(cols)
@@ -216,12 +216,22 @@ func (w *entityWriter) flush() error {
 	return nil
 }
 
+// The checkpoint of a CSV export's first pass: its scan's position, the
+// columns seen before it and how many entities that was.
+const (
+	extraColumnsPass = "csv-columns-pass"
+	extraColumnsSeen = "csv-columns-seen"
+	extraColumnsRead = "csv-columns-read"
+)
+
 // csvColumns decides a CSV export's columns before its header: from the
 // checkpoint when resuming, from --select when given, else from a first
 // pass over the same scan that only collects property names. Two passes
 // cost a second read of the table but keep memory bounded and every
-// column, however rare; reading ahead a page would miss late columns.
-func csvColumns(ctx context.Context, e *env, q query.Query[table.Entity], plan scanPlan, conn *connection, cp *Checkpoint, selected bool, cols []string) ([]string, error) {
+// column, however rare; reading ahead a page would miss late columns. The
+// first pass saves its position as the second does (with no token yet for
+// the second), so a resumed run goes on with it where it stopped.
+func csvColumns(ctx context.Context, e *env, q query.Query[table.Entity], plan scanPlan, conn *connection, cp *Checkpoint, sv *saver, selected bool, cols []string) ([]string, error) {
 	if s, ok := cp.Extra[extraColumns]; ok {
 		var saved []string
 		if err := json.Unmarshal([]byte(s), &saved); err != nil {
@@ -232,16 +242,31 @@ func csvColumns(ctx context.Context, e *env, q query.Query[table.Entity], plan s
 	if selected {
 		return cols, nil
 	}
-	c, err := openScan(q, plan, "")
+	var read int64
+	if s, ok := cp.Extra[extraColumnsSeen]; ok {
+		if err := json.Unmarshal([]byte(s), &cols); err != nil {
+			return nil, fmt.Errorf("checkpoint: bad %s: %w", extraColumnsSeen, err)
+		}
+		read, _ = strconv.ParseInt(cp.Extra[extraColumnsRead], 10, 64)
+	}
+	c, err := openScan(q, plan, cp.Extra[extraColumnsPass])
 	if err != nil {
 		return nil, err
 	}
-	m := newMeter(e, "export: pass 1 of 2 (columns)", -1, 0, conn.retries)
+	m := newMeter(e, "export: pass 1 of 2 (columns)", -1, read, conn.retries)
 	seen := map[string]bool{}
-	for ent, err := range c.All(ctx) {
-		if err != nil {
-			m.finish()
-			return nil, err
+	for _, k := range cols {
+		seen[k] = true
+	}
+	save := func() error {
+		b, _ := json.Marshal(cols)
+		sv.Extra[extraColumnsPass], sv.Extra[extraColumnsSeen] = c.Token(), string(b)
+		sv.Extra[extraColumnsRead] = strconv.FormatInt(read, 10)
+		return sv.save("", 0, false)
+	}
+	for ent, err2 := range c.All(ctx) {
+		if err = err2; err != nil {
+			break
 		}
 		for k := range ent.Properties {
 			if !seen[k] {
@@ -249,9 +274,31 @@ func csvColumns(ctx context.Context, e *env, q query.Query[table.Entity], plan s
 				cols = append(cols, k)
 			}
 		}
+		read++
 		m.add(1)
+		if sv.due() {
+			if err = save(); err != nil {
+				break
+			}
+		}
 	}
 	m.finish()
+	if err != nil {
+		if serr := save(); serr != nil {
+			fmt.Fprintf(e.stderr, "tablekit export: %v\n", serr)
+		} else {
+			sv.tellResume(e)
+		}
+		return nil, err
+	}
+	delete(sv.Extra, extraColumnsPass)
+	delete(sv.Extra, extraColumnsSeen)
+	delete(sv.Extra, extraColumnsRead)
 	slices.Sort(cols)
+	b, _ := json.Marshal(cols)
+	sv.Extra[extraColumns] = string(b)
+	if sv.file != nil {
+		return cols, sv.save("", 0, false) // the first pass is done
+	}
 	return cols, nil
 }
