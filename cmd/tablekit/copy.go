@@ -87,13 +87,13 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "tablekit copy: the checkpoint says this copy is complete (%d entities)\n", cp.Done)
 		return sv.save("", cp.Done, true)
 	}
+	if err := plan.discover(ctx, sconn.svc, cp, sv); err != nil {
+		return err
+	}
 	if create {
 		if err := dt.CreateTable(ctx); err != nil {
 			return err
 		}
-	}
-	if err := plan.discover(ctx, sconn.svc, cp, sv); err != nil {
-		return err
 	}
 	plan.readers = copyReaders(plan.parallel)
 	tuneStreamGC()

@@ -42,10 +42,21 @@
 // reads a table (count, delete, export, copy) takes --partition (one
 // PartitionKey) and --prefix (PartitionKeys starting with it; RowKeys with
 // --partition), which the service seeks on, and --filter, OData text
-// And-ed with them and the segment. delete is the design guide's
-// high-volume delete: keys in rounds of 2,000, deleted with unconditional
-// deletes in entity group transactions (batch.Write). To empty a whole
-// table, drop it instead: one request.
+// And-ed with them and the segment.
+//
+// The service compares a property only with a literal of its own EDM type:
+// against an Int64 property, N lt 10 matches nothing (10L would), so a
+// delete with it would delete nothing and say so only by its count. Before
+// any of them acts, each command reads a few entities of its scope (one
+// request of up to 100, only the properties --filter names) and stops with
+// exit status 2, naming both types and the literal to write, when a
+// literal's type is not one its property has there; PartitionKey, RowKey
+// (strings) and Timestamp (a DateTime) need no read. --check-filter=false
+// skips the check, for a property that holds several types.
+//
+// delete is the design guide's high-volume delete: keys in rounds of
+// 2,000, deleted with unconditional deletes in entity group transactions
+// (batch.Write). To empty a whole table, drop it instead: one request.
 //
 // With --checkpoint FILE the scan's position is saved every few seconds and
 // on Ctrl-C (written to a temporary file, synced, renamed: never torn).
