@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/table"
@@ -53,8 +54,8 @@ type roundWriter struct {
 	mode table.Mode
 	opts *batch.WriteOptions
 	// resumed: an add that finds its entity already there, with the same
-	// properties, counts as done when it may be this job's own earlier
-	// write (a resumed run, or a retry after a lost reply).
+	// properties, counts as done, since it may be the killed run's write
+	// (item.inDoubt says the same after a lost reply).
 	resumed bool
 	// keepExisting (--mode add-missing): an add that finds its entity
 	// already there leaves it as it is and counts it in existing, instead
@@ -121,7 +122,7 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 					settled[i], without[i] = !again[i], again[i]
 				}
 			case errors.As(ch.Err, &oe) && oe.Index >= 0 && entityRefusal(ch.Err):
-				refused[oe.Index] = fmt.Errorf("%d %s: %s", oe.StatusCode, oe.Code, oe.Message)
+				refused[oe.Index] = errors.New(strings.TrimSpace(fmt.Sprintf("%d %s", oe.StatusCode, oe.Code)) + ": " + oe.Message)
 				for _, i := range ch.Ops {
 					without[i] = i != oe.Index
 				}
@@ -137,15 +138,13 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 			case settled[i]:
 			case sum.State(i) == batch.Committed:
 				stored++
-			case cause == nil || errors.Is(cause, batch.ErrNotSent) || without[i] ||
-				sum.State(i) == batch.Unknown && !errors.Is(cause, table.ErrMaybeCommitted):
+			case cause == nil || errors.Is(cause, batch.ErrNotSent) || without[i] || sum.State(i) == batch.Unknown:
+				// Unknown: an upsert sent again ends the same either way.
 				it.inDoubt = it.inDoubt || sum.State(i) == batch.Unknown
 				if stallCause == nil {
 					stallCause = cmp.Or(cause, werr)
 				}
 				again = append(again, it)
-			case errors.Is(cause, table.ErrMaybeCommitted):
-				stored++ // an upsert's retry found the first attempt's change made
 			case refused[i] != nil:
 				rejects = append(rejects, rejectOf(it, refused[i]))
 			default:
