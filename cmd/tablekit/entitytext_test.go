@@ -125,6 +125,32 @@ func TestLineWriterNaN(t *testing.T) {
 	}
 }
 
+// TestSameProps is how a replayed add recognizes its own write: the same
+// values of the same types, NaN equal to NaN.
+func TestSameProps(t *testing.T) {
+	tests := []struct {
+		a, b any
+		want bool
+	}{
+		{math.NaN(), math.NaN(), true},
+		{math.Inf(1), math.Inf(1), true},
+		{math.Inf(1), math.Inf(-1), false},
+		{1.0, int32(1), false},
+		{int32(1), int64(1), false},
+		{[]byte{1}, []byte{1}, true},
+		{time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC), time.Date(2024, 1, 2, 4, 4, 5, 0, time.FixedZone("X", 3600)), true},
+		{"a\r\n", "a\n", false},
+	}
+	for _, tt := range tests {
+		if got := sameProps(map[string]any{"X": tt.a}, map[string]any{"X": tt.b}); got != tt.want {
+			t.Errorf("sameProps(%v %T, %v %T) = %v, want %v", tt.a, tt.a, tt.b, tt.b, got, tt.want)
+		}
+	}
+	if sameProps(map[string]any{"X": 1}, map[string]any{"Y": 1}) {
+		t.Error("different names are the same")
+	}
+}
+
 func TestAppendDateTime(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	times := []time.Time{
