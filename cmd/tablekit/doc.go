@@ -153,11 +153,14 @@
 //
 // # Internals
 //
-// csvformat.go converts Storage Explorer's CSV to neutral rows,
-// csvread.go is its RFC 4180 reader, entitytext.go turns rows and JSON
-// lines into entities, roundwrite.go writes rounds and sorts out rejects,
-// addexisting.go settles adds that find their entity stored, output.go
-// keeps an output file's length for resumes. openScan runs any projection
-// of a plan; copy's target comes from targetFlags (--to-connection-string
-// or TABLEKIT_TARGET_CONNECTION_STRING, else the source account).
+// format.go picks a file's format and checks an input's first line,
+// csvformat.go converts Storage Explorer's CSV to neutral rows, csvread.go
+// is its RFC 4180 reader, double.go the text of NaN and the infinities,
+// entitytext.go turns rows and JSON lines into entities, roundwrite.go
+// writes rounds and sorts out rejects, addexisting.go settles adds that
+// find their entity stored, output.go keeps an output file's length for
+// resumes. filtercheck.go checks --filter's literals; openScan runs any
+// projection of a plan; copy's target comes from targetFlags
+// (--to-connection-string or TABLEKIT_TARGET_CONNECTION_STRING, else the
+// source account).
 package main
