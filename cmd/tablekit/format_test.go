@@ -51,6 +51,7 @@ func TestCheckFirst(t *testing.T) {
 		{"JSON Lines", formatJSONL, "\n{\"PartitionKey\":\"p\",\"RowKey\":\"r\"}\n{\"PartitionKey\":\"p\",\"RowKey\":\"s\"}", "", 2},
 		{"a bad entity is a reject, not a format", formatJSONL, "{\"PartitionKey\":\"p/q\",\"RowKey\":\"r\"}\n", "", 1},
 		{"empty", formatJSONL, "", "", 0},
+		{"JSON Lines after a BOM", formatJSONL, "\ufeff{\"PartitionKey\":\"p\",\"RowKey\":\"r\"}\n", "", 1},
 		{"CSV read as JSON Lines", formatJSONL, "PartitionKey,RowKey\np,r\n", "--format csv", 0},
 		{"a JSON array", formatJSONL, "[{\"PartitionKey\":\"p\",\"RowKey\":\"r\"}]\n", "one entity per line", 0},
 		{"garbage", formatJSONL, "\x00\x01binary", "not JSON Lines", 0},

@@ -131,9 +131,11 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	}
 	var read atomic.Int64 // input bytes, for the ETA
 	in = countReader{in, &read}
-	next := jsonlRecords(t, in)
+	var next func() (inputRecord, error)
 	if format == formatCSV {
 		next = csvRecords(t, in, d)
+	} else {
+		next = jsonlRecords(t, in)
 	}
 	if next, err = checkFirst(next, format, path); err != nil {
 		return err

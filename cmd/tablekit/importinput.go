@@ -79,9 +79,10 @@ func readRounds(ctx context.Context, next func() (inputRecord, error), from int6
 	return nil
 }
 
-// jsonlRecords reads JSON Lines; blank lines are skipped.
+// jsonlRecords reads JSON Lines; blank lines and a BOM are skipped.
 func jsonlRecords(t *dynTable, r io.Reader) func() (inputRecord, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
+	skipBOM(br)
 	var line int64
 	return func() (inputRecord, error) {
 		for {
