@@ -17,11 +17,12 @@ import (
 
 func init() {
 	register(&command{
-		name: "copy", args: "SRC_TABLE DST_TABLE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "copy", args: "SRC_TABLE DST_TABLE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "copy entities to another table, in this account or another, without holding the table in memory",
 		example: `tablekit copy orders orders2 --parallel 16 --checkpoint copy.ckpt
 # interrupted, even by kill -9? the same command again completes the copy
-TABLEKIT_TARGET_CONNECTION_STRING='...' tablekit copy orders orders --filter "Year eq 2024"`,
+TABLEKIT_TARGET_CONNECTION_STRING='...' tablekit copy orders orders --filter "Year eq 2024"
+tablekit copy events events2024 --prefix 2024-`,
 		run: runCopy,
 	})
 }
@@ -86,13 +87,13 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "tablekit copy: the checkpoint says this copy is complete (%d entities)\n", cp.Done)
 		return sv.save("", cp.Done, true)
 	}
+	if err := plan.discover(ctx, sconn.svc, cp, sv); err != nil {
+		return err
+	}
 	if create {
 		if err := dt.CreateTable(ctx); err != nil {
 			return err
 		}
-	}
-	if err := plan.discover(ctx, sconn.svc, cp, sv); err != nil {
-		return err
 	}
 	plan.readers = copyReaders(plan.parallel)
 	tuneStreamGC()

@@ -11,10 +11,11 @@ import (
 
 func init() {
 	register(&command{
-		name: "count", args: "TABLE [--filter ODATA] [--partition PK] [--segment i/n] [--parallel N]",
+		name: "count", args: "TABLE [--filter ODATA] [--partition PK] [--prefix P] [--segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "count entities with a keys-only parallel scan; the number goes to stdout",
 		example: `tablekit count orders
 tablekit count orders --partition alice
+tablekit count logs --prefix 2024-05    # PartitionKeys starting with 2024-05
 tablekit count events --filter "Level eq 'error'" --parallel 16
 # four machines, one share each; the four numbers add up to the table's count:
 tablekit count events --segment 1/4    # ... --segment 4/4 on the others`,

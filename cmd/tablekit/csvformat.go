@@ -1,12 +1,13 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/base64"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -72,47 +73,72 @@ type csvColumn struct {
 // csvReader reads Rows. Errors from Read are either a *csvReject (skip the
 // row and go on) or fatal (a bad header, an I/O error).
 type csvReader struct {
-	r          *csv.Reader
+	r          *rfcReader
 	pk, rk, ts int
 	cols       []csvColumn
 	headerRead bool
 	headerErr  error
+	line       int    // where the last row read starts
+	head       []byte // the start of the first line, for messages
 }
 
 func newCSVReader(r io.Reader, delim rune) *csvReader {
-	cr := csv.NewReader(r)
-	cr.Comma = delim
-	cr.ReuseRecord = false
-	return &csvReader{r: cr, pk: -1, rk: -1, ts: -1}
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReader(r)
+	}
+	skipBOM(br)
+	head, _ := br.Peek(256)
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	return &csvReader{r: newRFCReader(br, delim), pk: -1, rk: -1, ts: -1, head: bytes.Clone(head)}
 }
+
+// headerError is a first line that is not a CSV header tablekit can read;
+// first is the start of that line.
+type headerError struct {
+	err   error
+	first []byte
+}
+
+func (e *headerError) Error() string { return "csv header: " + e.err.Error() }
+func (e *headerError) Unwrap() error { return e.err }
 
 func (c *csvReader) header() error {
 	if c.headerRead {
 		return c.headerErr
 	}
 	c.headerRead = true
-	rec, err := c.r.Read()
+	rec, _, err := c.r.Read()
 	if err == io.EOF {
-		c.headerErr = errors.New("csv: empty file, no header")
+		c.headerErr = &headerError{errors.New("empty file, no header"), nil}
+		return c.headerErr
+	}
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		c.headerErr = &headerError{err, c.head}
 		return c.headerErr
 	}
 	if err != nil {
 		c.headerErr = fmt.Errorf("csv header: %w", err)
 		return c.headerErr
 	}
+	bad := func(format string, a ...any) error {
+		c.headerErr = &headerError{fmt.Errorf(format, a...), c.head}
+		return c.headerErr
+	}
 	byName := map[string]int{}
 	for i, h := range rec {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")) // Excel writes a BOM
+		h = strings.TrimSpace(h)
 		if _, dup := byName[h]; dup {
-			c.headerErr = fmt.Errorf("csv header: column %q twice", h)
-			return c.headerErr
+			return bad("column %q twice", h)
 		}
 		byName[h] = i
 	}
 	for _, h := range []string{"PartitionKey", "RowKey"} {
 		if _, ok := byName[h]; !ok {
-			c.headerErr = fmt.Errorf("csv header: no %s column", h)
-			return c.headerErr
+			return bad("no %s column", h)
 		}
 	}
 	c.pk, c.rk = byName["PartitionKey"], byName["RowKey"]
@@ -120,17 +146,15 @@ func (c *csvReader) header() error {
 		c.ts = i
 	}
 	for i, h := range rec {
-		h = strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))
+		h = strings.TrimSpace(h)
 		switch {
 		case i == c.pk || i == c.rk || i == c.ts:
 		case strings.HasSuffix(h, typeSuffix):
 			if _, ok := byName[strings.TrimSuffix(h, typeSuffix)]; !ok {
-				c.headerErr = fmt.Errorf("csv header: %q has no column %q", h, strings.TrimSuffix(h, typeSuffix))
-				return c.headerErr
+				return bad("%q has no column %q", h, strings.TrimSuffix(h, typeSuffix))
 			}
 		case h == "":
-			c.headerErr = fmt.Errorf("csv header: column %d has no name", i+1)
-			return c.headerErr
+			return bad("column %d has no name", i+1)
 		default:
 			col := csvColumn{name: h, value: i, typ: -1}
 			if t, ok := byName[h+typeSuffix]; ok {
@@ -143,23 +167,27 @@ func (c *csvReader) header() error {
 }
 
 // Read returns the next row, io.EOF at the end, a *csvReject for a row that
-// cannot be imported, or a fatal error.
+// cannot be imported, or a fatal error. Line says where the row starts.
 func (c *csvReader) Read() (Row, error) {
 	if err := c.header(); err != nil {
 		return Row{}, err
 	}
-	rec, err := c.r.Read()
+	rec, line, err := c.r.Read()
 	if err == io.EOF {
 		return Row{}, io.EOF
 	}
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return Row{}, &csvReject{Line: pe.Line, Reason: pe.Err.Error()}
+		reason := pe.Err.Error()
+		if pe.Line != pe.StartLine {
+			reason += fmt.Sprintf(" (found on line %d)", pe.Line)
+		}
+		return Row{}, &csvReject{Line: pe.StartLine, Reason: reason}
 	}
 	if err != nil {
 		return Row{}, err
 	}
-	line, _ := c.r.FieldPos(0)
+	c.line = line
 	row := Row{PartitionKey: rec[c.pk], RowKey: rec[c.rk]}
 	if c.ts >= 0 {
 		row.Timestamp = rec[c.ts]
@@ -193,6 +221,9 @@ func (c *csvReader) Read() (Row, error) {
 	}
 	return row, nil
 }
+
+// Line is the line the last row returned by Read starts on.
+func (c *csvReader) Line() int { return c.line }
 
 // edmTypeName accepts a type name as Storage Explorer writes it, with or
 // without the "Edm." prefix and in any case.
@@ -236,9 +267,9 @@ func parseValue(typ, v string) (any, error) {
 		}
 		return n, nil
 	case edmDouble:
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-			return nil, fmt.Errorf("%q is not a finite Double", v)
+		f, err := parseDouble(v)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a Double (a number, NaN, Infinity or -Infinity)", v)
 		}
 		return f, nil
 	case edmBoolean:
@@ -280,7 +311,7 @@ func formatValue(x any) (typ, s string, err error) {
 	case int64:
 		return edmInt64, strconv.FormatInt(v, 10), nil
 	case float64:
-		return edmDouble, strconv.FormatFloat(v, 'g', -1, 64), nil
+		return edmDouble, formatDouble(v), nil
 	case bool:
 		return edmBoolean, strconv.FormatBool(v), nil
 	case time.Time:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -180,10 +181,35 @@ func TestCSVWriteReadsBack(t *testing.T) {
 	}
 }
 
+// TestDoubleText reads every spelling of NaN and the infinities that the
+// service and other clients write, and writes the one Microsoft's SDKs
+// write, so that a CSV export imports back.
+func TestDoubleText(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"NaN", "NaN"}, {"nan", "NaN"},
+		{"INF", "Infinity"}, {"-INF", "-Infinity"}, {"+INF", "Infinity"},
+		{"Infinity", "Infinity"}, {"-Infinity", "-Infinity"}, {" infinity ", "Infinity"},
+		{"1.5", "1.5"}, {"-0", "-0"}, {"1e308", "1e+308"},
+	}
+	for _, tt := range tests {
+		got, err := checkValue(edmDouble, tt.in)
+		if err != nil || got != tt.want {
+			t.Errorf("checkValue(Double, %q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{"1e999", "-1e999", "NaNa", "Inf1", "", "0x"} {
+		if got, err := checkValue(edmDouble, bad); err == nil {
+			t.Errorf("checkValue(Double, %q) = %q, want an error", bad, got)
+		}
+	}
+}
+
 func TestValueRoundTrip(t *testing.T) {
 	g, _ := table.ParseGUID("0f8fad5b-d9cb-469f-a165-70867728950e")
 	tests := []any{
-		"x", int32(-7), int64(1) << 62, 1.0, 0.1, true,
+		"x", int32(-7), int64(1) << 62, 1.0, 0.1, true, math.Inf(1), math.Inf(-1),
 		time.Date(2024, 1, 2, 3, 4, 5, 1234567*100, time.UTC), g, []byte{0, 1, 255},
 	}
 	for _, want := range tests {
@@ -195,5 +221,9 @@ func TestValueRoundTrip(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%T %v -> %s %q -> %v, %v", want, want, typ, s, got, err)
 		}
+	}
+	typ, s, _ := formatValue(math.NaN())
+	if got, err := parseValue(typ, s); err != nil || !math.IsNaN(got.(float64)) {
+		t.Errorf("NaN -> %s %q -> %v, %v", typ, s, got, err)
 	}
 }

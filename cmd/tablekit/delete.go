@@ -15,11 +15,12 @@ import (
 
 func init() {
 	register(&command{
-		name: "delete", args: "TABLE (--filter ODATA | --partition PK) --yes [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "delete", args: "TABLE (--filter ODATA | --partition PK | --prefix P) --yes [--segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "delete the matching entities: a keys-only scan, then deletes in entity group transactions",
 		example: `tablekit delete logs --filter "Timestamp lt datetime'2024-01-01T00:00:00Z'" --yes --checkpoint logs.ckpt
 # interrupted? the same command again resumes from logs.ckpt
 tablekit delete orders --partition alice --yes
+tablekit delete orders --partition alice --prefix 2023- --yes    # her RowKeys starting with 2023-
 # the whole table is cheaper to drop: tablekit drop logs --yes`,
 		run: runDelete,
 	})
@@ -44,8 +45,8 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if sf.filter == "" && sf.partition == "" {
-		return usagef("say what to delete with --filter or --partition (to empty the whole table, drop it)")
+	if sf.filter == "" && sf.partition == "" && sf.prefix == "" {
+		return usagef("say what to delete with --filter, --partition or --prefix (to empty the whole table, drop it)")
 	}
 	if !yes {
 		return usagef("deleting is final: add --yes")

@@ -33,16 +33,30 @@
 // seconds otherwise. The exit status is 0 only when everything asked was
 // done, 1 after a failure or any reject, 2 for a bad command line (nothing
 // was sent; drop and delete refuse to run without --yes, delete also without
-// --filter or --partition), and 130 after Ctrl-C.
+// --filter, --partition or --prefix), and 130 after Ctrl-C.
 //
 // # Scans: count and delete
 //
 // count and delete read only the keys, as one query split into parallel
-// segments (--parallel requests in flight, default 8). --filter is OData
-// text And-ed with --partition and the segment. delete is the design
-// guide's high-volume delete: keys in rounds of 2,000, deleted with
-// unconditional deletes in entity group transactions (batch.Write). To
-// empty a whole table, drop it instead: one request.
+// segments (--parallel requests in flight, default 8). Every command that
+// reads a table (count, delete, export, copy) takes --partition (one
+// PartitionKey) and --prefix (PartitionKeys starting with it; RowKeys with
+// --partition), which the service seeks on, and --filter, OData text
+// And-ed with them and the segment.
+//
+// The service compares a property only with a literal of its own EDM type:
+// against an Int64 property, N lt 10 matches nothing (10L would), so a
+// delete with it would delete nothing and say so only by its count. Before
+// any of them acts, each command reads a few entities of its scope (one
+// request of up to 100, only the properties --filter names) and stops with
+// exit status 2, naming both types and the literal to write, when a
+// literal's type is not one its property has there; PartitionKey, RowKey
+// (strings) and Timestamp (a DateTime) need no read. --check-filter=false
+// skips the check, for a property that holds several types.
+//
+// delete is the design guide's high-volume delete: keys in rounds of
+// 2,000, deleted with unconditional deletes in entity group transactions
+// (batch.Write). To empty a whole table, drop it instead: one request.
 //
 // With --checkpoint FILE the scan's position is saved every few seconds and
 // on Ctrl-C (written to a temporary file, synced, renamed: never torn).
@@ -91,12 +105,35 @@
 //	tablekit import orders2 orders.jsonl --create --checkpoint imp.ckpt --rejects bad.jsonl
 //	tablekit copy orders orders2 --to-connection-string '...' --checkpoint copy.ckpt
 //
-// JSON Lines (the default) is the service's own JSON, one entity a line,
-// annotated with @odata.type wherever JSON would lose the type; export
-// adds Timestamp, import ignores it. --format csv is Storage Explorer's
-// layout; export reads the table twice without --select, since the header
-// needs every column first and a read-ahead would miss rare ones. import
-// --mode is upsert (replace), merge or add.
+// The format follows the file's extension unless --format says otherwise:
+// .csv and .tsv (tab-delimited) are CSV, .jsonl and .json JSON Lines, and
+// anything else (standard input and output too) JSON Lines. JSON Lines is
+// the service's own JSON, one entity a line, annotated with @odata.type
+// wherever JSON would lose the type; export adds Timestamp, import ignores
+// it. CSV is Storage Explorer's layout (Name and Name@type columns);
+// import also takes files without @type columns (all strings), types on
+// the first row only, TRUE and FALSE, a BOM, and any one-character
+// --delimiter. Quoted fields keep every byte, CR LF and lone CRs included,
+// and export quotes every field that needs it. An export to CSV reads the
+// table twice without --select, since the header needs every column first
+// and a read-ahead would miss rare ones; its first pass is checkpointed
+// too. A double that is NaN or infinite is written NaN, Infinity or
+// -Infinity (as Microsoft's SDKs write it: in JSON Lines, a string with
+// the Edm.Double annotation); CSV import also reads INF and -INF.
+//
+// import reads the first line before it creates the table or writes
+// anything: one that is not in the format chosen (a CSV file named .jsonl,
+// a JSON array) stops it with one message and exit status 2.
+//
+// import --mode is upsert (the default: insert or replace), merge (insert
+// or merge), add or add-missing. add refuses an entity that is already
+// stored: it is a reject, with its line and the reason, and the rest of
+// its transaction is written all the same (the service refuses a whole
+// transaction for one existing entity; one read of the transaction's
+// RowKey range finds which of its entities exist, and the transaction is
+// sent again without them). add-missing is the restore of what is
+// missing: existing entities are left as they are and counted, not
+// rejected, and the exit status is 0.
 //
 // Export, import and copy resume exactly once with --checkpoint, even
 // after kill -9: export saves the output's synced length with the token
@@ -105,17 +142,25 @@
 // before it committed. Rounds of 5,000 entities (or 16 MiB) are written
 // one after the other with batch.Write, which packs each round's
 // partitions into full transactions: memory does not grow with the table.
-// Replayed upserts and merges are idempotent; a replayed add that finds
-// its entity with the same properties counts as done. A bad line is
-// reported with its line number, written to --rejects, and skipped; the
-// exit status is then 1. --checkpoint-every sets how often to save.
+// Replayed upserts and merges are idempotent; an add that finds its entity
+// with the same properties counts as done when it may have written it
+// itself: in a resumed run, or after a lost reply (its transaction is
+// then read back, never assumed committed). A bad line is reported with
+// its line number, written to --rejects, and skipped; the exit status is
+// then 1, and the same command again with the checkpoint of the completed
+// run does nothing more and says the same. --checkpoint-every sets how
+// often to save.
 //
 // # Internals
 //
-// csvformat.go converts Storage Explorer's CSV to neutral rows,
-// entitytext.go rows and JSON lines to entities, roundwrite.go writes
-// rounds and sorts out rejects, output.go keeps an output file's length
-// for resumes. openScan runs any projection of a plan; copy's target comes
-// from targetFlags (--to-connection-string or
-// TABLEKIT_TARGET_CONNECTION_STRING, else the source account).
+// format.go picks a file's format and checks an input's first line,
+// csvformat.go converts Storage Explorer's CSV to neutral rows, csvread.go
+// is its RFC 4180 reader, double.go the text of NaN and the infinities,
+// entitytext.go turns rows and JSON lines into entities, roundwrite.go
+// writes rounds and sorts out rejects, addexisting.go settles adds that
+// find their entity stored, output.go keeps an output file's length for
+// resumes. filtercheck.go checks --filter's literals; openScan runs any
+// projection of a plan; copy's target comes from targetFlags
+// (--to-connection-string or TABLEKIT_TARGET_CONNECTION_STRING, else the
+// source account).
 package main

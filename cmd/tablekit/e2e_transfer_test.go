@@ -14,8 +14,9 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// edgeProps holds every EDM type at the edges the library accepts (NaN and
-// the infinities are refused by the service).
+// edgeProps holds every EDM type at the edges the library accepts. NaN and
+// the infinities, which the service stores, are not here yet: the library
+// does not write them (the command's own text forms are unit-tested).
 func edgeProps() map[string]any {
 	g, _ := table.ParseGUID("01234567-89ab-cdef-0123-456789abcdef")
 	return map[string]any{

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,10 +130,7 @@ func appendProperty(b []byte, name string, v any) ([]byte, error) {
 		b = append(wire.AppendMember(b, name, "Edm.Int64"), '"')
 		b = append(strconv.AppendInt(b, x, 10), '"')
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, fmt.Errorf("%s: %v has no Edm.Double form the service takes", name, x)
-		}
-		b = strconv.AppendFloat(wire.AppendMember(b, name, "Edm.Double"), x, 'g', -1, 64)
+		b = appendDouble(wire.AppendMember(b, name, "Edm.Double"), x)
 	case time.Time:
 		if x.IsZero() {
 			return nil, fmt.Errorf("%s: the zero time.Time", name)

@@ -16,11 +16,11 @@ import (
 
 func init() {
 	register(&command{
-		name: "export", args: "TABLE [-o FILE|-] [--format jsonl|csv] [--filter ODATA] [--partition PK] [--prefix P] [--select a,b] [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "export", args: "TABLE [-o FILE|-] [--format jsonl|csv] [--delimiter C] [--filter ODATA] [--partition PK] [--prefix P] [--select a,b] [--segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "write the entities to JSON Lines (exact EDM types) or Storage Explorer CSV, with a parallel scan",
 		example: `tablekit export orders -o orders.jsonl --parallel 16 --checkpoint orders.ckpt
 # interrupted, even by kill -9? the same command again completes orders.jsonl
-tablekit export orders --format csv --select Name,Total -o orders.csv
+tablekit export orders --select Name,Total -o orders.csv    # CSV, from the extension
 tablekit export logs --filter "Level eq 'error'" | gzip > errors.jsonl.gz`,
 		run: runExport,
 	})
@@ -37,21 +37,22 @@ func everyFlag(fs *flag.FlagSet, d *time.Duration) {
 
 func runExport(ctx context.Context, e *env, args []string) error {
 	var sf scanFlags
-	var out, format, sel string
+	var ff formatFlags
+	var out, sel string
 	var every time.Duration
 	conn, name, err := tableCommand(e, commands["export"], args, func(fs *flag.FlagSet) {
 		sf.register(fs)
-		sf.registerPrefix(fs)
 		everyFlag(fs, &every)
 		fs.StringVar(&out, "o", "-", "output file, - for stdout (--checkpoint needs a file)")
-		fs.StringVar(&format, "format", "jsonl", "jsonl (the service's JSON, one entity a line) or csv (as Azure Storage Explorer writes it)")
+		ff.register(fs)
 		fs.StringVar(&sel, "select", "", "only these properties, comma-separated (the keys and Timestamp always come)")
 	})
 	if err != nil {
 		return err
 	}
-	if format != "jsonl" && format != "csv" {
-		return usagef("--format %q: want jsonl or csv", format)
+	format, delim, err := ff.resolve(out)
+	if err != nil {
+		return err
 	}
 	if sf.checkpoint != "" && out == "-" {
 		return usagef("--checkpoint needs -o FILE: a resumed run truncates the file to the saved position")
@@ -69,6 +70,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	plan.job += fmt.Sprintf(" format=%s select=%q", format, sel)
+	if format == formatCSV && delim != ',' {
+		plan.job += fmt.Sprintf(" delimiter=%q", string(delim))
+	}
 	t, err := table.New[table.Entity](conn.svc, name)
 	if err != nil {
 		return err
@@ -107,8 +111,8 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	}
 	tuneStreamGC() // for both passes of a CSV export
 	w := &entityWriter{}
-	if format == "csv" {
-		if cols, err = csvColumns(ctx, e, q, plan, conn, cp, sel != "", cols); err != nil {
+	if format == formatCSV {
+		if cols, err = csvColumns(ctx, e, q, plan, conn, cp, sv, sel != "", cols); err != nil {
 			return err
 		}
 		b, _ := json.Marshal(cols)
@@ -118,8 +122,8 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if format == "csv" {
-		w.csv = newCSVWriter(o, ',', cols)
+	if format == formatCSV {
+		w.csv = newCSVWriter(o, delim, cols)
 		w.csv.wrote = resumed // the header is in the file already
 	} else {
 		w.jsonl = o
@@ -212,12 +216,22 @@ func (w *entityWriter) flush() error {
 	return nil
 }
 
+// The checkpoint of a CSV export's first pass: its scan's position, the
+// columns seen before it and how many entities that was.
+const (
+	extraColumnsPass = "csv-columns-pass"
+	extraColumnsSeen = "csv-columns-seen"
+	extraColumnsRead = "csv-columns-read"
+)
+
 // csvColumns decides a CSV export's columns before its header: from the
 // checkpoint when resuming, from --select when given, else from a first
 // pass over the same scan that only collects property names. Two passes
 // cost a second read of the table but keep memory bounded and every
-// column, however rare; reading ahead a page would miss late columns.
-func csvColumns(ctx context.Context, e *env, q query.Query[table.Entity], plan scanPlan, conn *connection, cp *Checkpoint, selected bool, cols []string) ([]string, error) {
+// column, however rare; reading ahead a page would miss late columns. The
+// first pass saves its position as the second does (with no token yet for
+// the second), so a resumed run goes on with it where it stopped.
+func csvColumns(ctx context.Context, e *env, q query.Query[table.Entity], plan scanPlan, conn *connection, cp *Checkpoint, sv *saver, selected bool, cols []string) ([]string, error) {
 	if s, ok := cp.Extra[extraColumns]; ok {
 		var saved []string
 		if err := json.Unmarshal([]byte(s), &saved); err != nil {
@@ -228,16 +242,31 @@ func csvColumns(ctx context.Context, e *env, q query.Query[table.Entity], plan s
 	if selected {
 		return cols, nil
 	}
-	c, err := openScan(q, plan, "")
+	var read int64
+	if s, ok := cp.Extra[extraColumnsSeen]; ok {
+		if err := json.Unmarshal([]byte(s), &cols); err != nil {
+			return nil, fmt.Errorf("checkpoint: bad %s: %w", extraColumnsSeen, err)
+		}
+		read, _ = strconv.ParseInt(cp.Extra[extraColumnsRead], 10, 64)
+	}
+	c, err := openScan(q, plan, cp.Extra[extraColumnsPass])
 	if err != nil {
 		return nil, err
 	}
-	m := newMeter(e, "export: pass 1 of 2 (columns)", -1, 0, conn.retries)
+	m := newMeter(e, "export: pass 1 of 2 (columns)", -1, read, conn.retries)
 	seen := map[string]bool{}
-	for ent, err := range c.All(ctx) {
-		if err != nil {
-			m.finish()
-			return nil, err
+	for _, k := range cols {
+		seen[k] = true
+	}
+	save := func() error {
+		b, _ := json.Marshal(cols)
+		sv.Extra[extraColumnsPass], sv.Extra[extraColumnsSeen] = c.Token(), string(b)
+		sv.Extra[extraColumnsRead] = strconv.FormatInt(read, 10)
+		return sv.save("", 0, false)
+	}
+	for ent, err2 := range c.All(ctx) {
+		if err = err2; err != nil {
+			break
 		}
 		for k := range ent.Properties {
 			if !seen[k] {
@@ -245,9 +274,31 @@ func csvColumns(ctx context.Context, e *env, q query.Query[table.Entity], plan s
 				cols = append(cols, k)
 			}
 		}
+		read++
 		m.add(1)
+		if sv.due() {
+			if err = save(); err != nil {
+				break
+			}
+		}
 	}
 	m.finish()
+	if err != nil {
+		if serr := save(); serr != nil {
+			fmt.Fprintf(e.stderr, "tablekit export: %v\n", serr)
+		} else {
+			sv.tellResume(e)
+		}
+		return nil, err
+	}
+	delete(sv.Extra, extraColumnsPass)
+	delete(sv.Extra, extraColumnsSeen)
+	delete(sv.Extra, extraColumnsRead)
 	slices.Sort(cols)
+	b, _ := json.Marshal(cols)
+	sv.Extra[extraColumns] = string(b)
+	if sv.file != nil {
+		return cols, sv.save("", 0, false) // the first pass is done
+	}
 	return cols, nil
 }

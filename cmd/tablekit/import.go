@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
@@ -20,12 +19,14 @@ import (
 
 func init() {
 	register(&command{
-		name: "import", args: "TABLE FILE|- [--format jsonl|csv] [--mode upsert|merge|add] [--create] [--parallel N] [--checkpoint FILE] [--rejects FILE] [--delimiter C]",
+		name: "import", args: "TABLE FILE|- [--format jsonl|csv] [--mode upsert|merge|add|add-missing] [--create] [--parallel N] [--checkpoint FILE] [--rejects FILE] [--delimiter C]",
 		summary: "write the entities of a JSON Lines or Storage Explorer CSV file, in entity group transactions",
 		example: `tablekit import orders orders.jsonl --create --parallel 16 --checkpoint imp.ckpt --rejects bad.jsonl
 # interrupted, even by kill -9? the same command again completes the import
-tablekit import orders orders.csv --format csv --mode merge
-tablekit import orders export.csv --format csv --delimiter ';'`,
+tablekit import orders orders.csv --mode merge    # CSV, from the extension
+# restore what is missing from a backup, leaving what is there as it is:
+tablekit import orders backup.jsonl --mode add-missing --checkpoint restore.ckpt
+tablekit import orders export.csv --delimiter ';'`,
 		run: runImport,
 	})
 }
@@ -33,6 +34,7 @@ tablekit import orders export.csv --format csv --delimiter ';'`,
 const (
 	extraRejectBytes = "rejects-bytes"
 	extraRejects     = "rejects"
+	extraExisting    = "existing" // --mode add-missing: entities found already there
 )
 
 // lineToken is an import's checkpoint position: the next input line.
@@ -43,25 +45,26 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, c)
 	src := sourceFlags()
 	src.register(fs)
-	var format, mode, ckpt, rejectsPath, delim string
+	var ff formatFlags
+	var mode, ckpt, rejectsPath string
 	var create bool
 	var parallel int
 	var every time.Duration
-	fs.StringVar(&format, "format", "jsonl", "jsonl or csv (as Azure Storage Explorer writes it)")
-	fs.StringVar(&mode, "mode", "upsert", "upsert (replace), merge (upsert merging properties) or add (refuse existing entities)")
+	ff.register(fs)
+	fs.StringVar(&mode, "mode", "upsert", "upsert (replace), merge (upsert merging properties), add (an existing entity is a reject) or add-missing (existing entities are left as they are)")
 	fs.BoolVar(&create, "create", false, "create the table if it does not exist")
 	fs.IntVar(&parallel, "parallel", batch.DefaultInFlight, fmt.Sprintf("transactions in flight, 1 to %d", query.MaxParallelism))
 	fs.StringVar(&ckpt, "checkpoint", "", "file to save the input position in; a later run with the same file and arguments resumes")
 	fs.StringVar(&rejectsPath, "rejects", "", "file to write refused lines to, as JSON lines {line, reason, input}")
-	fs.StringVar(&delim, "delimiter", ",", "CSV field delimiter: one character, or tab")
 	everyFlag(fs, &every)
 	pos, err := parse(fs, args, 2)
 	if err != nil {
 		return err
 	}
 	name, path := pos[0], pos[1]
-	if format != "jsonl" && format != "csv" {
-		return usagef("--format %q: want jsonl or csv", format)
+	format, d, err := ff.resolve(path)
+	if err != nil {
+		return err
 	}
 	w := &roundWriter{}
 	switch mode {
@@ -71,15 +74,10 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		w.kind, w.mode = batch.Upsert, table.Merge
 	case "add":
 		w.kind = batch.Add
+	case "add-missing":
+		w.kind, w.keepExisting = batch.Add, true
 	default:
-		return usagef("--mode %q: want upsert, merge or add", mode)
-	}
-	if delim == "tab" || delim == `\t` {
-		delim = "\t"
-	}
-	d, size := utf8.DecodeRuneInString(delim)
-	if size == 0 || size != len(delim) || d == '"' || d == '\n' || d == '\r' {
-		return usagef("--delimiter %q: want one character other than a quote or newline", delim)
+		return usagef("--mode %q: want upsert, merge, add or add-missing", mode)
 	}
 	if parallel < 1 || parallel > query.MaxParallelism {
 		return usagef("--parallel %d: want 1 to %d", parallel, query.MaxParallelism)
@@ -97,15 +95,18 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	}
 	w.t = t
 	w.opts = &batch.WriteOptions{InFlight: parallel, ContinueOnError: true, Retry: conn.policy}
-	job := fmt.Sprintf("import table=%s input=%q format=%s mode=%s delimiter=%q rejects=%q", name, path, format, mode, delim, rejectsPath)
+	job := fmt.Sprintf("import table=%s input=%q format=%s mode=%s delimiter=%q rejects=%q", name, path, format, mode, string(d), rejectsPath)
 	sv, cp, err := startCheckpoint(ckpt, job)
 	if err != nil {
 		return err
 	}
 	sv.every = every
 	if cp.Complete {
-		fmt.Fprintf(e.stderr, "tablekit import: the checkpoint says this import is complete (%d entities)\n", cp.Done)
-		return nil
+		// Nothing to do; the outcome is the one the run that completed it had.
+		rejected, _ := strconv.ParseInt(cp.Extra[extraRejects], 10, 64)
+		existing, _ := strconv.ParseInt(cp.Extra[extraExisting], 10, 64)
+		fmt.Fprintf(e.stderr, "tablekit import: the checkpoint says this import is complete (%d entities, %d already there, %d rejects)\n", cp.Done, existing, rejected)
+		return rejectsError(rejected, rejectsPath)
 	}
 	from := int64(0)
 	if cp.Token != "" {
@@ -114,11 +115,6 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("checkpoint: bad position %q", cp.Token)
 		}
 		w.resumed = true
-	}
-	if create {
-		if err := conn.svc.CreateTable(ctx, name); err != nil {
-			return err
-		}
 	}
 	var in io.Reader = os.Stdin
 	var total int64 = -1
@@ -133,10 +129,27 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		}
 		in = f
 	}
+	var read atomic.Int64 // input bytes, for the ETA
+	in = countReader{in, &read}
+	var next func() (inputRecord, error)
+	if format == formatCSV {
+		next = csvRecords(t, in, d)
+	} else {
+		next = jsonlRecords(t, in)
+	}
+	if next, err = checkFirst(next, format, path); err != nil {
+		return err
+	}
+	if create {
+		if err := conn.svc.CreateTable(ctx, name); err != nil {
+			return err
+		}
+	}
 	var rejOut *output
 	var rejected int64
 	if w.resumed {
 		rejected, _ = strconv.ParseInt(cp.Extra[extraRejects], 10, 64)
+		w.existing, _ = strconv.ParseInt(cp.Extra[extraExisting], 10, 64)
 	}
 	if rejectsPath != "" {
 		var resume map[string]string
@@ -149,13 +162,8 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		defer rejOut.close()
 	}
 	m := newMeter(e, "import", -1, cp.Done, conn.retries)
-	m.inTotal = total
+	m.inRead, m.inTotal = &read, total
 	m.rejects.Store(rejected)
-	in = countReader{in, &m.inRead}
-	next := jsonlRecords(t, in)
-	if format == "csv" {
-		next = csvRecords(t, in, d)
-	}
 	rounds := make(chan round, 1)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return readRounds(gctx, next, from, rounds) })
@@ -182,7 +190,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			m.rejects.Add(int64(len(rejs)))
 			token = r.next
 			if sv.due() {
-				if err := saveImport(sv, rejOut, token, done, m.rejects.Load(), false); err != nil {
+				if err := saveImport(sv, rejOut, token, done, m.rejects.Load(), w.existing, false); err != nil {
 					return err
 				}
 			}
@@ -194,27 +202,42 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if shown > 20 {
 		fmt.Fprintf(e.stderr, "tablekit import: %d more rejects not shown\n", shown-20)
 	}
+	if w.existing > 0 {
+		fmt.Fprintf(e.stderr, "tablekit import: %d entities were already there and were left as they are\n", w.existing)
+	}
 	if err != nil {
-		if serr := saveImport(sv, rejOut, token, done, m.rejects.Load(), false); serr != nil {
+		if serr := saveImport(sv, rejOut, token, done, m.rejects.Load(), w.existing, false); serr != nil {
 			fmt.Fprintf(e.stderr, "tablekit import: %v\n", serr)
 		} else {
 			sv.tellResume(e)
 		}
 		return err
 	}
-	if err := saveImport(sv, rejOut, token, done, m.rejects.Load(), true); err != nil {
+	if err := saveImport(sv, rejOut, token, done, m.rejects.Load(), w.existing, true); err != nil {
 		return err
 	}
-	if n := m.rejects.Load(); n > 0 {
-		return fmt.Errorf("%d lines rejected (see the messages above%s)", n, map[bool]string{true: " and " + rejectsPath, false: ""}[rejectsPath != ""])
+	return rejectsError(m.rejects.Load(), rejectsPath)
+}
+
+// rejectsError is the outcome of an import that rejected n lines: the exit
+// status says so.
+func rejectsError(n int64, rejectsPath string) error {
+	if n == 0 {
+		return nil
 	}
-	return nil
+	if rejectsPath != "" {
+		return fmt.Errorf("%d lines rejected (listed in %s)", n, rejectsPath)
+	}
+	return fmt.Errorf("%d lines rejected (see the messages above)", n)
 }
 
 // saveImport syncs the rejects file before the checkpoint names the
 // position after the rejects it holds.
-func saveImport(sv *saver, rejOut *output, token string, done, rejects int64, complete bool) error {
+func saveImport(sv *saver, rejOut *output, token string, done, rejects, existing int64, complete bool) error {
 	sv.Extra = map[string]string{extraRejects: strconv.FormatInt(rejects, 10)}
+	if existing > 0 {
+		sv.Extra[extraExisting] = strconv.FormatInt(existing, 10)
+	}
 	if rejOut != nil {
 		n, err := rejOut.sync()
 		if err != nil {

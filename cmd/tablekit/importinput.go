@@ -79,9 +79,10 @@ func readRounds(ctx context.Context, next func() (inputRecord, error), from int6
 	return nil
 }
 
-// jsonlRecords reads JSON Lines; blank lines are skipped.
+// jsonlRecords reads JSON Lines; blank lines and a BOM are skipped.
 func jsonlRecords(t *dynTable, r io.Reader) func() (inputRecord, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
+	skipBOM(br)
 	var line int64
 	return func() (inputRecord, error) {
 		for {
@@ -119,11 +120,19 @@ func csvRecords(t *dynTable, r io.Reader, delim rune) func() (inputRecord, error
 		if err != nil {
 			return inputRecord{}, err
 		}
-		line, _ := cr.r.FieldPos(0)
+		line := cr.Line()
 		ent, perr := rowEntity(t, row)
 		if perr != nil {
 			return inputRecord{line: int64(line), rej: &reject{Line: int64(line), Reason: perr.Error()}}, nil
 		}
 		return inputRecord{line: int64(line), ent: &item{line: int64(line), ent: ent, size: approxSize(ent)}}, nil
+	}
+}
+
+// skipBOM skips a UTF-8 byte order mark at the start of the input, which
+// Excel and other Windows programs write.
+func skipBOM(br *bufio.Reader) {
+	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
+		_, _ = br.Discard(3)
 	}
 }

@@ -28,7 +28,7 @@ type meter struct {
 
 	// inRead of inTotal bytes of the input are read: an import from a
 	// regular file knows its size, hence an ETA.
-	inRead  atomic.Int64
+	inRead  *atomic.Int64
 	inTotal int64
 
 	mu   sync.Mutex

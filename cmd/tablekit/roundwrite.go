@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/table"
@@ -19,6 +21,9 @@ type item struct {
 	raw  table.RawEntity
 	text []byte // the input line, for --rejects (JSON Lines only)
 	size int    // estimated bytes, to bound a round's memory
+	// inDoubt: a transaction holding this item may have committed (its
+	// reply was lost), so an add finding the entity may find its own.
+	inDoubt bool
 }
 
 // reject is an entity or line that was not written, and why.
@@ -48,15 +53,20 @@ type roundWriter struct {
 	kind batch.OpKind
 	mode table.Mode
 	opts *batch.WriteOptions
-	// inDoubt: an add that finds its entity already there, with the same
-	// properties, counts as done when it may be this job's own earlier
-	// write (a resumed run, or a retry after a lost reply).
+	// resumed: an add that finds its entity already there, with the same
+	// properties, counts as done, since it may be the killed run's write
+	// (item.inDoubt says the same after a lost reply).
 	resumed bool
+	// keepExisting (--mode add-missing): an add that finds its entity
+	// already there leaves it as it is and counts it in existing, instead
+	// of rejecting it.
+	keepExisting bool
+	existing     int64
 }
 
-// maxPasses bounds the resubmissions of operations held back by a refused
-// transaction of their partition.
-const maxPasses = 10
+// maxStalls bounds the resubmissions of a round that settle nothing: no
+// operation committed, refused or found already there.
+const maxStalls = 10
 
 // write writes the round's items. It returns how many are stored, the
 // rejected ones, and an error when the round could not be completed (the
@@ -71,9 +81,12 @@ func (w *roundWriter) write(ctx context.Context, items []item) (stored int, reje
 }
 
 // writeItems is write for either kind of entity, ent picking an item's.
+// A transaction refused because of one operation wrote nothing; it is sent
+// again without that operation, which is rejected, and for adds without
+// every other entity of the transaction found already there (one read).
 func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], items []item, ent func(*item) E) (stored int, rejects []reject, err error) {
 	pending := items
-	for pass := 0; len(pending) > 0; pass++ {
+	for stalls := 0; len(pending) > 0; {
 		ops := make([]batch.Op[E], len(pending))
 		for i := range pending {
 			ops[i] = batch.Op[E]{Kind: w.kind, Entity: ent(&pending[i]), Mode: w.mode}
@@ -86,7 +99,10 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 			return stored + sum.Ops, rejects, werr
 		}
 		why := map[int]error{}
-		own := map[int]bool{} // the operation the service or the checks refused
+		refused := map[int]error{} // the operation the service or the checks refused, and why
+		without := map[int]bool{}  // rolled back because of another operation: send again
+		settled := map[int]bool{}  // by a look at what is stored
+		before := stored + len(rejects) + int(w.existing)
 		for _, ch := range sum.Incomplete {
 			for _, i := range ch.Ops {
 				why[i] = ch.Err
@@ -94,34 +110,50 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 			var oe *batch.OpError[E]
 			var ie *batch.InvalidError
 			switch {
-			case errors.As(ch.Err, &oe) && oe.Index >= 0:
-				own[oe.Index] = true
+			case w.kind == batch.Add && w.rt == nil && (errors.Is(ch.Err, table.ErrMaybeCommitted) ||
+				errors.As(ch.Err, &oe) && oe.Index >= 0 && errors.Is(ch.Err, table.ErrAlreadyExists)):
+				n, rjs, again, err := w.settleAdds(ctx, pending, ch)
+				if err != nil {
+					return stored, rejects, err
+				}
+				stored += n
+				rejects = append(rejects, rjs...)
+				for _, i := range ch.Ops {
+					settled[i], without[i] = !again[i], again[i]
+				}
+			case errors.As(ch.Err, &oe) && oe.Index >= 0 && entityRefusal(ch.Err):
+				refused[oe.Index] = errors.New(strings.TrimSpace(fmt.Sprintf("%d %s", oe.StatusCode, oe.Code)) + ": " + oe.Message)
+				for _, i := range ch.Ops {
+					without[i] = i != oe.Index
+				}
 			case errors.As(ch.Err, &ie) && len(ch.Ops) == 1:
-				own[ch.Ops[0]] = true
+				refused[ch.Ops[0]] = ch.Err
 			}
 		}
 		var again []item
+		var stallCause error
 		for i, it := range pending {
 			cause := why[i]
 			switch {
+			case settled[i]:
 			case sum.State(i) == batch.Committed:
 				stored++
-			case errors.Is(cause, table.ErrMaybeCommitted):
-				stored++ // a retry found the first attempt's change made
-			case own[i] && w.kind == batch.Add && w.rt == nil && errors.Is(cause, table.ErrAlreadyExists) && (w.resumed || pass > 0):
-				if same, gerr := w.isOwn(ctx, it.ent); gerr != nil {
-					return stored, rejects, gerr
-				} else if same {
-					stored++
-				} else {
-					rejects = append(rejects, rejectOf(it, cause))
+			case cause == nil || errors.Is(cause, batch.ErrNotSent) || without[i] || sum.State(i) == batch.Unknown:
+				// Unknown: an upsert sent again ends the same either way.
+				it.inDoubt = it.inDoubt || sum.State(i) == batch.Unknown
+				if stallCause == nil {
+					stallCause = cmp.Or(cause, werr)
 				}
-			case own[i]:
-				rejects = append(rejects, rejectOf(it, cause))
-			case pass+1 < maxPasses && (cause == nil || errors.Is(cause, batch.ErrNotSent) || sum.State(i) == batch.Unknown):
 				again = append(again, it)
+			case refused[i] != nil:
+				rejects = append(rejects, rejectOf(it, refused[i]))
 			default:
 				return stored, rejects, fmt.Errorf("line %d: %w", it.line, cause)
+			}
+		}
+		if stored+len(rejects)+int(w.existing) == before {
+			if stalls++; stalls >= maxStalls {
+				return stored, rejects, fmt.Errorf("line %d: not written after %d attempts: %w", again[0].line, maxStalls, stallCause)
 			}
 		}
 		pending = again
@@ -129,16 +161,14 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 	return stored, rejects, nil
 }
 
-// isOwn reads back an entity an add found already there.
-func (w *roundWriter) isOwn(ctx context.Context, e table.Entity) (bool, error) {
-	got, err := w.t.Get(ctx, e.PartitionKey, e.RowKey, nil)
-	if errors.Is(err, table.ErrNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return sameProps(got.Properties, e.Properties), nil
+// entityRefusal says whether the service refused an operation for what its
+// entity is (it exists, a value is out of bounds, ...), so that the other
+// operations of its transaction can go without it; a missing table or a
+// refused credential concerns them all.
+func entityRefusal(err error) bool {
+	return errors.Is(err, table.ErrAlreadyExists) || errors.Is(err, table.ErrBadRequest) ||
+		errors.Is(err, table.ErrTooLarge) || errors.Is(err, table.ErrNotFound) ||
+		errors.Is(err, table.ErrPreconditionFailed)
 }
 
 func rejectOf(it item, err error) reject {

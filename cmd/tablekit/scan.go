@@ -19,21 +19,19 @@ type keyEntity struct {
 	RowKey       string
 }
 
-// scanFlags select the entities of a scan and how it is split.
+// scanFlags select the entities of a scan and how it is split: every
+// command that reads a table (count, delete, export, copy) takes them all.
 type scanFlags struct {
-	filter, partition, segment, keyChars, checkpoint string
-	parallel                                         int
-	prefix                                           string // export only: a key prefix
-}
-
-// registerPrefix adds --prefix, which only export offers.
-func (s *scanFlags) registerPrefix(fs *flag.FlagSet) {
-	fs.StringVar(&s.prefix, "prefix", "", "only PartitionKeys starting with this (RowKeys with --partition)")
+	filter, partition, prefix, segment, keyChars, checkpoint string
+	parallel                                                 int
+	checkFilter                                              bool
 }
 
 func (s *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.filter, "filter", "", "OData filter, e.g. \"Timestamp lt datetime'2024-01-01T00:00:00Z'\" (And-ed with the rest)")
 	fs.StringVar(&s.partition, "partition", "", "only this PartitionKey (segments then split its RowKeys)")
+	fs.StringVar(&s.prefix, "prefix", "", "only PartitionKeys starting with this (RowKeys with --partition)")
+	fs.BoolVar(&s.checkFilter, "check-filter", true, "before acting, read a few entities (one request) to check that --filter compares each property with a literal of the type it has in the table; false skips it (a property with several types)")
 	fs.StringVar(&s.segment, "segment", "", "i/n: only share i of n (1 <= i <= n) of the key space, for n machines; the n shares cover the table exactly once")
 	fs.StringVar(&s.keyChars, "key-chars", "alnum", "characters the keys are made of, to balance --segment (and guide --parallel's split): alnum, hex, HEX, digits, printable or the characters themselves (all machines must use the same)")
 	fs.IntVar(&s.parallel, "parallel", query.DefaultParallelism, fmt.Sprintf("requests in flight, 1 to %d", query.MaxParallelism))
@@ -48,6 +46,7 @@ type scanPlan struct {
 	parallel int
 	job      string // identifies the run in a checkpoint
 	readers  int    // the scan's requests in flight; 0: parallel
+	raw      string // --filter, when its literals are to be checked
 
 	table string
 	split query.Property // the key the segments split
@@ -101,15 +100,25 @@ func (s *scanFlags) plan(command, tableName string) (scanPlan, error) {
 	if s.prefix != "" {
 		job += fmt.Sprintf(" prefix=%q", s.prefix)
 	}
-	return scanPlan{filter: f, parallel: s.parallel, job: job,
-		table: tableName, split: split, scope: scope, share: whole[0], chars: chars}, nil
+	p := scanPlan{filter: f, parallel: s.parallel, job: job,
+		table: tableName, split: split, scope: scope, share: whole[0], chars: chars}
+	if s.checkFilter {
+		p.raw = s.filter
+	}
+	return p, nil
 }
 
-// discover splits the share where the keys are (see adaptiveBounds), or,
-// on a resumed run, as the checkpoint says the run began: its token holds a
-// position per segment, so the segments must be the same. The bounds go
-// into the checkpoint with the first save.
+// discover checks --filter's literals (see checkFilter) and splits the
+// share where the keys are (see adaptiveBounds), or, on a resumed run, as
+// the checkpoint says the run began: its token holds a position per
+// segment, so the segments must be the same. The bounds go into the
+// checkpoint with the first save. Every command calls it before it acts.
 func (p *scanPlan) discover(ctx context.Context, svc *table.Service, cp *Checkpoint, sv *saver) error {
+	if p.raw != "" {
+		if err := checkFilter(ctx, svc, p.table, p.scope, p.raw); err != nil {
+			return err
+		}
+	}
 	var bounds []string
 	if s, ok := cp.Extra[extraSplit]; ok {
 		if err := json.Unmarshal([]byte(s), &bounds); err != nil {
