@@ -6,6 +6,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/tablekit/tablekit/internal/reqshape"
 )
 
 // NewPipelinePolicy returns an azcore pipeline policy that retries every
@@ -41,8 +43,11 @@ import (
 //   - the context ending: its error, at once, wrapping the last failure.
 //
 // Transport errors are returned without the URL's query string, so a SAS
-// signature never appears in an error. Inside [Do] the policy makes a
-// single attempt and leaves retrying to Do.
+// signature never appears in an error. The policy makes a single attempt,
+// leaving retrying to the caller, for a request made inside [Do] (Do marks
+// the context it hands its operation) and for a request whose sender
+// marked it to be sent once (tablekit's bulk writer, which resends whole
+// transactions itself).
 func NewPipelinePolicy(p *Policy) policy.Policy {
 	return &pipelinePolicy{p: resolve(p)}
 }
@@ -59,7 +64,8 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	ctx := req.Raw().Context()
 	// Switch azcore's own retry policy off for every attempt sent from here.
 	attemptCtx := policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
-	if ctx.Value(inDoKey{}) != nil {
+	var once reqshape.SingleAttempt
+	if req.OperationValue(&once) || ctx.Value(inDoKey{}) != nil {
 		if err := req.RewindBody(); err != nil {
 			return nil, err
 		}
