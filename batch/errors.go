@@ -26,7 +26,7 @@ var (
 	// The service reports it as 400 InvalidDuplicateRow, which matches too.
 	ErrDuplicateRowKey = errors.New("batch: the same RowKey twice in one transaction")
 	// ErrBodyTooLarge: the request body must be smaller than 4 MiB, counted on
-	// the bytes aztables sends (entities, URLs, headers, multipart framing).
+	// the bytes sent (entities, URLs, headers, multipart framing).
 	ErrBodyTooLarge = errors.New("batch: request body of 4 MiB or more")
 )
 
