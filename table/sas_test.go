@@ -56,3 +56,58 @@ func TestNewFromSASURL(t *testing.T) {
 		}
 	}
 }
+
+// A service made from an account SAS (a URL or a connection string) sends
+// its data requests on tablekit's pipeline with the SAS in every URL, and
+// its management calls through aztables: both are accepted.
+func TestAccountSASService(t *testing.T) {
+	env := testenv.Azurite(t)
+	cred, err := sas.NewCredential(env.Account, env.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := sas.AccountRead | sas.AccountWrite | sas.AccountDelete | sas.AccountList | sas.AccountAdd | sas.AccountCreate | sas.AccountUpdate
+	token, err := sas.AccountSignature{Permissions: all, ResourceTypes: sas.ResourceService | sas.ResourceContainer | sas.ResourceObject,
+		Expiry: time.Now().Add(time.Hour), Protocol: sas.HTTPSAndHTTP}.Sign(cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromURL, err := table.NewServiceWithSAS(env.Endpoint+"/?"+token.Encode(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromString, err := table.NewService("TableEndpoint="+env.Endpoint+";SharedAccessSignature="+token.Encode(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, svc := range map[string]*table.Service{"URL": fromURL, "connection string": fromString} {
+		t.Run(name, func(t *testing.T) {
+			ctx := ctxT(t)
+			tbl := testenv.NewTable[Row](t, svc)
+			in := Row{"O'Brien ü", "r", 7}
+			if _, err := tbl.Add(ctx, in, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tbl.Upsert(ctx, Row{"O'Brien ü", "r2", 8}, table.Merge); err != nil {
+				t.Fatal(err)
+			}
+			got, err := tbl.Get(ctx, in.PartitionKey, in.RowKey, nil)
+			if err != nil || got.V != 7 {
+				t.Fatalf("Get = %+v, %v", got, err)
+			}
+			if err := tbl.Delete(ctx, in.PartitionKey, "r2", table.AnyETag); err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for n, err := range svc.Tables(ctx, &table.ListTablesOptions{Prefix: tbl.Name()}) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				names = append(names, n)
+			}
+			if len(names) != 1 {
+				t.Errorf("Tables = %v, want %s", names, tbl.Name())
+			}
+		})
+	}
+}
