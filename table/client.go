@@ -22,6 +22,8 @@ const (
 	devAccount  = "devstoreaccount1"
 	devKey      = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 	devEndpoint = "http://127.0.0.1:10002/devstoreaccount1"
+	// devTablePort is the port of Azurite's table service.
+	devTablePort = "10002"
 )
 
 // ErrInvalidConnectionString reports a connection string that cannot be used.
@@ -300,7 +302,13 @@ func parseConnectionString(s string) (connString, error) {
 			if err != nil || u.Host == "" {
 				return connString{}, fmt.Errorf("%w: DevelopmentStorageProxyUri is not a URL", ErrInvalidConnectionString)
 			}
-			ep = u.Scheme + "://" + u.Hostname() + ":10002/" + devAccount
+			// The proxy's port when it has one; the table service's
+			// default otherwise.
+			port := u.Port()
+			if port == "" {
+				port = devTablePort
+			}
+			ep = u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port) + "/" + devAccount
 		}
 		return connString{endpoint: ep, account: devAccount, key: devKey}, nil
 	}
