@@ -56,8 +56,10 @@ type Options struct {
 	// always go to the primary. See LocationMode for the lag.
 	Location LocationMode
 	// SecondaryEndpoint is the secondary's table endpoint, when it is not
-	// <account>-secondary.table.<suffix> or the connection string's
-	// TableSecondaryEndpoint. Its path must be the primary's.
+	// <account>-secondary.table.<suffix> (the service), <host>/<account>-secondary
+	// (Azurite's path-style account) or the connection string's
+	// TableSecondaryEndpoint. Its path is the primary's, or the primary's
+	// with "-secondary" appended (Azurite's form).
 	SecondaryEndpoint string
 	// Azcore is the base azcore configuration (logging, telemetry, tracing,
 	// extra per-call and per-retry policies, cloud), for the pipeline
