@@ -102,8 +102,9 @@ type OpError[T any] struct {
 	// matches the table sentinel and wraps the operation's
 	// *azcore.ResponseError.
 	Err error
-	// Response is the error aztables returned for the whole request (status
-	// 202 and no error code, as the service answers a failed transaction).
+	// Response is the whole request's reply as an error, as aztables
+	// reports it (status 202 and no error code, as the service answers a
+	// failed transaction).
 	Response *azcore.ResponseError
 }
 
