@@ -149,15 +149,27 @@ func ClientOptions(o *Options) *aztables.ClientOptions {
 // aztables does not know, such as a bearer policy shared with the data
 // pipeline).
 func clientOptions(o *Options, tr policy.Transporter, auth policy.Policy) *aztables.ClientOptions {
+	co := azcoreOptions(o, tr, auth)
+	if o == nil || !o.EchoInserts {
+		co.PerCallPolicies = append([]policy.Policy{noEchoPolicy{}}, co.PerCallPolicies...)
+	}
+	return &aztables.ClientOptions{ClientOptions: co}
+}
+
+// azcoreOptions is Options.Azcore (a copy) with tablekit's parts, for the
+// pipeline of tablekit's requests and for aztables clients alike: after the
+// caller's per-call policies the retry policy (the only retry layer:
+// azcore's is off); per attempt auth when not nil, the location policy
+// (after signing: a read sent to the secondary keeps the primary's
+// signature, as the service expects), then the caller's per-retry
+// policies; the transport tr.
+func azcoreOptions(o *Options, tr policy.Transporter, auth policy.Policy) policy.ClientOptions {
 	var opts Options
 	if o != nil {
 		opts = *o
 	}
 	co := opts.Azcore
 	co.PerCallPolicies = append([]policy.Policy(nil), co.PerCallPolicies...)
-	if !opts.EchoInserts {
-		co.PerCallPolicies = append([]policy.Policy{noEchoPolicy{}}, co.PerCallPolicies...)
-	}
 	if !opts.NoRetry {
 		co.PerCallPolicies = append(co.PerCallPolicies, retry.NewPipelinePolicy(opts.Retry))
 	}
@@ -168,7 +180,7 @@ func clientOptions(o *Options, tr policy.Transporter, auth policy.Policy) *aztab
 	co.PerRetryPolicies = append(perRetry, co.PerRetryPolicies...)
 	co.Retry = policy.RetryOptions{MaxRetries: -1}
 	co.Transport = tr
-	return &aztables.ClientOptions{ClientOptions: co}
+	return co
 }
 
 // transport is Options.Transport, or a new tuned client (NewHTTPClient).

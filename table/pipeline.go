@@ -1,7 +1,7 @@
 package table
 
 import (
-	"errors"
+	"fmt"
 	"runtime/debug"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
@@ -11,7 +11,6 @@ import (
 
 	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/wire"
-	"github.com/tablekit/tablekit/retry"
 )
 
 // newConn builds the pipeline of a service's data requests and the
@@ -30,31 +29,14 @@ func newConn(o *Options, endpoint string, auth policy.Policy, tr policy.Transpor
 	})
 }
 
-// newPipeline assembles the pipeline as aztables assembles a client's, with
-// tablekit's parts: the caller's per-call policies, then the retry policy
-// (the only retry layer: azcore's is off); per attempt, auth, the location
-// policy (after signing: a read sent to the secondary keeps the primary's
-// signature, as the service expects), then the caller's per-retry
-// policies; then azcore's own (headers, HTTP tracing, logging, body
-// download) and the transport.
+// newPipeline assembles the pipeline with runtime.NewPipeline, as aztables
+// assembles a client's, from azcoreOptions: tablekit's and the caller's
+// policies, then azcore's own (telemetry, headers, HTTP tracing, logging,
+// body download) and the transport. No Prefer policy: the request builder
+// sets it on inserts.
 func newPipeline(o *Options, auth policy.Policy, tr policy.Transporter) runtime.Pipeline {
-	var opts Options
-	if o != nil {
-		opts = *o
-	}
-	co := opts.Azcore
-	co.PerCallPolicies = append([]policy.Policy(nil), co.PerCallPolicies...)
-	if !opts.NoRetry {
-		co.PerCallPolicies = append(co.PerCallPolicies, retry.NewPipelinePolicy(opts.Retry))
-	}
-	co.PerRetryPolicies = append([]policy.Policy{newLocationPolicy(&opts)}, co.PerRetryPolicies...)
-	co.Retry = policy.RetryOptions{MaxRetries: -1}
-	co.Transport = tr
-	var pl runtime.PipelineOptions
-	if auth != nil {
-		pl.PerRetry = []policy.Policy{auth}
-	}
-	return runtime.NewPipeline(telemetryName, moduleVersion(), pl, &co)
+	co := azcoreOptions(o, tr, auth)
+	return runtime.NewPipeline(telemetryName, moduleVersion(), runtime.PipelineOptions{}, &co)
 }
 
 // telemetryName names tablekit in the User-Agent that azcore's telemetry
@@ -79,7 +61,7 @@ func moduleVersion() string {
 
 // errNoTablesCloud is the error aztables' NewServiceClient gives for a
 // cloud configuration without Azure Tables.
-var errNoTablesCloud = errors.New("table: the cloud configuration has no Azure Tables audience (Options.Azcore.Cloud)")
+var errNoTablesCloud = fmt.Errorf("%w: the cloud configuration (Options.Azcore.Cloud) has no Azure Tables audience", ErrInvalidOptions)
 
 // tokenScope is the scope of a bearer token for endpoint, as aztables'
 // NewServiceClient chooses it: https://storage.azure.com/.default for

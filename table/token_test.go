@@ -3,6 +3,7 @@ package table_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -117,7 +118,7 @@ func TestTokenService(t *testing.T) {
 	noTables := cloud.Configuration{ActiveDirectoryAuthorityHost: "https://login.example/", Services: map[cloud.ServiceName]cloud.ServiceConfiguration{}}
 	o := &table.Options{}
 	o.Azcore.Cloud = noTables
-	if _, err := table.NewServiceWithToken("https://acct.table.core.windows.net", &token{}, o); err == nil {
-		t.Error("a cloud without Azure Tables: no error, want one as aztables gives")
+	if _, err := table.NewServiceWithToken("https://acct.table.core.windows.net", &token{}, o); !errors.Is(err, table.ErrInvalidOptions) {
+		t.Errorf("a cloud without Azure Tables: error %v, want ErrInvalidOptions (aztables refuses it too)", err)
 	}
 }

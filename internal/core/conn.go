@@ -45,11 +45,5 @@ func NewConn(c Config) *Conn {
 	return &Conn{pl: c.Pipeline, endpoint: c.Endpoint, tracer: c.Tracer, pool: c.PoolSize, echo: c.EchoInserts, cosmos: wire.IsCosmosEndpoint(c.Endpoint)}
 }
 
-// Pipeline is the pipeline of the service's requests.
-func (c *Conn) Pipeline() runtime.Pipeline { return c.pl }
-
-// Tracer is the tracer of the service's spans.
-func (c *Conn) Tracer() tracing.Tracer { return c.tracer }
-
 // PoolSize is the transport's idle pool per host; 0 when unknown.
 func (c *Conn) PoolSize() int { return c.pool }
