@@ -8,6 +8,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
 	"github.com/tablekit/tablekit/internal/reqshape"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // NewPipelinePolicy returns an azcore pipeline policy that retries every
@@ -74,7 +76,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 			runtime.Drain(resp)
 			return nil, b
 		}
-		return resp, redactURLError(err)
+		return resp, wire.RedactURLError(err)
 	}
 
 	return run(ctx, pp.p, req.Raw(), runtime.Drain, func() outcome[*http.Response] {
@@ -89,7 +91,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		}
 		switch {
 		case err != nil:
-			return outcome[*http.Response]{val: resp, err: redactURLError(err), responded: resp != nil}
+			return outcome[*http.Response]{val: resp, err: wire.RedactURLError(err), responded: resp != nil}
 		case resp == nil:
 			return outcome[*http.Response]{err: errNoResponse, final: true}
 		case resp.StatusCode >= http.StatusBadRequest:

@@ -6,7 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/query"
+	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/sas"
 	"github.com/tablekit/tablekit/table"
 )
@@ -109,5 +112,40 @@ func TestAccountSASService(t *testing.T) {
 				t.Errorf("Tables = %v, want %s", names, tbl.Name())
 			}
 		})
+	}
+}
+
+// A transport error never shows the SAS signature, with or without the
+// retry policy (which strips it too), on every kind of data request.
+func TestSASNotInTransportErrors(t *testing.T) {
+	for _, o := range []*table.Options{{NoRetry: true}, {Retry: &retry.Policy{MaxAttempts: 2, InitialInterval: time.Millisecond}}} {
+		svc, err := table.NewServiceWithSAS("http://127.0.0.1:1/acct?sv=2019-02-02&sig=SECRETSIG", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := table.New[Row](svc, "orders")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := ctxT(t)
+		calls := map[string]func() error{
+			"get":    func() error { _, err := tbl.Get(ctx, "p", "r", nil); return err },
+			"add":    func() error { _, err := tbl.Add(ctx, Row{"p", "r", 1}, nil); return err },
+			"upsert": func() error { _, err := tbl.Upsert(ctx, Row{"p", "r", 1}, table.Merge); return err },
+			"delete": func() error { return tbl.Delete(ctx, "p", "r", table.AnyETag) },
+			"query": func() error {
+				_, err := query.Collect(query.New(tbl).All(ctx))
+				return err
+			},
+			"transaction": func() error {
+				_, err := batch.New(tbl).Upsert(Row{"p", "r", 1}, table.Replace).Submit(ctx)
+				return err
+			},
+		}
+		for name, call := range calls {
+			if err := call(); err == nil || strings.Contains(err.Error(), "SECRETSIG") {
+				t.Errorf("%s (retry off: %v): error %v, want one without the signature", name, o.NoRetry, err)
+			}
+		}
 	}
 }

@@ -96,11 +96,13 @@ func (p *pipelinePath) request(ctx context.Context, method, rawURL, accept strin
 }
 
 // send sends req and returns the response when its status is one of ok,
-// else the service's error as an *azcore.ResponseError.
+// else the service's error as an *azcore.ResponseError. A transport error
+// loses its URL's query (where a SAS signature lives): without the retry
+// policy, which does the same, net/http's error would show it.
 func (p *pipelinePath) send(req *policy.Request, ok ...int) (*http.Response, error) {
 	resp, err := p.pl.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, wire.RedactURLError(err)
 	}
 	if !runtime.HasStatusCode(resp, ok...) {
 		return nil, runtime.NewResponseError(resp)
@@ -292,7 +294,7 @@ func (p *pipelinePath) submit(ctx context.Context, parts []TxPart, once bool) (r
 	// A reply whose body broke comes with its error (azcore's body
 	// download policy): the caller reads what arrived.
 	if resp, err = p.pl.Do(req); err != nil {
-		return resp, err
+		return resp, wire.RedactURLError(err)
 	}
 	if !runtime.HasStatusCode(resp, http.StatusAccepted, http.StatusNoContent) {
 		return resp, runtime.NewResponseError(resp)
