@@ -34,9 +34,6 @@ _test_with_azurite:
 	@# The soaks again at full size without -race (under -race they run
 	@# smaller: testenv.Size); the volume is what they test.
 	$(GO) test -count=1 -timeout 10m -run '^TestSoak' ./...
-	@# The fallback path (fast path off), short and without -race: the pass
-	@# above already ran these packages under the race detector.
-	TABLEKIT_FAST_PATH=off $(GO) test -count=1 -timeout 10m -short ./table/ ./query/ ./batch/
 	$(MAKE) --no-print-directory examples
 
 # make short: the fast loop, without the long soaks.

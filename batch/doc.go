@@ -33,12 +33,14 @@
 // and deletes need an ETag or table.AnyETag; an empty ETag is
 // table.ErrETagRequired, as in package table.
 //
-// The body size is exact: aztables builds the multipart body itself, and
-// this package computes its length from the same inputs with the same
-// library calls (URLs with the escaped keys and any SAS, the headers
-// aztables writes, the entity JSON as aztables re-encodes it, the
-// multipart framing). [Transaction.Size] reports it. Tests compare it with
-// the bytes sent, and a body of 4 MiB - 1 byte commits on Azurite.
+// The body size is exact: tablekit writes the multipart body itself, as
+// aztables writes it (URLs with the escaped keys and any SAS, the same
+// headers, the multipart framing) with each entity as tablekit encoded it,
+// and measures what it wrote. For a table given to table.Wrap, aztables
+// builds the body, and its length is computed from the same inputs with
+// the same library calls (the entity JSON as aztables re-encodes it, an
+// upper bound for the URLs). [Transaction.Size] reports it. Tests compare
+// it with the bytes sent, and a body of 4 MiB - 1 byte commits on Azurite.
 //
 // On success Submit returns a [Result] per operation, in order, with the
 // new ETag of each write.
@@ -46,7 +48,7 @@
 // # Failures
 //
 // The service answers a failed transaction with status 202 and the failure
-// inside the multipart reply, which aztables does not read. Submit reads
+// inside the multipart reply (which aztables does not read). Submit reads
 // it and returns an [*OpError]: the index of the failed operation (the
 // service writes it in front of its message), the operation itself, its
 // status, error code and message. Nothing in the transaction was written
@@ -61,7 +63,7 @@
 //	}
 //
 // errors.As with *azcore.ResponseError reaches the operation's own response
-// (409 EntityAlreadyExists, say); aztables' 202 error is OpError.Response.
+// (409 EntityAlreadyExists, say); the whole reply's is OpError.Response.
 // Failures of the whole request are *table.ServiceError values, as in
 // package table. A 202 whose body does not parse as a multipart reply is a
 // [*ReplyError] and a body cut short a *retry.BrokenResponseError with the

@@ -26,7 +26,7 @@ var (
 	// The service reports it as 400 InvalidDuplicateRow, which matches too.
 	ErrDuplicateRowKey = errors.New("batch: the same RowKey twice in one transaction")
 	// ErrBodyTooLarge: the request body must be smaller than 4 MiB, counted on
-	// the bytes aztables sends (entities, URLs, headers, multipart framing).
+	// the bytes sent (entities, URLs, headers, multipart framing).
 	ErrBodyTooLarge = errors.New("batch: request body of 4 MiB or more")
 )
 
@@ -102,8 +102,9 @@ type OpError[T any] struct {
 	// matches the table sentinel and wraps the operation's
 	// *azcore.ResponseError.
 	Err error
-	// Response is the error aztables returned for the whole request (status
-	// 202 and no error code, as the service answers a failed transaction).
+	// Response is the whole request's reply as an error, as aztables
+	// reports it (status 202 and no error code, as the service answers a
+	// failed transaction).
 	Response *azcore.ResponseError
 }
 

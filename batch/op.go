@@ -7,8 +7,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/codec"
-	"github.com/tablekit/tablekit/internal/link"
-	"github.com/tablekit/tablekit/internal/txwire"
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -73,26 +72,17 @@ type Op[T any] struct {
 // encoded is an operation ready for the wire, with its wire size.
 type encoded struct {
 	pk, rk string
-	action aztables.TransactionAction // for aztables to encode; no Entity when part is set
-	part   []byte                     // the operation's part of the body, on the fast path
-	size   int                        // bytes the operation adds to the request body
+	part   core.TxPart
+	size   int // bytes the operation adds to the request body
 }
 
-// encoder turns operations into parts of the body (fast path) or aztables
-// actions for one table and measures them as they will be sent.
+// encoder turns operations into parts of a transaction on one table and
+// measures them as they will be sent.
 type encoder[T any] struct {
-	t     *table.Table[T]
-	sizer *txwire.Sizer
-	fast  bool
+	t *table.Table[T]
 }
 
-func newEncoder[T any](t *table.Table[T]) *encoder[T] {
-	ep, fast := link.Fast(t)
-	if ep == "" {
-		ep = txwire.FallbackEndpoint() // table.Wrap: an upper bound; see txwire
-	}
-	return &encoder[T]{t: t, sizer: txwire.NewSizer(ep, t.Name()), fast: fast}
-}
+func newEncoder[T any](t *table.Table[T]) *encoder[T] { return &encoder[T]{t: t} }
 
 // keys returns the keys an operation addresses, without validating them.
 func (e *encoder[T]) keys(op *Op[T]) (pk, rk string) {
@@ -154,40 +144,30 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 		return encoded{}, fmt.Errorf("%w: %s takes its keys from Entity; Op.PartitionKey and Op.RowKey are for Delete", table.ErrInvalidOptions, op.Kind)
 	}
 
-	enc := encoded{action: aztables.TransactionAction{ActionType: typ}}
-	bodyLen := 0
+	txop := core.TxOp{Type: typ}
 	if op.Kind == Delete {
-		enc.pk, enc.rk = e.keys(op)
-		if err := codec.CheckKey("PartitionKey", enc.pk); err != nil {
+		txop.PartitionKey, txop.RowKey = e.keys(op)
+		if err := codec.CheckKey("PartitionKey", txop.PartitionKey); err != nil {
 			return encoded{}, fmt.Errorf("PartitionKey: %w", err)
 		}
-		if err := codec.CheckKey("RowKey", enc.rk); err != nil {
+		if err := codec.CheckKey("RowKey", txop.RowKey); err != nil {
 			return encoded{}, fmt.Errorf("RowKey: %w", err)
 		}
-		enc.action.Entity = txwire.KeysJSON(enc.pk, enc.rk)
 	} else {
 		body, err := e.t.Marshal(op.Entity)
 		if err != nil {
 			return encoded{}, err
 		}
-		// aztables re-encodes the entity with encoding/json: measure that.
-		if bodyLen, err = e.entityLen(body); err != nil {
-			return encoded{}, fmt.Errorf("%w: %w", table.ErrInvalidEntity, err)
-		}
-		enc.pk, enc.rk = codec.Keys(&op.Entity)
-		enc.action.Entity = body
+		txop.PartitionKey, txop.RowKey = codec.Keys(&op.Entity)
+		txop.Entity = body
 	}
-	var ifMatch *string
 	if op.ETag != "" {
 		etag := op.ETag
-		enc.action.IfMatch = &etag
-		s := string(etag)
-		ifMatch = &s
+		txop.IfMatch = &etag
 	}
-	n, err := e.size(&enc, txwire.Op{Type: typ, PartitionKey: enc.pk, RowKey: enc.rk, IfMatch: ifMatch, EntityLen: bodyLen})
+	part, err := (*core.Table)(e.t).EncodeOp(txop)
 	if err != nil {
-		return encoded{}, fmt.Errorf("%w: %w", table.ErrInvalidKey, err)
+		return encoded{}, err
 	}
-	enc.size = n
-	return enc, nil
+	return encoded{pk: txop.PartitionKey, rk: txop.RowKey, part: part, size: part.Size()}, nil
 }

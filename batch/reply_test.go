@@ -86,6 +86,18 @@ func fakeTable(t *testing.T, f *fakeService) *table.Table[item] {
 	return tbl
 }
 
+// wrappedFakeTable is fakeTable given to table.Wrap: its transactions go
+// through aztables' SubmitTransaction.
+func wrappedFakeTable(t *testing.T, f *fakeService) *table.Table[item] {
+	t.Helper()
+	built := fakeTable(t, f)
+	tbl, err := table.Wrap[item](built.Client(), built.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
 func threeOps(tbl *table.Table[item]) *batch.Transaction[item] {
 	return batch.New(tbl).
 		Upsert(item{PartitionKey: "p", RowKey: "a"}, table.Replace).
@@ -167,8 +179,9 @@ func TestInBatchFailureIsRetryable(t *testing.T) {
 }
 
 // TestUnreadableReplies: a reply that cannot be read is a ReplyError (the
-// outcome is unknown), never a panic, even where aztables itself panics. It
-// is a reply broken in transit: retryable, as a cut-short one is.
+// outcome is unknown), never a panic, also through table.Wrap, where
+// aztables itself panics reading some. It is a reply broken in transit:
+// retryable, as a cut-short one is.
 func TestUnreadableReplies(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -184,21 +197,23 @@ func TestUnreadableReplies(t *testing.T) {
 		{"too many responses", 202, replyType, okReply(4)},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := &fakeService{reply: func(int, int) (int, string, string) { return tt.status, tt.ct, tt.body }}
-			_, err := threeOps(fakeTable(t, f)).Submit(ctxT(t, time.Minute))
-			var re *batch.ReplyError
-			if !errors.Is(err, batch.ErrMalformedReply) || !errors.As(err, &re) || re.StatusCode != 202 {
-				t.Fatalf("error %v, want a *ReplyError", err)
-			}
-			var resp *azcore.ResponseError
-			if !errors.As(err, &resp) || resp.StatusCode != 202 {
-				t.Errorf("the 202 response is not reachable: %v", resp)
-			}
-			if !retry.IsRetryable(err) || !errors.Is(err, retry.ErrBrokenResponse) {
-				t.Errorf("retryable %v, ErrBrokenResponse %v; want both", retry.IsRetryable(err), errors.Is(err, retry.ErrBrokenResponse))
-			}
-		})
+		for name, open := range map[string]func(*testing.T, *fakeService) *table.Table[item]{"built": fakeTable, "wrapped": wrappedFakeTable} {
+			t.Run(tt.name+"/"+name, func(t *testing.T) {
+				f := &fakeService{reply: func(int, int) (int, string, string) { return tt.status, tt.ct, tt.body }}
+				_, err := threeOps(open(t, f)).Submit(ctxT(t, time.Minute))
+				var re *batch.ReplyError
+				if !errors.Is(err, batch.ErrMalformedReply) || !errors.As(err, &re) || re.StatusCode != 202 {
+					t.Fatalf("error %v, want a *ReplyError", err)
+				}
+				var resp *azcore.ResponseError
+				if !errors.As(err, &resp) || resp.StatusCode != 202 {
+					t.Errorf("the 202 response is not reachable: %v", resp)
+				}
+				if !retry.IsRetryable(err) || !errors.Is(err, retry.ErrBrokenResponse) {
+					t.Errorf("retryable %v, ErrBrokenResponse %v; want both", retry.IsRetryable(err), errors.Is(err, retry.ErrBrokenResponse))
+				}
+			})
+		}
 	}
 }
 

@@ -12,22 +12,28 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
-	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
-// send submits prepared operations with aztables' SubmitTransaction and
-// reads the reply itself: aztables only reports that something failed.
-func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []Op[T]) ([]OpResult, error) {
-	resp, err := submitOps(ctx, t, wire)
+// send submits prepared operations and reads the reply: every operation's
+// result, or the one that failed. once makes it a single attempt, for a
+// caller that retries the transaction itself.
+func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []Op[T], once bool) ([]OpResult, error) {
+	parts := make([]core.TxPart, len(wire))
+	for i := range wire {
+		parts[i] = wire[i].part
+	}
+	resp, err := (*core.Table)(t).Submit(ctx, parts, once)
 	if resp != nil && resp.StatusCode == http.StatusAccepted {
 		return readReply(resp, err, ops)
 	}
 	if err == nil {
-		// aztables accepts 204 too; no service answers a transaction so.
+		// A 204 (aztables takes it for success) is no answer to a
+		// transaction.
 		status := 0
 		if resp != nil {
 			status = resp.StatusCode
@@ -41,21 +47,9 @@ func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []O
 	return nil, fmt.Errorf("batch: %w", err)
 }
 
-// submit calls SubmitTransaction. aztables v1.4.1 slices the reply without
-// bounds checks while looking for its boundary; a panic there would take
-// the caller down, so it becomes an error (and the captured reply is read
-// by readReply).
-func submit(ctx context.Context, c *aztables.Client, actions []aztables.TransactionAction) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("aztables failed reading the reply: %v", r)
-		}
-	}()
-	_, err = c.SubmitTransaction(ctx, actions, nil)
-	return err
-}
-
 // readReply interprets a 202 reply: per-operation results, or the failure.
+// aztErr is the error that came with it, if any (the aztables path reports
+// one for a failed transaction).
 func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResult, error) {
 	body, err := runtime.Payload(resp)
 	if err != nil {
@@ -104,7 +98,8 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResul
 // from, in order: the "<index>:" prefix the service (and Azurite) put on the
 // message; the part's position when there is one response per operation
 // (Cosmos DB answers 424 for the others); the Content-ID, which Azurite
-// numbers from 1 (aztables sends none, so the service has none to echo).
+// numbers from 1 (tablekit sends none, as aztables, so the service has none
+// to echo).
 func opError[T any](resp *http.Response, parts []txwire.Part, failed int, whole *azcore.ResponseError, ops []Op[T]) error {
 	p := parts[failed]
 	code, msg := wire.ErrorBody(p.Body)

@@ -52,7 +52,7 @@ func TestSendUnchecked(t *testing.T) {
 	for i := range 101 {
 		many = append(many, Op[row]{Kind: Add, Entity: row{PartitionKey: "p", RowKey: fmt.Sprint(i)}})
 	}
-	_, err = send(ctx, tbl, prepare(many), many)
+	_, err = send(ctx, tbl, prepare(many), many, false)
 	var oe *OpError[row]
 	if !errors.As(err, &oe) || oe.StatusCode != 400 || oe.Code != "InvalidInput" || !strings.Contains(oe.Message, "100 changes") {
 		t.Errorf("101 operations: %v, want a clear 400 InvalidInput about the 100 changes limit", err)
@@ -63,13 +63,13 @@ func TestSendUnchecked(t *testing.T) {
 		{Entity: row{PartitionKey: "p", RowKey: "b"}},
 		{Entity: row{PartitionKey: "p", RowKey: "a", V: 2}},
 	}
-	_, err = send(ctx, tbl, prepare(dup), dup)
+	_, err = send(ctx, tbl, prepare(dup), dup, false)
 	if !errors.As(err, &oe) || oe.Index != 2 || oe.Code != "InvalidDuplicateRow" || !errors.Is(err, ErrDuplicateRowKey) || !errors.Is(err, table.ErrBadRequest) {
 		t.Errorf("RowKey twice: %v, want InvalidDuplicateRow at 2 matching ErrDuplicateRowKey", err)
 	}
 
 	mixed := []Op[row]{{Entity: row{PartitionKey: "p", RowKey: "m"}}, {Entity: row{PartitionKey: "q", RowKey: "m"}}}
-	if res, err := send(ctx, tbl, prepare(mixed), mixed); err != nil || len(res) != 2 {
+	if res, err := send(ctx, tbl, prepare(mixed), mixed, false); err != nil || len(res) != 2 {
 		t.Logf("Azurite now refuses mixed PartitionKeys (%v); the client-side check stays", err)
 	}
 

@@ -8,13 +8,15 @@ import (
 	"github.com/tablekit/tablekit/retry"
 )
 
-// submit sends one chunk through retry.Do and says what became of it. A
+// submit sends one chunk and says what became of it. retry.Do is the loop
+// that resends it; each send is a single attempt (the request says so to
+// the pipeline's retry policy), so that this loop sees every attempt. A
 // chunk whose attempt may have committed and that then did not commit is
 // Unknown, not Failed; its error keeps that attempt's failure.
 func (w *writer[T]) submit(ctx context.Context, c *chunk[T]) (State, error) {
 	var a attempts
 	err := retry.Do(ctx, &w.policy, func(ctx context.Context) error {
-		_, err := send(ctx, w.enc.t, c.wire, c.ops)
+		_, err := send(ctx, w.enc.t, c.wire, c.ops, true)
 		if err == nil {
 			a.n++
 			return nil

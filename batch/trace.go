@@ -5,7 +5,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
 
-	"github.com/tablekit/tablekit/internal/link"
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/spans"
 	"github.com/tablekit/tablekit/table"
 )
@@ -22,7 +22,7 @@ const (
 // startWrite starts the span of a Write, parent of its transactions' spans.
 // end records the outcome and passes Write's results through.
 func startWrite[T any](ctx context.Context, t *table.Table[T], name string) (_ context.Context, end func(Summary, error) (Summary, error)) {
-	ctx, sp := spans.Start(ctx, link.Tracer(t), name)
+	ctx, sp := spans.Start(ctx, (*core.Table)(t).Tracer(), name)
 	if sp == nil {
 		return ctx, passWrite
 	}
@@ -50,7 +50,7 @@ func passWrite(s Summary, err error) (Summary, error) { return s, err }
 // tracedSubmit sends a chunk of a Write under a span of its own, so that
 // its retries and outcome show where a slow or failed load spent its time.
 func (w *writer[T]) tracedSubmit(c *chunk[T]) (State, error) {
-	ctx, sp := spans.Start(w.ctx, link.Tracer(w.enc.t), spanTransaction)
+	ctx, sp := spans.Start(w.ctx, (*core.Table)(w.enc.t).Tracer(), spanTransaction)
 	state, err := w.submit(ctx, c)
 	if sp != nil {
 		attempts := sp.Attempts()
@@ -66,7 +66,7 @@ func (w *writer[T]) tracedSubmit(c *chunk[T]) (State, error) {
 // startSubmit starts the span of Transaction.Submit; end records the
 // outcome and passes Submit's results through.
 func (tx *Transaction[T]) startSubmit(ctx context.Context) (_ context.Context, end func([]OpResult, error) ([]OpResult, error)) {
-	ctx, sp := spans.Start(ctx, link.Tracer(tx.enc.t), spanSubmit)
+	ctx, sp := spans.Start(ctx, (*core.Table)(tx.enc.t).Tracer(), spanSubmit)
 	if sp == nil {
 		return ctx, passSubmit
 	}

@@ -23,7 +23,7 @@ type OpResult struct {
 //
 // Every rule of the service is checked as operations are added, before any
 // request: at most 100 operations, one PartitionKey, each RowKey once, a
-// request body under 4 MiB measured on the bytes aztables will send, and
+// request body under 4 MiB measured on the bytes that will be sent, and
 // each entity valid. The first broken rule is kept and returned by Submit
 // (and Validate) as an [*InvalidError]; adding more operations does not
 // hide it. Entities are encoded when added, so later changes to a value
@@ -162,7 +162,7 @@ func (tx *Transaction[T]) Submit(ctx context.Context) ([]OpResult, error) {
 	}
 	ctx, end := tx.startSubmit(ctx)
 	var obs observer
-	res, err := send(obs.attach(ctx), tx.enc.t, tx.wire, tx.ops)
+	res, err := send(obs.attach(ctx), tx.enc.t, tx.wire, tx.ops, false)
 	if inDoubt, n := obs.doubt(); err != nil && inDoubt {
 		if amb := collision(err, n, nil); amb != nil {
 			return end(nil, amb)

@@ -45,9 +45,10 @@ type WriteOptions struct {
 	InFlight int
 
 	// Retry is the retry policy of each transaction; nil means
-	// retry.Default(). Each chunk is submitted inside retry.Do, which makes
-	// the client's pipeline policy attempt each request once, so this
-	// policy is the only retry layer for Write's requests. It retries what
+	// retry.Default(). Each chunk is submitted inside retry.Do, each submit
+	// a single attempt of the pipeline's retry policy (the request asks for
+	// it; on a table from table.Wrap, retry.Do's mark on the context does),
+	// so this policy is the only retry layer for Write's requests. It retries what
 	// the pipeline would (429, 5xx, transport failures) and also a
 	// retryable failure inside a 202 reply (an operation's 503 ServerBusy
 	// or 500 OperationTimedOut), which the pipeline cannot see. Its OnRetry

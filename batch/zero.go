@@ -3,6 +3,7 @@ package batch
 import (
 	"fmt"
 
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -15,7 +16,7 @@ var (
 
 // usable reports a table that table.New did not make.
 func usable[T any](t *table.Table[T]) error {
-	if t == nil || t.Client() == nil {
+	if !(*core.Table)(t).Usable() {
 		return errNilTable
 	}
 	return nil

@@ -9,10 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
-
 	"github.com/tablekit/tablekit/internal/codec"
-	"github.com/tablekit/tablekit/internal/fastpath"
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
@@ -47,7 +45,7 @@ type Query[T any] struct {
 func New[T any](t *table.Table[T]) Query[T] {
 	q := Query[T]{t: t, pageSize: MaxPageSize}
 	q.schema, q.err = codec.PlanFor[T]()
-	if t == nil || t.Client() == nil {
+	if !(*core.Table)(t).Usable() {
 		q.err = fmt.Errorf("%w: query: nil or zero table", table.ErrInvalidOptions)
 	}
 	return q
@@ -258,8 +256,8 @@ type rawPage[T any] struct {
 }
 
 // fetch makes one request at pos (its service continuation; skipping by key
-// is the caller's job) for at most top entities. top is always >= 1:
-// aztables with Top 0 loops forever on Azurite.
+// is the caller's job) for at most top entities. top is always >= 1: a
+// request without $top gets the service's default page.
 func (p *plan[T]) fetch(ctx context.Context, pos position, top int) (*rawPage[T], error) {
 	if top < 1 {
 		top = 1
@@ -268,38 +266,27 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top int) (*rawPage[T]
 	if p.point {
 		return p.get(ctx, from, pos)
 	}
-	top32 := int32(min(top, MaxPageSize))
-	opts := &aztables.ListEntitiesOptions{Select: p.sel, Top: &top32, NextPartitionKey: pos.NextPartitionKey, NextRowKey: pos.NextRowKey}
+	q := core.PageQuery{Select: p.sel, Top: int32(min(top, MaxPageSize)), NextPartitionKey: pos.NextPartitionKey, NextRowKey: pos.NextRowKey}
 	if p.filter != "" {
-		opts.Filter = &p.filter
+		q.Filter = &p.filter
 	}
-	h := &fastpath.Holder{Kind: fastpath.Read}
-	resp, err := p.t.Client().NewListEntitiesPager(opts).NextPage(fastpath.With(ctx, h))
+	resp, err := (*core.Table)(p.t).Page(ctx, q)
 	if err != nil {
 		return nil, table.MapError("query", err)
 	}
 	page := &rawPage[T]{fetchedAt: from}
-	if err := p.fill(page, h, resp.Entities, int(top32)); err != nil {
+	if err := p.fill(page, resp.Body, int(q.Top)); err != nil {
 		return nil, err
 	}
-	npk, nrk := nonEmpty(resp.NextPartitionKey), nonEmpty(resp.NextRowKey)
-	if npk == nil && nrk == nil {
+	if resp.NextPartitionKey == nil && resp.NextRowKey == nil {
 		page.next = position{Done: true}
 	} else {
-		page.next = position{NextPartitionKey: npk, NextRowKey: nrk}
+		page.next = position{NextPartitionKey: resp.NextPartitionKey, NextRowKey: resp.NextRowKey}
 	}
 	if err := checkContinuation(from, page.next); err != nil {
 		return nil, err
 	}
 	return page, nil
-}
-
-func nonEmpty(s *string) *string {
-	if s == nil || *s == "" {
-		return nil
-	}
-	v := *s
-	return &v
 }
 
 // get runs a point query as a GET by key: one request, one page, done.

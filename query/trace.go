@@ -5,7 +5,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
 
-	"github.com/tablekit/tablekit/internal/link"
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/spans"
 	"github.com/tablekit/tablekit/table"
 )
@@ -22,7 +22,7 @@ const (
 // startRun starts the span of a query run; its pages become children. The
 // filter is not recorded: its literals are often customer data.
 func startRun[T any](ctx context.Context, t *table.Table[T], name string) (context.Context, *spans.Span) {
-	ctx, sp := spans.Start(ctx, link.Tracer(t), name)
+	ctx, sp := spans.Start(ctx, (*core.Table)(t).Tracer(), name)
 	if sp != nil {
 		sp.Set(tracing.Attribute{Key: spans.Table, Value: t.Name()})
 	}
@@ -56,7 +56,7 @@ func endRun(sp *spans.Span, pages, entities int, err error) {
 // tracedFetch is fetch under a span of its own, so that a slow or retried
 // page stands out; segment is the page's segment in a parallel run, or -1.
 func (p *plan[T]) tracedFetch(ctx context.Context, pos position, top, segment int) (*rawPage[T], error) {
-	ctx, sp := spans.Start(ctx, link.Tracer(p.t), spanPage)
+	ctx, sp := spans.Start(ctx, (*core.Table)(p.t).Tracer(), spanPage)
 	page, err := p.fetch(ctx, pos, top)
 	if sp == nil {
 		return page, err

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // ErrBrokenResponse is matched (with errors.Is) by a response whose status
@@ -67,14 +69,14 @@ func brokenResponse(req *http.Request, resp *http.Response, err error) error {
 		if !isTransportError(err) {
 			return nil
 		}
-		return &BrokenResponseError{Method: req.Method, StatusCode: resp.StatusCode, Err: redactURLError(err)}
+		return &BrokenResponseError{Method: req.Method, StatusCode: resp.StatusCode, Err: wire.RedactURLError(err)}
 	}
 	if req.Method != http.MethodGet || resp.StatusCode < 200 || resp.StatusCode > 299 || !isJSON(resp.Header.Get("Content-Type")) {
 		return nil
 	}
 	body, perr := runtime.Payload(resp)
 	if perr != nil {
-		return &BrokenResponseError{Method: req.Method, StatusCode: resp.StatusCode, Err: redactURLError(perr)}
+		return &BrokenResponseError{Method: req.Method, StatusCode: resp.StatusCode, Err: wire.RedactURLError(perr)}
 	}
 	if !validJSON(body) {
 		return &BrokenResponseError{Method: req.Method, StatusCode: resp.StatusCode, Err: errNotJSON}

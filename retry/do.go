@@ -4,15 +4,21 @@ import "context"
 
 // inDoKey marks the context that Do hands to its operation. The pipeline
 // policy sees it and makes a single attempt per call, so that a client with
-// the policy installed, used inside Do, does not multiply attempts.
+// the policy installed, used inside Do, does not multiply attempts. It is
+// for clients whose requests Do cannot reach (users' aztables clients);
+// tablekit's own requests that must be sent once say so on the request
+// (reqshape.SingleAttempt).
 type inDoKey struct{}
 
 // Do calls op until it succeeds, fails with an error the policy does not
 // retry, or the policy gives up; p == nil means [Default]. Use it for
 // operation-level retries: several calls that must be repeated together, or
-// clients without the pipeline policy. Requests made inside op by a client
-// that has [NewPipelinePolicy] installed are attempted once each, because
-// Do is then the retry layer: attempts never multiply.
+// clients without the pipeline policy. Do marks the context it passes to
+// op, and the policy of [NewPipelinePolicy] makes one attempt for every
+// request sent with that context (or one derived from it): Do is then the
+// retry layer, and attempts never multiply. A request sent with another
+// context, such as one not derived from op's, is retried by the policy as
+// usual.
 //
 // Do returns:
 //   - nil when an attempt succeeded;

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // Event describes one retry, for [Policy.OnRetry].
@@ -78,7 +80,7 @@ func SlogHook(l *slog.Logger) func(Event) {
 		if ev.Err != nil && !errors.As(ev.Err, &re) {
 			// A response error's text is a multi-line dump of the body;
 			// status and code say it all. Transport errors are short.
-			attrs = append(attrs, slog.String("error", redactText(ev.Err.Error())))
+			attrs = append(attrs, slog.String("error", wire.RedactText(ev.Err.Error())))
 		}
 		logger.LogAttrs(context.Background(), slog.LevelWarn, "retry: retrying request", attrs...)
 	}

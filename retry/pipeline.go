@@ -6,6 +6,10 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/tablekit/tablekit/internal/reqshape"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // NewPipelinePolicy returns an azcore pipeline policy that retries every
@@ -41,8 +45,11 @@ import (
 //   - the context ending: its error, at once, wrapping the last failure.
 //
 // Transport errors are returned without the URL's query string, so a SAS
-// signature never appears in an error. Inside [Do] the policy makes a
-// single attempt and leaves retrying to Do.
+// signature never appears in an error. The policy makes a single attempt,
+// leaving retrying to the caller, for a request made inside [Do] (Do marks
+// the context it hands its operation) and for a request whose sender
+// marked it to be sent once (tablekit's bulk writer, which resends whole
+// transactions itself).
 func NewPipelinePolicy(p *Policy) policy.Policy {
 	return &pipelinePolicy{p: resolve(p)}
 }
@@ -59,7 +66,8 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	ctx := req.Raw().Context()
 	// Switch azcore's own retry policy off for every attempt sent from here.
 	attemptCtx := policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
-	if ctx.Value(inDoKey{}) != nil {
+	var once reqshape.SingleAttempt
+	if req.OperationValue(&once) || ctx.Value(inDoKey{}) != nil {
 		if err := req.RewindBody(); err != nil {
 			return nil, err
 		}
@@ -68,7 +76,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 			runtime.Drain(resp)
 			return nil, b
 		}
-		return resp, redactURLError(err)
+		return resp, wire.RedactURLError(err)
 	}
 
 	return run(ctx, pp.p, req.Raw(), runtime.Drain, func() outcome[*http.Response] {
@@ -83,7 +91,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		}
 		switch {
 		case err != nil:
-			return outcome[*http.Response]{val: resp, err: redactURLError(err), responded: resp != nil}
+			return outcome[*http.Response]{val: resp, err: wire.RedactURLError(err), responded: resp != nil}
 		case resp == nil:
 			return outcome[*http.Response]{err: errNoResponse, final: true}
 		case resp.StatusCode >= http.StatusBadRequest:

@@ -16,7 +16,9 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
+	"github.com/tablekit/tablekit/internal/reqshape"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -336,5 +338,38 @@ func TestPipelineInsideDoMakesOneAttempt(t *testing.T) {
 	}
 	if got, want := ft.Calls(), 3; got != want {
 		t.Errorf("attempts: got %d, want %d (outer policy only)", got, want)
+	}
+}
+
+// TestPipelineSingleAttempt: a request its sender marked to be sent once
+// gets one attempt, outside Do too; an unmarked one is retried.
+func TestPipelineSingleAttempt(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		marked bool
+		want   int
+	}{{"marked", true, 1}, {"unmarked", false, 4}} {
+		t.Run(tt.name, func(t *testing.T) {
+			ft := &fakeTransport{script: func(_ int, req *http.Request) (*http.Response, error) {
+				return reply(req, 503, "ServerBusy", nil), nil
+			}}
+			p := fast(nil)
+			pl := runtime.NewPipeline("m", "v1.0.0", runtime.PipelineOptions{PerCall: []policy.Policy{retry.NewPipelinePolicy(&p)}},
+				&policy.ClientOptions{Transport: ft, Retry: policy.RetryOptions{MaxRetries: -1}})
+			req, err := runtime.NewRequest(context.Background(), http.MethodPost, "https://acct.table.core.windows.net/$batch")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.marked {
+				req.SetOperationValue(reqshape.SingleAttempt{})
+			}
+			resp, err := pl.Do(req)
+			if err != nil || resp.StatusCode != 503 {
+				t.Fatalf("got %v, %v; want the 503", resp, err)
+			}
+			if got := ft.Calls(); got != tt.want {
+				t.Errorf("attempts: got %d, want %d", got, tt.want)
+			}
+		})
 	}
 }

@@ -1,12 +1,10 @@
 package sas
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"fmt"
 	"net/url"
 
+	"github.com/tablekit/tablekit/internal/sharedkey"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -19,13 +17,12 @@ import (
 // The zero value has no key and cannot sign.
 type Credential struct {
 	account string
-	// The decoded key sits behind a pointer: even when fmt prints a
-	// Credential by reflection (as an unexported field of a caller's
-	// struct, where Format cannot be called), it shows only an address.
-	key *secret
+	// The key sits behind a pointer: even when fmt prints a Credential by
+	// reflection (as an unexported field of a caller's struct, where
+	// Format cannot be called), it shows only an address. It is the key
+	// type table's Shared Key signing uses too.
+	key *sharedkey.Key
 }
-
-type secret struct{ b []byte }
 
 // NewCredential decodes the base64 account key (as shown in the portal or a
 // connection string). The error names what is wrong without quoting the key.
@@ -36,12 +33,12 @@ func NewCredential(account, key string) (*Credential, error) {
 	if key == "" {
 		return nil, invalid("key", "must not be empty")
 	}
-	k, err := base64.StdEncoding.DecodeString(key)
+	k, err := sharedkey.New(account, key)
 	if err != nil {
-		// base64 errors carry only an offset, never the input.
+		// The error carries only an offset, never the input.
 		return nil, &FieldError{Field: "key", Rule: "must be base64", Err: err}
 	}
-	return &Credential{account: account, key: &secret{k}}, nil
+	return &Credential{account: account, key: k}, nil
 }
 
 // ServiceCredential returns the credential of the account svc connects to,
@@ -76,12 +73,10 @@ func (c Credential) Format(f fmt.State, _ rune) { _, _ = f.Write([]byte(c.String
 
 // sign returns the base64 HMAC-SHA256 of stringToSign under the key.
 func (c *Credential) sign(stringToSign string) (string, error) {
-	if c == nil || c.key == nil || len(c.key.b) == 0 {
+	if c == nil || c.key.Empty() {
 		return "", invalid("credential", "has no key (use NewCredential)")
 	}
-	h := hmac.New(sha256.New, c.key.b)
-	h.Write([]byte(stringToSign))
-	return base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+	return c.key.Sign(stringToSign), nil
 }
 
 // signable is a resolved, validated set of SAS fields: what is signed and

@@ -1,6 +1,7 @@
 package sas
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,8 +11,12 @@ import (
 
 func TestCredentialNeverShowsKey(t *testing.T) {
 	c := devCred(t)
-	keyHex := fmt.Sprintf("%x", c.key.b)
-	keyDec := fmt.Sprint(c.key.b)
+	raw, err := base64.StdEncoding.DecodeString(devKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyHex := fmt.Sprintf("%x", raw)
+	keyDec := fmt.Sprint(raw)
 	outputs := map[string]string{
 		"String":   c.String(),
 		"GoString": c.GoString(),

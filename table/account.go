@@ -114,8 +114,8 @@ type Stats struct {
 // Stats reads the geo-replication status and last sync time. The service
 // answers it on the secondary endpoint only, so it is sent there (see
 // Options.SecondaryEndpoint); an account without a readable secondary
-// answers an error. Azurite does not implement it (an error matching
-// ErrBadRequest or ErrService, depending on its version).
+// answers an error. Azurite answers it on its path-style secondary
+// (<account>-secondary), always live.
 func (s *Service) Stats(ctx context.Context) (Stats, error) {
 	if err := s.ready(); err != nil {
 		return Stats{}, err

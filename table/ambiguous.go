@@ -24,7 +24,7 @@ func (t *Table[T]) VerifyUpdate(ctx context.Context, e T, mode Mode) (same bool,
 	if err := t.ready(); err != nil {
 		return false, Result{}, err
 	}
-	if _, err := mode.aztables(); err != nil {
+	if _, err := mode.merge(); err != nil {
 		return false, Result{}, err
 	}
 	want, err := t.Marshal(e)
@@ -46,16 +46,16 @@ func (t *Table[T]) VerifyUpdate(ctx context.Context, e T, mode Mode) (same bool,
 // storedBody reads an entity and encodes it again as T, so that it compares
 // byte for byte with what Marshal sent.
 func (t *Table[T]) storedBody(ctx context.Context, pk, rk string) ([]byte, Result, error) {
-	resp, err := t.client.GetEntity(ctx, pk, rk, nil)
+	data, etag, err := t.handle().Get(ctx, pk, rk)
 	if err != nil {
 		return nil, Result{}, MapError("verify", err)
 	}
-	e, err := t.Unmarshal(resp.Value)
+	e, err := t.Unmarshal(data)
 	if err != nil {
 		return nil, Result{}, err
 	}
 	body, err := t.Marshal(e)
-	return body, resultOf(resp.ETag), err
+	return body, resultOf(etag), err
 }
 
 // carries reports whether the entity JSON got has every property of want,

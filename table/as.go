@@ -11,10 +11,13 @@ import (
 // types, for a Table[Entity] beside typed ones, and for projections into a
 // smaller struct. It checks U's mapping like New and does no I/O.
 func As[U, T any](t *Table[T]) (*Table[U], error) {
+	if err := t.ready(); err != nil {
+		return nil, err
+	}
 	plan, err := codec.For(reflect.TypeFor[U]())
 	if err != nil {
 		return nil, err
 	}
-	// Everything but the plan is the table's: the fast path too.
-	return &Table[U]{client: t.client, name: t.name, plan: plan, parallelism: t.parallelism, tr: t.tr, fast: t.fast, azURL: t.azURL, ins: t.ins}, nil
+	// Everything but the plan is the table's: its client and data path too.
+	return (*Table[U])(t.handle().WithPlan(plan)), nil
 }

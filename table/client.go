@@ -9,9 +9,11 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/internal/sharedkey"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -20,6 +22,8 @@ const (
 	devAccount  = "devstoreaccount1"
 	devKey      = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 	devEndpoint = "http://127.0.0.1:10002/devstoreaccount1"
+	// devTablePort is the port of Azurite's table service.
+	devTablePort = "10002"
 )
 
 // ErrInvalidConnectionString reports a connection string that cannot be used.
@@ -29,17 +33,17 @@ var ErrInvalidConnectionString = errors.New("table: invalid connection string")
 // Service is a connection to one storage account's table service (or one
 // Cosmos DB Table API account). It is cheap to share and safe for concurrent
 // use; make one per account and open tables from it.
+//
+// Its data requests (entity reads and writes, queries, transactions) go on
+// an azcore pipeline tablekit builds for it; its management calls (tables,
+// service properties and stats, access policies) go through aztables
+// clients on the same transport and credential.
 type Service struct {
-	raw         *aztables.ServiceClient
-	endpoint    string
-	parallelism int // the idle pool size of its transport; 0 when unknown
-	account     string
-	key         string // the shared key, for SharedKey; empty otherwise
-	// tr starts the spans of its tables (Options.Azcore.TracingProvider).
-	tr tracing.Tracer
-	// azURL is the URL aztables was given: its endpoint (fast path).
-	azURL string
-	fast  bool // the pipeline has the fast path's policy
+	raw      *aztables.ServiceClient
+	conn     *core.Conn
+	endpoint string
+	account  string
+	key      string // the shared key, for SharedKey; empty otherwise
 }
 
 // NewService connects with a connection string: the form the portal shows
@@ -60,18 +64,14 @@ func NewService(connectionString string, o *Options) (*Service, error) {
 		return nil, err
 	}
 	if cs.sas != "" {
-		azURL := cs.endpoint + "?" + cs.sas
-		raw, err := aztables.NewServiceClientWithNoCredential(azURL, ClientOptions(o))
-		if err != nil {
-			return nil, fmt.Errorf("table: service client: %w", err)
-		}
-		return &Service{raw: raw, endpoint: cs.endpoint, parallelism: o.poolSize(), tr: o.newTracer(), azURL: azURL, fast: o.fastOn()}, nil
+		return newSASService(cs.endpoint, cs.endpoint+"?"+cs.sas, o)
 	}
 	return NewServiceWithSharedKey(cs.endpoint, cs.account, cs.key, o)
 }
 
 // NewServiceWithSharedKey connects with an account name and key to a
-// service URL such as https://account.table.core.windows.net.
+// service URL such as https://account.table.core.windows.net. Requests are
+// signed with Shared Key Lite, as aztables signs them.
 func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Service, error) {
 	serviceURL = strings.TrimSuffix(serviceURL, "/")
 	if err := checkKeyedScheme(serviceURL, account, key, o); err != nil {
@@ -80,19 +80,27 @@ func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Serv
 	if err := checkLocation(serviceURL, account, key, o); err != nil {
 		return nil, err
 	}
+	sk, err := sharedkey.New(account, key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: the account key is not valid base64", ErrInvalidConnectionString)
+	}
 	cred, err := aztables.NewSharedKeyCredential(account, key)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the account key is not valid base64", ErrInvalidConnectionString)
 	}
-	raw, err := aztables.NewServiceClientWithSharedKey(serviceURL, cred, ClientOptions(o))
+	tr := o.transport()
+	// Raw keeps aztables' own credential, with which it signs SAS too.
+	raw, err := aztables.NewServiceClientWithSharedKey(serviceURL, cred, clientOptions(o, tr, nil))
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize(), tr: o.newTracer(), account: account, key: key, azURL: serviceURL, fast: o.fastOn()}, nil
+	return &Service{raw: raw, conn: newConn(o, serviceURL, sk.Policy(), tr), endpoint: serviceURL, account: account, key: key}, nil
 }
 
 // NewServiceWithToken connects with a Microsoft Entra ID credential (for
-// example from azidentity). Tokens require https.
+// example from azidentity). Tokens require https. The token's scope is
+// aztables': https://storage.azure.com/.default for Table Storage, the
+// cloud's Cosmos DB audience (Options.Azcore.Cloud) for Cosmos DB.
 func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Options) (*Service, error) {
 	serviceURL = strings.TrimSuffix(serviceURL, "/")
 	if !strings.HasPrefix(serviceURL, "https://") {
@@ -101,11 +109,18 @@ func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Opti
 	if err := checkLocation(serviceURL, "", "", o); err != nil {
 		return nil, err
 	}
-	raw, err := aztables.NewServiceClient(serviceURL, cred, ClientOptions(o))
+	scope, err := tokenScope(serviceURL, o)
+	if err != nil {
+		return nil, err
+	}
+	// One bearer policy, so one token cache, signs both pipelines.
+	auth := runtime.NewBearerTokenPolicy(cred, []string{scope}, nil)
+	tr := o.transport()
+	raw, err := aztables.NewServiceClientWithNoCredential(serviceURL, clientOptions(o, tr, auth))
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: serviceURL, parallelism: o.poolSize(), tr: o.newTracer(), azURL: serviceURL, fast: o.fastOn()}, nil
+	return &Service{raw: raw, conn: newConn(o, serviceURL, auth, tr), endpoint: serviceURL}, nil
 }
 
 // NewServiceWithSAS connects with an account SAS URL, e.g.
@@ -122,18 +137,43 @@ func NewServiceWithSAS(sasURL string, o *Options) (*Service, error) {
 	if err := checkLocation(endpoint, "", "", o); err != nil {
 		return nil, err
 	}
-	azURL := endpoint + "/?" + u.RawQuery
-	raw, err := aztables.NewServiceClientWithNoCredential(azURL, ClientOptions(o))
+	return newSASService(endpoint, endpoint+"/?"+u.RawQuery, o)
+}
+
+// newSASService connects to endpoint with the SAS in sasURL, the endpoint
+// with its query: aztables appends request paths before the query, and so
+// does the data path.
+func newSASService(endpoint, sasURL string, o *Options) (*Service, error) {
+	tr := o.transport()
+	raw, err := aztables.NewServiceClientWithNoCredential(sasURL, clientOptions(o, tr, nil))
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, endpoint: endpoint, parallelism: o.poolSize(), tr: o.newTracer(), azURL: azURL, fast: o.fastOn()}, nil
+	return &Service{raw: raw, conn: newConn(o, sasURL, nil, tr), endpoint: endpoint}, nil
 }
 
 // NewClientFromSASURL returns an aztables client for the table in a table
 // SAS URL (https://account.table.core.windows.net/<table>?sv=...&sig=...),
 // with tablekit's options. The table's name is returned with it.
 func NewClientFromSASURL(tableSASURL string, o *Options) (*aztables.Client, string, error) {
+	u, name, err := parseTableSASURL(tableSASURL, o)
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := aztables.NewClientWithNoCredential(clientURL(u), ClientOptions(o))
+	if err != nil {
+		return nil, "", fmt.Errorf("table: client: %w", err)
+	}
+	return c, name, nil
+}
+
+// clientURL is the URL aztables is given for a table SAS URL u from
+// parseTableSASURL.
+func clientURL(u *url.URL) string { return u.Scheme + "://" + u.Host + u.Path + "?" + u.RawQuery }
+
+// parseTableSASURL checks a table SAS URL and returns it without a
+// trailing slash, with the table's name.
+func parseTableSASURL(tableSASURL string, o *Options) (*url.URL, string, error) {
 	u, err := url.Parse(tableSASURL)
 	if err != nil || u.Host == "" {
 		return nil, "", fmt.Errorf("%w: not a URL", ErrInvalidConnectionString)
@@ -153,21 +193,17 @@ func NewClientFromSASURL(tableSASURL string, o *Options) (*aztables.Client, stri
 	if err := checkLocation(u.Scheme+"://"+u.Host+path[:i], "", "", o); err != nil {
 		return nil, "", err
 	}
-	c, err := aztables.NewClientWithNoCredential(u.Scheme+"://"+u.Host+path+"?"+u.RawQuery, ClientOptions(o))
-	if err != nil {
-		return nil, "", fmt.Errorf("table: client: %w", err)
-	}
-	return c, name, nil
+	return &url.URL{Scheme: u.Scheme, Host: u.Host, Path: path, RawQuery: u.RawQuery}, name, nil
 }
 
 // PoolSize is the number of idle connections its transport keeps per
 // host (Options.PoolSize), or 0 when a caller-supplied Transport makes it
 // unknown. Parallel work above it opens and closes connections.
 func (s *Service) PoolSize() int {
-	if s == nil {
+	if s == nil || s.conn == nil {
 		return 0
 	}
-	return s.parallelism
+	return s.conn.PoolSize()
 }
 
 // Endpoint is the table service URL, without a trailing slash.
@@ -266,7 +302,13 @@ func parseConnectionString(s string) (connString, error) {
 			if err != nil || u.Host == "" {
 				return connString{}, fmt.Errorf("%w: DevelopmentStorageProxyUri is not a URL", ErrInvalidConnectionString)
 			}
-			ep = u.Scheme + "://" + u.Hostname() + ":10002/" + devAccount
+			// The proxy's port when it has one; the table service's
+			// default otherwise.
+			port := u.Port()
+			if port == "" {
+				port = devTablePort
+			}
+			ep = u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port) + "/" + devAccount
 		}
 		return connString{endpoint: ep, account: devAccount, key: devKey}, nil
 	}

@@ -24,6 +24,8 @@ func TestParseConnectionString(t *testing.T) {
 	}{
 		{"dev storage", "UseDevelopmentStorage=true", connString{endpoint: devEndpoint, account: devAccount, key: devKey}},
 		{"dev storage proxy", "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://10.0.0.5", connString{endpoint: "http://10.0.0.5:10002/devstoreaccount1", account: devAccount, key: devKey}},
+		{"dev storage proxy with a port", "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://10.0.0.5:20002", connString{endpoint: "http://10.0.0.5:20002/devstoreaccount1", account: devAccount, key: devKey}},
+		{"dev storage proxy, IPv6", "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://[::1]:20002/", connString{endpoint: "http://[::1]:20002/devstoreaccount1", account: devAccount, key: devKey}},
 		{"portal form", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + key + ";EndpointSuffix=core.windows.net", connString{endpoint: "https://acct.table.core.windows.net", account: "acct", key: key}},
 		{"no protocol, no suffix", "AccountName=acct;AccountKey=" + key, connString{endpoint: "https://acct.table.core.windows.net", account: "acct", key: key}},
 		{"azurite explicit", "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + key + ";TableEndpoint=http://127.0.0.1:10002/devstoreaccount1/;", connString{endpoint: "http://127.0.0.1:10002/devstoreaccount1", account: "devstoreaccount1", key: key}},
@@ -129,11 +131,11 @@ func TestClientOptionsInstallOneRetryLayer(t *testing.T) {
 	if o.Retry.MaxRetries != -1 {
 		t.Errorf("azcore MaxRetries = %d, want -1 (azcore's retry off)", o.Retry.MaxRetries)
 	}
-	if got := len(o.PerCallPolicies); got != 3 {
-		t.Errorf("per-call policies = %d, want 3 (no-echo, fast path, retry)", got)
+	if got := len(o.PerCallPolicies); got != 2 {
+		t.Errorf("per-call policies = %d, want 2 (no-echo, retry)", got)
 	}
-	if got := len(ClientOptions(&Options{NoRetry: true, EchoInserts: true, NoFastPath: true}).PerCallPolicies); got != 0 {
-		t.Errorf("NoRetry+EchoInserts+NoFastPath: per-call policies = %d, want 0", got)
+	if got := len(ClientOptions(&Options{NoRetry: true, EchoInserts: true}).PerCallPolicies); got != 0 {
+		t.Errorf("NoRetry+EchoInserts: per-call policies = %d, want 0", got)
 	}
 	// The caller's options are not modified.
 	base := &Options{}

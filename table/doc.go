@@ -22,24 +22,38 @@
 //
 // [Service.Tables] lists table names (by prefix, paged), [Service.Properties]
 // and [Service.SetProperties] read and write CORS, logging and metrics,
-// [Service.Stats] reads geo-replication status and last sync time (Azurite
-// answers 400), and [Service.AccessPolicy] and [Service.SetAccessPolicy]
-// manage a table's stored access policies (package sas builds on them).
-// [Service.SharedKey] lets package sas sign with the key the service holds.
+// [Service.Stats] reads geo-replication status and last sync time (on the
+// secondary, Azurite's included), and [Service.AccessPolicy] and
+// [Service.SetAccessPolicy] manage a table's stored access policies (package
+// sas builds on them). [Service.SharedKey] lets package sas sign with the
+// key the service holds.
 //
 // # Reading from the geo-secondary
 //
 // [Options].Location ([PrimaryThenSecondary], [SecondaryOnly]) sends point
 // gets and queries to the account's read-only secondary when the primary
-// fails retryably, or always; writes stay on the primary. The secondary lags
-// behind, with no bound the service guarantees: [GetOptions].ServedFrom and
-// [WithReadLocations] tell a caller whether what it read may be stale.
+// fails retryably, or always; writes stay on the primary. The secondary is
+// <account>-secondary.table.<suffix> on the service and <account>-secondary
+// on Azurite's host and port. It lags behind, with no bound the service
+// guarantees: [GetOptions].ServedFrom and [WithReadLocations] tell a caller
+// whether what it read may be stale.
 //
-// Every client made here uses [ClientOptions]: TCP_NODELAY, an idle pool
-// sized to [Options].PoolSize (default 64; Go keeps 2), the retry policy
-// of package retry as the only retry layer, and inserts that do not make the
-// service echo the entity. Code that already uses aztables gets the same by
-// passing table.ClientOptions(nil) to its aztables constructor.
+// # Requests
+//
+// A Service sends its data requests (point gets, inserts, upserts, updates,
+// deletes, query pages, transactions) on an azcore pipeline tablekit builds:
+// each is built as aztables v1.4.1 builds the same request, with the entity
+// as tablekit encoded it, and its reply goes to tablekit's decoder, so no
+// entity is decoded into a map and encoded again. Its management calls
+// (tables, service properties and stats, access policies) go through
+// aztables clients on the same transport. Both get what [ClientOptions]
+// installs: TCP_NODELAY, an idle pool sized to [Options].PoolSize (default
+// 64; Go keeps 2), the retry policy of package retry as the only retry
+// layer, inserts that do not make the service echo the entity, and the
+// caller's [Options].Azcore (policies, logging, tracing, cloud). Code that
+// already uses aztables gets the same by passing table.ClientOptions(nil)
+// to its aztables constructor; [Wrap] opens a table over such a client,
+// through aztables' own (slower) methods.
 //
 // # Entities
 //

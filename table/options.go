@@ -11,7 +11,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/tablekit/tablekit/internal/fastpath"
 	"github.com/tablekit/tablekit/internal/reqshape"
 	"github.com/tablekit/tablekit/retry"
 )
@@ -48,27 +47,26 @@ type Options struct {
 	// (Azurite on 127.0.0.1 is always allowed). Default https only.
 	AllowInsecureHTTP bool
 	// EchoInserts lets the service send every inserted entity back, as
-	// plain aztables does. Default false: inserts (Table.Add and aztables'
-	// AddEntity alike) send Prefer: return-no-content and
-	// AddEntityResponse.Value is "null".
+	// plain aztables does. Default false: inserts (Table.Add and the
+	// AddEntity of clients made with these options alike) send Prefer:
+	// return-no-content and AddEntityResponse.Value is "null".
 	EchoInserts bool
 	// Location sends point gets and queries to the geo-secondary
 	// (PrimaryThenSecondary, SecondaryOnly); default PrimaryOnly. Writes
 	// always go to the primary. See LocationMode for the lag.
 	Location LocationMode
 	// SecondaryEndpoint is the secondary's table endpoint, when it is not
-	// <account>-secondary.table.<suffix> or the connection string's
-	// TableSecondaryEndpoint. Its path must be the primary's.
+	// <account>-secondary.table.<suffix> (the service), <host>/<account>-secondary
+	// (Azurite's path-style account) or the connection string's
+	// TableSecondaryEndpoint. Its path is the primary's, or the primary's
+	// with "-secondary" appended (Azurite's form).
 	SecondaryEndpoint string
-	// NoFastPath makes aztables encode and decode every entity itself, as
-	// it does for clients tablekit did not build. By default tablekit's own
-	// bytes go on the wire and its decoder reads the downloaded pages (see
-	// the package documentation, "Fast path"); turn it off to rule it out
-	// when something looks wrong.
-	NoFastPath bool
 	// Azcore is the base azcore configuration (logging, telemetry, tracing,
-	// extra policies, cloud). Its Transport and Retry fields are replaced.
-	// Its TracingProvider traces tablekit's bulk writes and queries too.
+	// extra per-call and per-retry policies, cloud), for the pipeline
+	// tablekit builds and for its aztables clients alike. Its Transport and
+	// Retry fields are replaced. Its TracingProvider traces tablekit's
+	// requests, bulk writes and queries too; its Cloud gives the token
+	// audience of Cosmos DB endpoints.
 	Azcore azcore.ClientOptions
 }
 
@@ -79,7 +77,7 @@ func (o *Options) parallelism() int {
 	return o.PoolSize
 }
 
-// poolSize is the idle pool per host of the transport ClientOptions builds,
+// poolSize is the idle pool per host of the transport NewHTTPClient builds,
 // or 0 when the caller supplied the transport.
 func (o *Options) poolSize() int {
 	if o != nil && o.Transport != nil {
@@ -140,31 +138,57 @@ func NewHTTPClient(o *Options) *http.Client {
 //
 //	client, err := aztables.NewClientWithSharedKey(url, cred, table.ClientOptions(nil))
 //
-// o may be nil. The result is a new value each call.
+// o may be nil. The result is a new value each call, with a transport of
+// its own (unless Options.Transport is set).
 func ClientOptions(o *Options) *aztables.ClientOptions {
+	return clientOptions(o, o.transport(), nil)
+}
+
+// clientOptions is ClientOptions on the transport tr, with auth, when not
+// nil, signing each attempt before the location policy (a credential
+// aztables does not know, such as a bearer policy shared with the data
+// pipeline).
+func clientOptions(o *Options, tr policy.Transporter, auth policy.Policy) *aztables.ClientOptions {
+	co := azcoreOptions(o, tr, auth)
+	if o == nil || !o.EchoInserts {
+		co.PerCallPolicies = append([]policy.Policy{noEchoPolicy{}}, co.PerCallPolicies...)
+	}
+	return &aztables.ClientOptions{ClientOptions: co}
+}
+
+// azcoreOptions is Options.Azcore (a copy) with tablekit's parts, for the
+// pipeline of tablekit's requests and for aztables clients alike: after the
+// caller's per-call policies the retry policy (the only retry layer:
+// azcore's is off); per attempt auth when not nil, the location policy
+// (after signing: a read sent to the secondary keeps the primary's
+// signature, as the service expects), then the caller's per-retry
+// policies; the transport tr.
+func azcoreOptions(o *Options, tr policy.Transporter, auth policy.Policy) policy.ClientOptions {
 	var opts Options
 	if o != nil {
 		opts = *o
 	}
 	co := opts.Azcore
 	co.PerCallPolicies = append([]policy.Policy(nil), co.PerCallPolicies...)
-	if !opts.EchoInserts {
-		co.PerCallPolicies = append([]policy.Policy{noEchoPolicy{}}, co.PerCallPolicies...)
-	}
-	if !opts.NoFastPath {
-		co.PerCallPolicies = append(co.PerCallPolicies, fastpath.Policy{})
-	}
 	if !opts.NoRetry {
 		co.PerCallPolicies = append(co.PerCallPolicies, retry.NewPipelinePolicy(opts.Retry))
 	}
-	co.PerRetryPolicies = append([]policy.Policy{newLocationPolicy(&opts)}, co.PerRetryPolicies...)
-	co.Retry = policy.RetryOptions{MaxRetries: -1}
-	if opts.Transport != nil {
-		co.Transport = opts.Transport
-	} else {
-		co.Transport = NewHTTPClient(&opts)
+	perRetry := []policy.Policy{newLocationPolicy(&opts)}
+	if auth != nil {
+		perRetry = append([]policy.Policy{auth}, perRetry...)
 	}
-	return &aztables.ClientOptions{ClientOptions: co}
+	co.PerRetryPolicies = append(perRetry, co.PerRetryPolicies...)
+	co.Retry = policy.RetryOptions{MaxRetries: -1}
+	co.Transport = tr
+	return co
+}
+
+// transport is Options.Transport, or a new tuned client (NewHTTPClient).
+func (o *Options) transport() policy.Transporter {
+	if o != nil && o.Transport != nil {
+		return o.Transport
+	}
+	return NewHTTPClient(o)
 }
 
 // noEchoPolicy asks the service not to send an inserted entity back

@@ -21,7 +21,7 @@ import "encoding/json"
 // Double when it has a '.' or an exponent, an Int64 beyond Int32's range)
 // and gets the annotation that keeps that type: some writers, Azurite
 // among them, store an unannotated 1.0 as an Int32 (so does aztables'
-// own encoding, used with Options.NoFastPath, for every entity type).
+// own encoding, for every entity type of a table given to Wrap).
 // Writing checks that Properties is such an object (scalar values, valid
 // property names, at most 252 properties) and returns a *ValidationError
 // before any request otherwise; nil or empty writes an entity with no

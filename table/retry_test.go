@@ -27,7 +27,6 @@ func proxied(t *testing.T, o table.Options) (*table.Table[Row], *faults.Proxy) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { px.Close() })
-	o.NoFastPath = o.NoFastPath || testenv.FastPathOff()
 	svc, err := table.NewServiceWithSharedKey(px.Endpoint(env.Account), env.Account, env.Key, &o)
 	if err != nil {
 		t.Fatal(err)

@@ -101,17 +101,18 @@ func WithReadLocations(ctx context.Context, r *ReadLocations) context.Context {
 
 // locationPolicy routes reads by LocationMode. It is a per-retry policy, so
 // every attempt of the retry policy starts again at the primary, and it runs
-// after the credential policy: a Shared Key signature covers the path, not
-// the host, so the signed request is valid on the secondary host as well.
+// after the credential policy: a Shared Key signature covers the primary
+// account's resource, which is what the service (and Azurite) check on the
+// secondary too, so the signed request is valid there as it is.
 type locationPolicy struct {
 	mode      LocationMode
-	secondary *url.URL // explicit secondary endpoint; nil derives it from the host
+	secondary *url.URL // explicit secondary endpoint; nil derives it
 }
 
 func newLocationPolicy(o *Options) policy.Policy {
 	p := locationPolicy{mode: o.Location}
 	if o.SecondaryEndpoint != "" {
-		if u, err := url.Parse(o.SecondaryEndpoint); err == nil && u.Host != "" {
+		if u, err := url.Parse(strings.TrimSuffix(o.SecondaryEndpoint, "/")); err == nil && u.Host != "" {
 			p.secondary = u
 		}
 	}
@@ -127,10 +128,15 @@ func (p locationPolicy) Do(req *policy.Request) (*http.Response, error) {
 			return sendTo(req, u)
 		}
 		return req.Next()
-	case !isEntityRead(r) || p.mode == PrimaryOnly:
+	case !isEntityRead(r):
 		return req.Next()
 	}
 	rl, _ := r.Context().Value(readLocationsKey{}).(*ReadLocations)
+	if p.mode == PrimaryOnly {
+		resp, err := req.Next()
+		record(rl, resp, err, Primary)
+		return resp, err
+	}
 	u := p.secondaryURL(r.URL)
 	if p.mode == SecondaryOnly {
 		if u == nil {
@@ -167,40 +173,73 @@ func failedRetryably(resp *http.Response, err error) bool {
 	return resp.StatusCode >= 400 && retry.IsRetryable(runtime.NewResponseError(resp))
 }
 
-// sendTo sends a copy of the request to another scheme and host, keeping
-// the path, the query and the signed headers.
+// sendTo sends a copy of the request to the secondary endpoint u, keeping
+// the query and the signed headers. On the service only the host changes;
+// on a path-style endpoint (Azurite's <host>/<account>-secondary) the
+// account's path segment does too: the rest of the path is kept.
 func sendTo(req *policy.Request, u *url.URL) (*http.Response, error) {
 	c := req.Clone(req.Raw().Context())
 	r := c.Raw()
 	r.URL.Scheme, r.URL.Host, r.Host = u.Scheme, u.Host, ""
+	if account, ok := strings.CutSuffix(u.Path, secondarySuffix); ok {
+		esc := r.URL.EscapedPath()
+		if rest, ok := strings.CutPrefix(esc, account); ok && (rest == "" || rest[0] == '/') {
+			path, err := url.PathUnescape(u.Path + rest)
+			if err != nil {
+				return nil, err
+			}
+			r.URL.Path, r.URL.RawPath = path, u.Path+rest
+		}
+	}
 	return c.Next()
 }
 
-// secondaryURL is the explicit secondary endpoint, or the service's
-// convention <account>-secondary.table.<suffix> for the primary's host.
+// secondarySuffix ends the name of an account's secondary: the host's first
+// label on the service, the path's first segment on Azurite.
+const secondarySuffix = "-secondary"
+
+// secondaryURL is the explicit secondary endpoint, or the one derived from
+// the primary's URL (derivedSecondary).
 func (p locationPolicy) secondaryURL(primary *url.URL) *url.URL {
 	if p.secondary != nil {
 		return p.secondary
 	}
-	host := derivedSecondaryHost(primary)
-	if host == "" {
-		return nil
-	}
-	return &url.URL{Scheme: primary.Scheme, Host: host}
+	return derivedSecondary(primary)
 }
 
-// derivedSecondaryHost applies the storage service's naming rule; other
-// hosts (Azurite, Cosmos DB, custom domains) have no known secondary.
-func derivedSecondaryHost(u *url.URL) string {
-	account, rest, ok := strings.Cut(u.Hostname(), ".")
-	if !ok || !strings.HasPrefix(rest, "table.") || strings.Contains(rest, "cosmos") || strings.HasSuffix(account, "-secondary") {
-		return ""
+// derivedSecondary applies the naming rule of the storage service,
+// <account>-secondary.table.<suffix>, or of Azurite's path-style accounts,
+// <host>/<account>-secondary (its documented RA-GRS form); other hosts
+// (Cosmos DB, custom domains) have no known secondary: nil.
+func derivedSecondary(u *url.URL) *url.URL {
+	if account, ok := pathStyleAccount(u); ok {
+		if strings.HasSuffix(account, secondarySuffix) {
+			return nil
+		}
+		return &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/" + account + secondarySuffix}
 	}
-	host := account + "-secondary." + rest
+	account, rest, ok := strings.Cut(u.Hostname(), ".")
+	if !ok || !strings.HasPrefix(rest, "table.") || strings.Contains(rest, "cosmos") || strings.HasSuffix(account, secondarySuffix) {
+		return nil
+	}
+	host := account + secondarySuffix + "." + rest
 	if port := u.Port(); port != "" {
 		host = net.JoinHostPort(host, port)
 	}
-	return host
+	return &url.URL{Scheme: u.Scheme, Host: host}
+}
+
+// pathStyleAccount is the account named by the first path segment of a
+// URL in Azurite's path style: an IP address or a host name without a dot
+// (localhost, a container's name), as Azurite itself tells the styles
+// apart.
+func pathStyleAccount(u *url.URL) (string, bool) {
+	host := u.Hostname()
+	if net.ParseIP(host) == nil && strings.Contains(host, ".") {
+		return "", false
+	}
+	account, _, _ := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/")
+	return account, account != ""
 }
 
 // isEntityRead: a point get or a query (GET /<table>(...) or /<table>()),
@@ -235,14 +274,17 @@ func checkLocation(endpoint, account, key string, o *Options) error {
 		}
 		p, err1 := url.Parse(endpoint)
 		s, err2 := url.Parse(strings.TrimSuffix(o.SecondaryEndpoint, "/"))
-		if err1 == nil && err2 == nil && strings.TrimSuffix(p.Path, "/") != s.Path {
-			return fmt.Errorf("%w: SecondaryEndpoint must have the primary's path %q (only the host differs)", ErrInvalidOptions, p.Path)
+		if err1 == nil && err2 == nil {
+			primary := strings.TrimSuffix(p.Path, "/")
+			if s.Path != primary && (primary == "" || s.Path != primary+secondarySuffix) {
+				return fmt.Errorf("%w: SecondaryEndpoint must have the primary's path %q, or %q (Azurite's path-style secondary)", ErrInvalidOptions, primary, primary+secondarySuffix)
+			}
 		}
 		return nil
 	}
 	if o.Location != PrimaryOnly {
 		u, err := url.Parse(endpoint)
-		if err != nil || derivedSecondaryHost(u) == "" {
+		if err != nil || derivedSecondary(u) == nil {
 			return fmt.Errorf("%w: Location %v needs a secondary endpoint: TableSecondaryEndpoint in the connection string or Options.SecondaryEndpoint", ErrInvalidOptions, o.Location)
 		}
 	}

@@ -10,11 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
 	"github.com/tablekit/tablekit/devtools/azurite"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/retry"
+	"github.com/tablekit/tablekit/sas"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -262,10 +265,13 @@ func TestLocationOptions(t *testing.T) {
 		{"derived secondary", "AccountName=acct;AccountKey=" + key, table.Options{Location: table.SecondaryOnly}, nil},
 		{"explicit secondary", dev + ";TableSecondaryEndpoint=http://127.0.0.1:10012/devstoreaccount1", table.Options{Location: table.PrimaryThenSecondary}, nil},
 		{"option secondary", dev, table.Options{Location: table.SecondaryOnly, SecondaryEndpoint: "http://azurite2:10002/devstoreaccount1"}, nil},
-		{"emulator without secondary", dev, table.Options{Location: table.PrimaryThenSecondary}, table.ErrInvalidOptions},
+		{"emulator's secondary derived", dev, table.Options{Location: table.PrimaryThenSecondary}, nil},
+		{"dev storage's secondary derived", "UseDevelopmentStorage=true", table.Options{Location: table.SecondaryOnly}, nil},
 		{"emulator primary only", dev, table.Options{}, nil},
+		{"custom domain has none", "TableEndpoint=https://tables.example.com;AccountName=acct;AccountKey=" + key, table.Options{Location: table.SecondaryOnly}, table.ErrInvalidOptions},
 		{"cosmos has none", "TableEndpoint=https://acct.table.cosmos.azure.com;AccountName=acct;AccountKey=" + key, table.Options{Location: table.SecondaryOnly}, table.ErrInvalidOptions},
-		{"secondary path differs", dev + ";TableSecondaryEndpoint=http://127.0.0.1:10012/devstoreaccount1-secondary", table.Options{Location: table.SecondaryOnly}, table.ErrInvalidOptions},
+		{"emulator's secondary path", dev + ";TableSecondaryEndpoint=http://127.0.0.1:10002/devstoreaccount1-secondary", table.Options{Location: table.SecondaryOnly}, nil},
+		{"secondary path differs", dev + ";TableSecondaryEndpoint=http://127.0.0.1:10012/otheraccount", table.Options{Location: table.SecondaryOnly}, table.ErrInvalidOptions},
 		{"secondary over http", "AccountName=acct;AccountKey=" + key + ";TableSecondaryEndpoint=http://acct-secondary.table.core.windows.net", table.Options{}, table.ErrInvalidConnectionString},
 		{"secondary not a URL", "AccountName=acct;AccountKey=" + key + ";TableSecondaryEndpoint=nohost", table.Options{}, table.ErrInvalidConnectionString},
 		{"unknown mode", "AccountName=acct;AccountKey=" + key, table.Options{Location: 7}, table.ErrInvalidOptions},
@@ -282,4 +288,173 @@ func TestLocationOptions(t *testing.T) {
 	if err != nil || cs.SecondaryEndpoint != "http://127.0.0.1:10012/devstoreaccount1" {
 		t.Errorf("ParseConnectionString SecondaryEndpoint = %q, %v; want it without the slash", cs.SecondaryEndpoint, err)
 	}
+}
+
+// TestAzuriteSecondaryPath reads from Azurite's read-access secondary,
+// <account>-secondary on the same host and port, derived from the
+// endpoint or given in the connection string, in every Location mode; Stats
+// is answered there. The fault proxy in front counts where each request
+// went and makes the primary fail.
+func TestAzuriteSecondaryPath(t *testing.T) {
+	env := testenv.Azurite(t)
+	ctx := ctxT(t)
+	proxy, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { proxy.Close() })
+	direct := testenv.NewTable[Where](t, env.NewService(t, nil))
+	for _, rk := range []string{"r1", "r2", "r3"} {
+		if _, err := direct.Upsert(ctx, Where{"p", rk, "stored"}, table.Replace); err != nil {
+			t.Fatal(err)
+		}
+	}
+	primary := "/" + env.Account + "/"
+	secondary := "/" + env.Account + "-secondary/"
+	base := "DefaultEndpointsProtocol=http;AccountName=" + env.Account + ";AccountKey=" + env.Key + ";TableEndpoint=" + proxy.Endpoint(env.Account)
+	open := func(t *testing.T, cs string, mode table.LocationMode) *table.Table[Where] {
+		t.Helper()
+		svc, err := table.NewService(cs, &table.Options{Location: mode, Retry: &retry.Policy{MaxAttempts: 2, InitialInterval: time.Millisecond}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := table.New[Where](svc, direct.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tbl
+	}
+	// The primary's reads fail; its secondary's do not.
+	busy := faults.Rule{Match: func(r *http.Request) bool {
+		return r.Method == http.MethodGet && !strings.Contains(r.URL.Path, "-secondary")
+	}, Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil)}
+
+	tests := []struct {
+		name     string
+		cs       string
+		mode     table.LocationMode
+		fail     bool
+		selected bool
+		wantFrom table.Location
+	}{
+		{"primary only", base, table.PrimaryOnly, false, false, table.Primary},
+		{"secondary only, derived", base, table.SecondaryOnly, false, false, table.Secondary},
+		{"secondary only, select", base, table.SecondaryOnly, false, true, table.Secondary},
+		{"secondary only, in the connection string", base + ";TableSecondaryEndpoint=" + proxy.Endpoint(env.Account) + "-secondary", table.SecondaryOnly, false, false, table.Secondary},
+		{"fail over, healthy", base, table.PrimaryThenSecondary, false, false, table.Primary},
+		{"fail over, busy", base, table.PrimaryThenSecondary, true, false, table.Secondary},
+		{"fail over, busy, select", base, table.PrimaryThenSecondary, true, true, table.Secondary},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.fail {
+				proxy.SetRules(busy)
+			} else {
+				proxy.SetRules()
+			}
+			defer proxy.SetRules()
+			tbl := open(t, tt.cs, tt.mode)
+			proxy.Reset()
+			from := table.Location(-1)
+			o := &table.GetOptions{ServedFrom: &from}
+			if tt.selected {
+				o.Select = []string{"From"}
+			}
+			got, err := tbl.Get(ctx, "p", "r1", o)
+			if err != nil || got.From != "stored" || from != tt.wantFrom {
+				t.Fatalf("Get = %+v from %v, %v; want the entity from %v", got, from, err, tt.wantFrom)
+			}
+			var rl table.ReadLocations
+			n := 0
+			for _, err := range query.New(tbl).Where(query.Partition("p")).PageSize(2).All(table.WithReadLocations(ctx, &rl)) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+			wantSecondary := int64(0)
+			if tt.wantFrom == table.Secondary {
+				wantSecondary = 2 // two pages
+			}
+			if n != 3 || rl.Secondary() != wantSecondary || rl.Primary() != 2-wantSecondary {
+				t.Errorf("query: %d entities, %d pages from the primary, %d from the secondary; want 3, %d, %d", n, rl.Primary(), rl.Secondary(), 2-wantSecondary, wantSecondary)
+			}
+			askedPrimary := proxy.Count("GET "+primary) > 0
+			askedSecondary := proxy.Count("GET "+secondary) > 0
+			if askedPrimary != (tt.mode != table.SecondaryOnly) || askedSecondary != (tt.wantFrom == table.Secondary) {
+				t.Errorf("asked the primary %v, the secondary %v (%v)", askedPrimary, askedSecondary, proxy.Counts())
+			}
+		})
+	}
+
+	t.Run("writes stay on the primary", func(t *testing.T) {
+		tbl := open(t, base, table.SecondaryOnly)
+		proxy.Reset()
+		if _, err := tbl.Upsert(ctx, Where{"p", "w", "written"}, table.Replace); err != nil {
+			t.Fatal(err)
+		}
+		if n := proxy.Count(secondary); n != 0 {
+			t.Errorf("%d requests to the secondary, want none (%v)", n, proxy.Counts())
+		}
+	})
+
+	// A SAS is checked on the secondary too; tables from a service SAS and
+	// from a table SAS URL read there.
+	t.Run("SAS", func(t *testing.T) {
+		cred, err := sas.NewCredential(env.Account, env.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		account, err := sas.AccountSignature{Permissions: sas.AccountRead, ResourceTypes: sas.ResourceService | sas.ResourceObject,
+			Expiry: time.Now().Add(time.Hour), Protocol: sas.HTTPSAndHTTP}.Sign(cred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, err := table.NewServiceWithSAS(proxy.Endpoint(env.Account)+"/?"+account.Encode(), &table.Options{Location: table.SecondaryOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromService, err := table.New[Where](svc, direct.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		token, err := sas.TableSignature{Table: direct.Name(), Permissions: sas.Read, Expiry: time.Now().Add(time.Hour), Protocol: sas.HTTPSAndHTTP}.Sign(cred)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := sas.TableURL(proxy.Endpoint(env.Account), direct.Name(), token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromURL, err := table.NewFromSASURL[Where](u, &table.Options{Location: table.SecondaryOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, tbl := range map[string]*table.Table[Where]{"account SAS": fromService, "table SAS": fromURL} {
+			proxy.Reset()
+			from := table.Location(-1)
+			got, err := tbl.Get(ctx, "p", "r1", &table.GetOptions{ServedFrom: &from})
+			if err != nil || got.From != "stored" || from != table.Secondary || proxy.Count("GET "+secondary) != 1 {
+				t.Errorf("%s: Get = %+v from %v, %v (%v); want the entity from the secondary", name, got, from, err, proxy.Counts())
+			}
+		}
+	})
+
+	t.Run("stats", func(t *testing.T) {
+		svc, err := table.NewService(base, &table.Options{NoRetry: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		proxy.Reset()
+		st, err := svc.Stats(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Status != aztables.GeoReplicationStatusLive || st.LastSyncTime.IsZero() {
+			t.Errorf("Stats = %+v, want live with a last sync time", st)
+		}
+		if proxy.Count("GET /"+env.Account+"-secondary") != 1 || len(proxy.Counts()) != 1 {
+			t.Errorf("stats requests %v, want one to the secondary", proxy.Counts())
+		}
+	})
 }

@@ -6,16 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"reflect"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/codec"
-	"github.com/tablekit/tablekit/internal/fastpath"
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
 )
@@ -35,14 +33,15 @@ const (
 	Replace
 )
 
-func (m Mode) aztables() (aztables.UpdateMode, error) {
+// merge reports whether m merges; an unknown mode is ErrInvalidOptions.
+func (m Mode) merge() (bool, error) {
 	switch m {
 	case Merge:
-		return aztables.UpdateModeMerge, nil
+		return true, nil
 	case Replace:
-		return aztables.UpdateModeReplace, nil
+		return false, nil
 	}
-	return "", fmt.Errorf("%w: mode must be table.Merge or table.Replace", ErrInvalidOptions)
+	return false, fmt.Errorf("%w: mode must be table.Merge or table.Replace", ErrInvalidOptions)
 }
 
 // Meta can be embedded in an entity struct to receive the ETag and Timestamp
@@ -64,18 +63,10 @@ type Result struct {
 // Table is a typed handle on one table. T is a struct whose fields map to
 // properties (see the package documentation for tags and types). A Table is
 // safe for concurrent use and cheap: New does no I/O.
-type Table[T any] struct {
-	client      *aztables.Client
-	name        string
-	plan        *codec.Plan
-	parallelism int
-	tr          tracing.Tracer // of the Service; disabled for Wrap
-	// fast: tablekit built the pipeline with the fast path (never for
-	// Wrap), whose client builds URLs from azURL.
-	fast  bool
-	azURL string
-	ins   *fastpath.Inserter // on the fast path: inserts without AddEntity
-}
+type Table[T any] core.Table
+
+// handle is the table's state, shared with packages query and batch.
+func (t *Table[T]) handle() *core.Table { return (*core.Table)(t) }
 
 // New returns a typed handle on the named table of the service. It checks T's
 // mapping once (an error matching ErrInvalidType names the field and why) and
@@ -87,21 +78,22 @@ func New[T any](s *Service, name string) (*Table[T], error) {
 	if err := validateTableName(name); err != nil {
 		return nil, err
 	}
-	t, err := Wrap[T](s.Client(name), name)
+	plan, err := codec.For(reflect.TypeFor[T]())
 	if err != nil {
 		return nil, err
 	}
-	t.parallelism, t.tr = s.parallelism, s.tr
-	t.fast, t.azURL = s.fast, s.azURL
-	t.setInserter()
-	return t, nil
+	return (*Table[T])(core.NewTable(s.conn, s.raw.NewClient(name), name, plan)), nil
 }
 
-// Wrap returns a typed handle over an aztables client you already have. name
-// must be the client's table name (aztables does not expose it). For
-// tablekit's transport, retry and inserts without echo, build the client with
-// ClientOptions; any other client works too, with its own behaviour (Add then
-// downloads the echoed entity and discards it).
+// Wrap returns a typed handle over an aztables client you already have, for
+// code that cannot let tablekit build its client. name must be the client's
+// table name (aztables does not expose it). Reads and writes then go through
+// the client's own methods, which decode and re-encode every entity: several
+// times the client CPU of a table from New, and a whole Double stored
+// without annotation reads back as an Int32. Build the client with
+// ClientOptions for tablekit's transport, retry and inserts without echo;
+// any other client works too, with its own behaviour (Add then downloads the
+// echoed entity and discards it).
 func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
 	if c == nil {
 		return nil, fmt.Errorf("%w: nil client", ErrInvalidOptions)
@@ -113,60 +105,47 @@ func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Table[T]{client: c, name: name, plan: plan}, nil
+	return (*Table[T])(core.WrapClient(c, name, plan)), nil
 }
 
 // NewFromSASURL opens the table named in a table SAS URL, with the SAS as
 // its only credential. What it can do is what the SAS permits.
 func NewFromSASURL[T any](tableSASURL string, o *Options) (*Table[T], error) {
-	c, name, err := NewClientFromSASURL(tableSASURL, o)
+	u, name, err := parseTableSASURL(tableSASURL, o)
 	if err != nil {
 		return nil, err
 	}
-	t, err := Wrap[T](c, name)
+	plan, err := codec.For(reflect.TypeFor[T]())
 	if err != nil {
 		return nil, err
 	}
-	t.parallelism, t.tr = o.poolSize(), o.newTracer()
-	if u, err := url.Parse(tableSASURL); err == nil {
-		t.fast, t.azURL = o.fastOn(), txwire.EndpointOf(u)
+	tr := o.transport()
+	c, err := aztables.NewClientWithNoCredential(clientURL(u), clientOptions(o, tr, nil))
+	if err != nil {
+		return nil, fmt.Errorf("table: client: %w", err)
 	}
-	t.setInserter()
-	return t, nil
+	conn := newConn(o, txwire.EndpointOf(u), nil, tr)
+	return (*Table[T])(core.NewTable(conn, c, name, plan)), nil
 }
 
 // PoolSize is the connection pool size per host of the table's transport
 // (Options.PoolSize), or 0 when unknown (Wrap, or a caller-supplied
 // Transport). Package query refuses to run more requests at once than it.
-func (t *Table[T]) PoolSize() int {
-	if t == nil {
-		return 0
-	}
-	return t.parallelism
-}
+func (t *Table[T]) PoolSize() int { return t.handle().PoolSize() }
 
 // Name is the table's name.
-func (t *Table[T]) Name() string {
-	if t == nil {
-		return ""
-	}
-	return t.name
-}
+func (t *Table[T]) Name() string { return t.handle().Name() }
 
-// Client is the underlying aztables client.
-func (t *Table[T]) Client() *aztables.Client {
-	if t == nil {
-		return nil
-	}
-	return t.client
-}
+// Client is the underlying aztables client: the one given to Wrap, or one
+// on the service's transport, retry policy and credentials.
+func (t *Table[T]) Client() *aztables.Client { return t.handle().Client() }
 
 // CreateTable creates the table if it does not exist yet.
 func (t *Table[T]) CreateTable(ctx context.Context) error {
 	if err := t.ready(); err != nil {
 		return err
 	}
-	_, err := t.client.CreateTable(ctx, nil)
+	_, err := t.Client().CreateTable(ctx, nil)
 	if err = MapError("create table", err); errors.Is(err, ErrTableExists) {
 		return nil
 	}
@@ -178,7 +157,7 @@ func (t *Table[T]) DeleteTable(ctx context.Context) error {
 	if err := t.ready(); err != nil {
 		return err
 	}
-	_, err := t.client.Delete(ctx, nil)
+	_, err := t.Client().Delete(ctx, nil)
 	if err = MapError("delete table", err); errors.Is(err, ErrTableNotFound) || errors.Is(err, ErrNotFound) {
 		return nil
 	}
@@ -193,7 +172,7 @@ func (t *Table[T]) Marshal(e T) ([]byte, error) {
 	if err := t.ready(); err != nil {
 		return nil, err
 	}
-	return t.plan.Marshal(reflect.ValueOf(&e).Elem())
+	return t.handle().Plan().Marshal(reflect.ValueOf(&e).Elem())
 }
 
 // Unmarshal decodes one entity as the service returns it. It is for code
@@ -204,11 +183,13 @@ func (t *Table[T]) Unmarshal(data []byte) (T, error) {
 		return *new(T), err
 	}
 	var e T
-	err := t.plan.Decode(data, reflect.ValueOf(&e).Elem())
+	err := t.handle().Plan().Decode(data, reflect.ValueOf(&e).Elem())
 	return e, err
 }
 
-func (t *Table[T]) keys(e *T) (pk, rk string) { return t.plan.Keys(reflect.ValueOf(e).Elem()) }
+func (t *Table[T]) keys(e *T) (pk, rk string) {
+	return t.handle().Plan().Keys(reflect.ValueOf(e).Elem())
+}
 
 // GetOptions are the options of Get; nil means defaults.
 type GetOptions struct {
@@ -240,7 +221,7 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 	if o != nil && len(o.Select) > 0 {
 		return t.getSelect(ctx, partitionKey, rowKey, o.Select)
 	}
-	data, etag, err := t.getEntity(ctx, partitionKey, rowKey)
+	data, etag, err := t.handle().Get(ctx, partitionKey, rowKey)
 	if err != nil {
 		return zero, MapError("get", err)
 	}
@@ -249,7 +230,7 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 		return zero, err
 	}
 	if etag != "" {
-		t.plan.SetETag(reflect.ValueOf(&e).Elem(), string(etag))
+		t.handle().Plan().SetETag(reflect.ValueOf(&e).Elem(), string(etag))
 	}
 	return e, nil
 }
@@ -258,24 +239,44 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 // $select. The service still serves it as a point query.
 func (t *Table[T]) getSelect(ctx context.Context, pk, rk string, sel []string) (T, error) {
 	var zero T
-	selectList, err := t.plan.SelectList(sel)
+	selectList, err := t.handle().Plan().SelectList(sel)
 	if err != nil {
 		return zero, err
 	}
 	filter := "PartitionKey eq " + wire.QuoteString(pk) + " and RowKey eq " + wire.QuoteString(rk)
-	top := int32(1)
-	pager := t.client.NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: &filter, Select: &selectList, Top: &top})
-	for pager.More() {
-		h := &fastpath.Holder{Kind: fastpath.Read}
-		page, err := pager.NextPage(fastpath.With(ctx, h))
+	q := core.PageQuery{Filter: &filter, Select: &selectList, Top: 1}
+	for {
+		page, err := t.handle().Page(ctx, q)
 		if err != nil {
 			return zero, MapError("get", err)
 		}
-		if e, ok, err := t.firstOf(h, page.Entities); ok || err != nil {
+		if e, ok, err := t.firstOf(page.Body); ok || err != nil {
 			return e, err
 		}
+		if page.NextPartitionKey == nil && page.NextRowKey == nil {
+			break
+		}
+		q.NextPartitionKey, q.NextRowKey = page.NextPartitionKey, page.NextRowKey
 	}
 	return zero, &ServiceError{Op: "get", StatusCode: http.StatusNotFound, Code: "ResourceNotFound", Err: errNoEntity, outcome: ErrNotFound}
+}
+
+// errStop ends a page scan at its first entity.
+var errStop = errors.New("stop")
+
+// firstOf decodes the first entity of a query page; ok is false when the
+// page has none.
+func (t *Table[T]) firstOf(page []byte) (e T, ok bool, err error) {
+	var derr error
+	err = codec.PageEntities(page, func(raw []byte) error {
+		e, derr = t.Unmarshal(raw)
+		ok = true
+		return errStop
+	})
+	if ok {
+		return e, true, derr
+	}
+	return e, false, err
 }
 
 var errNoEntity = errors.New("no entity with these keys")
@@ -303,7 +304,7 @@ func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) 
 	if err != nil {
 		return Result{}, err
 	}
-	etag, err := t.insert(ctx, body, &e)
+	etag, err := t.handle().Insert(ctx, body)
 	if err != nil {
 		err = MapError("add", err)
 		if o != nil && o.Verify && errors.Is(err, ErrMaybeCommitted) {
@@ -334,7 +335,7 @@ func (t *Table[T]) Verify(ctx context.Context, e T) (bool, error) {
 }
 
 func (t *Table[T]) compare(ctx context.Context, pk, rk string, want []byte) (bool, Result, error) {
-	data, etag, err := t.getEntity(ctx, pk, rk)
+	data, etag, err := t.handle().Get(ctx, pk, rk)
 	if err != nil {
 		return false, Result{}, MapError("verify", err)
 	}
@@ -356,7 +357,7 @@ func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Result, error) {
 	if err := t.ready(); err != nil {
 		return Result{}, err
 	}
-	m, err := mode.aztables()
+	merge, err := mode.merge()
 	if err != nil {
 		return Result{}, err
 	}
@@ -364,12 +365,12 @@ func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	wctx, sent := t.writeBody(ctx, body, &e)
-	resp, err := t.client.UpsertEntity(wctx, sent, &aztables.UpsertEntityOptions{UpdateMode: m})
+	pk, rk := t.keys(&e)
+	etag, err := t.handle().Write(ctx, core.Write{PartitionKey: pk, RowKey: rk, Entity: body, Merge: merge})
 	if err != nil {
 		return Result{}, MapError("upsert", err)
 	}
-	return resultOf(resp.ETag), nil
+	return resultOf(etag), nil
 }
 
 // Update changes an existing entity if its ETag still matches: optimistic
@@ -382,7 +383,7 @@ func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag)
 	if err := t.ready(); err != nil {
 		return Result{}, err
 	}
-	m, err := mode.aztables()
+	merge, err := mode.merge()
 	if err != nil {
 		return Result{}, err
 	}
@@ -393,12 +394,12 @@ func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag)
 	if err != nil {
 		return Result{}, err
 	}
-	wctx, sent := t.writeBody(ctx, body, &e)
-	resp, err := t.client.UpdateEntity(wctx, sent, &aztables.UpdateEntityOptions{UpdateMode: m, IfMatch: &etag})
+	pk, rk := t.keys(&e)
+	stored, err := t.handle().Write(ctx, core.Write{PartitionKey: pk, RowKey: rk, Entity: body, Merge: merge, IfMatch: &etag})
 	if err != nil {
 		return Result{}, MapError("update", err)
 	}
-	return resultOf(resp.ETag), nil
+	return resultOf(stored), nil
 }
 
 // Delete removes an entity if its ETag still matches (ErrPreconditionFailed
@@ -416,7 +417,7 @@ func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag
 	if err := checkKeys(partitionKey, rowKey); err != nil {
 		return err
 	}
-	_, err := t.client.DeleteEntity(ctx, partitionKey, rowKey, &aztables.DeleteEntityOptions{IfMatch: &etag})
+	err := t.handle().Delete(ctx, partitionKey, rowKey, etag)
 	if deletedOnRetry(err) {
 		return nil
 	}

@@ -14,7 +14,7 @@ var (
 
 // ready reports a Table that New did not make.
 func (t *Table[T]) ready() error {
-	if t == nil || t.client == nil || t.plan == nil {
+	if !t.handle().Usable() {
 		return errZeroTable
 	}
 	return nil
@@ -22,7 +22,7 @@ func (t *Table[T]) ready() error {
 
 // ready reports a Service that NewService did not make.
 func (s *Service) ready() error {
-	if s == nil || s.raw == nil {
+	if s == nil || s.raw == nil || s.conn == nil {
 		return errZeroService
 	}
 	return nil

@@ -21,7 +21,7 @@ func TestTablekitThroughStandIn(t *testing.T) {
 	env, cs, _ := standIn(t, nil)
 	hc := cs.Client()
 	t.Cleanup(hc.CloseIdleConnections)
-	svc, err := table.NewServiceWithSharedKey(cs.Endpoint(), env.Account, env.Key, &table.Options{Transport: hc, NoRetry: true, NoFastPath: testenv.FastPathOff()})
+	svc, err := table.NewServiceWithSharedKey(cs.Endpoint(), env.Account, env.Key, &table.Options{Transport: hc, NoRetry: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -129,16 +129,10 @@ func NewTable[T any](tb testing.TB, svc *table.Service) *table.Table[T] {
 }
 
 // NewService connects to the emulator with the development account's key
-// and tablekit's options o (nil for defaults); with TABLEKIT_FAST_PATH=off
-// the fast path is off (FastPathOff).
+// and tablekit's options o (nil for defaults).
 func (e *Env) NewService(tb testing.TB, o *table.Options) *table.Service {
 	tb.Helper()
-	var opts table.Options
-	if o != nil {
-		opts = *o
-	}
-	opts.NoFastPath = opts.NoFastPath || FastPathOff()
-	svc, err := table.NewServiceWithSharedKey(e.Endpoint, e.Account, e.Key, &opts)
+	svc, err := table.NewServiceWithSharedKey(e.Endpoint, e.Account, e.Key, o)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -3,7 +3,9 @@
 // updates and deletes (retrying one after a lost response can collide with
 // itself; the service also echoes inserts unless asked not to) and table
 // creates (a name still being deleted frees up later). Package retry and
-// package table both need these facts; they are defined here once.
+// package table both need these facts; they are defined here once. It
+// also defines the one mark a sender puts on a request for the retry
+// policy: SingleAttempt.
 package reqshape
 
 import (

@@ -2,11 +2,14 @@
 // transactions (POST .../$batch) as aztables v1.4.1 writes and the service,
 // Azurite and Cosmos DB answer them.
 //
-// Requests: aztables builds the multipart body itself and offers no way to
-// see it before it is sent. [Sizer] computes its exact length from the same
-// inputs and with the same library calls, so that the 4 MiB limit can be
-// checked before any request. Tests compare it with the bytes aztables
-// really sends.
+// Requests: [Sizer.AppendPart] and [Body] write the multipart body tablekit
+// sends on its own pipeline, byte for byte as aztables v1.4.1 writes it
+// except that each entity goes out as tablekit encoded it (aztables
+// re-encodes it). For an aztables client tablekit did not build
+// (table.Wrap), which writes the body itself and shows it to nobody,
+// [Sizer.OpSize] computes its exact length from the same inputs and with
+// the same library calls. Either way the 4 MiB limit is checked before any
+// request; tests compare both with the bytes aztables really sends.
 //
 // Replies: aztables does not parse the multipart reply beyond finding the
 // first failure. [Parse] reads every part (CRLF or bare LF line ends, the

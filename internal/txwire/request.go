@@ -103,7 +103,7 @@ type Sizer struct {
 // endpoint: the URL aztables was given for the service, with a SAS query
 // when the client has one (see EndpointOf).
 func NewSizer(endpoint, table string) *Sizer {
-	s := &Sizer{endpoint: endpoint, table: table, cosmos: isCosmosEndpoint(endpoint)}
+	s := &Sizer{endpoint: endpoint, table: table, cosmos: wire.IsCosmosEndpoint(endpoint)}
 	if u, err := url.Parse(runtime.JoinPaths(endpoint, "/t")); err == nil {
 		q := u.Query()
 		s.query[0] = q.Encode()
@@ -124,13 +124,6 @@ func NewSizer(endpoint, table string) *Sizer {
 		}
 	}
 	return s
-}
-
-// isCosmosEndpoint is aztables' test (service_client.go): such endpoints get
-// merges as POST with X-HTTP-Method: MERGE.
-func isCosmosEndpoint(u string) bool {
-	emulator := strings.Contains(u, "localhost") && strings.Contains(u, "8902")
-	return emulator || strings.Contains(u, ".table.cosmos.") || strings.Contains(u, ".table.cosmosdb.")
 }
 
 // OpSize returns the bytes op adds to the body: its part delimiter, MIME

@@ -309,7 +309,7 @@ func overheadSection(over map[string][]overheadObs) Section {
 		Header:  []string{"Decode path", "CPU ns/entity", "wall ns/entity", "allocs/entity", "bytes allocated/entity", "CPU vs EDMEntity"},
 	}
 	pg := Table{
-		Caption: fmt.Sprintf("Whole pages: reading a %s-entity page through the client from the in-process service. aztables' pager decodes the response into maps and encodes every entity back to JSON before the caller sees it; tablekit's iterator decodes the downloaded body itself (the fast path):", fmtNum(workload.PageSize)),
+		Caption: fmt.Sprintf("Whole pages: reading a %s-entity page through the client from the in-process service. aztables' pager decodes the response into maps and encodes every entity back to JSON before the caller sees it; tablekit sends its own request and its iterator decodes the downloaded body itself:", fmtNum(workload.PageSize)),
 		Header:  []string{"Read path", "CPU ns/entity", "wall ns/entity", "allocs/entity", "bytes allocated/entity", "CPU vs plain scan path"},
 	}
 	tx := Table{

@@ -181,7 +181,7 @@ func (b *bench) ceilingWhy(seqKey, parKey string, latency time.Duration, unit in
 		if latency > 0 {
 			lat = fmt.Sprintf(" (%s of it added latency)", fmtDur(latency))
 		}
-		return fmt.Sprintf("latency can be overlapped, CPU cannot. Per %s the fast path needed %s of Azurite's CPU (one Node.js thread) and %s of this process's CPU, on %d cores shared with each other and with whatever else ran on the machine (see the load average). The sequential baseline took %s per %s%s, and nothing can take less than max(Azurite, (Azurite + client) / %d) = %s, a ceiling of about %s on this machine; the run reached %s per %s with this process and Azurite using %s of the cores and the machine %s busy. The service spreads partitions over many servers and has no such ceiling.",
+		return fmt.Sprintf("latency can be overlapped, CPU cannot. Per %s the parallel run needed %s of Azurite's CPU (one Node.js thread) and %s of this process's CPU, on %d cores shared with each other and with whatever else ran on the machine (see the load average). The sequential baseline took %s per %s%s, and nothing can take less than max(Azurite, (Azurite + client) / %d) = %s, a ceiling of about %s on this machine; the run reached %s per %s with this process and Azurite using %s of the cores and the machine %s busy. The service spreads partitions over many servers and has no such ceiling.",
 			what, f(S), f(C), runtime.NumCPU(), f(T), what, lat, runtime.NumCPU(), f(P), fmtRatio(T/P), f(A), what, pct(b.machineBusy(parKey)), pct(b.sysBusy(parKey)))
 	}
 }

@@ -1,4 +1,4 @@
-package retry
+package wire
 
 import (
 	"errors"
@@ -6,11 +6,11 @@ import (
 	"regexp"
 )
 
-// redactURLError returns err with the query string removed from the URL of
+// RedactURLError returns err with the query string removed from the URL of
 // a top-level *url.Error (net/http puts the full URL, SAS signature
 // included, into its errors). The copy wraps the same cause, so errors.Is
 // and errors.As behave as before. Other errors are returned unchanged.
-func redactURLError(err error) error {
+func RedactURLError(err error) error {
 	var ue *url.Error
 	if err == nil || !errors.As(err, &ue) || ue != err {
 		return err
@@ -22,7 +22,7 @@ func redactURLError(err error) error {
 func stripQuery(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return redactText(raw)
+		return RedactText(raw)
 	}
 	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment, u.User = "", false, "", "", nil
 	return u.String()
@@ -33,9 +33,9 @@ var (
 	sigParam   = regexp.MustCompile(`(?i)(sig=)[^&\s"']*`)
 )
 
-// redactText removes query strings from URLs found in free text and, for
+// RedactText removes query strings from URLs found in free text and, for
 // text that is not a URL, any sig= parameter.
-func redactText(s string) string {
+func RedactText(s string) string {
 	s = queryInURL.ReplaceAllString(s, "$1")
 	return sigParam.ReplaceAllString(s, "${1}REDACTED")
 }

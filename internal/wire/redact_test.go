@@ -1,4 +1,4 @@
-package retry
+package wire
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 
 func TestRedactURLError(t *testing.T) {
 	in := &url.Error{Op: "Put", URL: "https://acct.table.core.windows.net/t1(PartitionKey='p',RowKey='r')?sv=2019-02-02&sig=SECRET%2Fsig&se=2030", Err: io.EOF}
-	got := redactURLError(in)
+	got := RedactURLError(in)
 	if strings.Contains(got.Error(), "SECRET") || strings.Contains(got.Error(), "sig=") {
 		t.Errorf("redacted error still has the signature: %v", got)
 	}
@@ -25,12 +25,12 @@ func TestRedactURLError(t *testing.T) {
 		t.Errorf("errors.As(redacted, *url.Error): got false, want true")
 	}
 	if in.URL == ue.URL {
-		t.Errorf("redactURLError modified or kept the original: %q", ue.URL)
+		t.Errorf("RedactURLError modified or kept the original: %q", ue.URL)
 	}
-	if plain := errors.New("x"); redactURLError(plain) != plain {
+	if plain := errors.New("x"); RedactURLError(plain) != plain {
 		t.Errorf("plain error: not returned unchanged")
 	}
-	if redactURLError(nil) != nil {
+	if RedactURLError(nil) != nil {
 		t.Errorf("nil: got non-nil")
 	}
 }
@@ -43,8 +43,8 @@ func TestRedactText(t *testing.T) {
 		{"no url here", "no url here"},
 	}
 	for _, tc := range tests {
-		if got := redactText(tc.in); got != tc.want {
-			t.Errorf("redactText(%q): got %q, want %q", tc.in, got, tc.want)
+		if got := RedactText(tc.in); got != tc.want {
+			t.Errorf("RedactText(%q): got %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

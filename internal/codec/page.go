@@ -1,4 +1,4 @@
-package fastpath
+package codec
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
-// Entities calls each with every entity of a query page as the service sent
-// it ({"odata.metadata":...,"value":[{...},...]}): slices of page, so no
-// entity is copied before it is decoded. It stops at each's first error.
-func Entities(page []byte, each func(entity []byte) error) error {
+// PageEntities calls each with every entity of a query page as the service
+// sent it ({"odata.metadata":...,"value":[{...},...]}): slices of page, so
+// no entity is copied before it is decoded. It stops at each's first error.
+func PageEntities(page []byte, each func(entity []byte) error) error {
 	return values(page, func(s *wire.Scanner) error {
 		start := s.Pos
 		if err := s.Skip(); err != nil {
@@ -20,18 +20,18 @@ func Entities(page []byte, each func(entity []byte) error) error {
 	})
 }
 
-// EntitiesAt is Entities for a decoder that reads each entity where it
-// lies, in one pass over the page: each gets the page from the entity on
-// and returns the entity's length. Errors are Entities' errors: a page
-// malformed at an entity fails as the page, before the entity's own error.
-// each may have read the entity that fails the page: after an error,
-// discard what it collected.
-func EntitiesAt(page []byte, each func(rest []byte) (int, error)) error {
+// PageEntitiesAt is PageEntities for a decoder that reads each entity
+// where it lies, in one pass over the page: each gets the page from the
+// entity on and returns the entity's length. Errors are PageEntities'
+// errors: a page malformed at an entity fails as the page, before the
+// entity's own error. each may have read the entity that fails the page:
+// after an error, discard what it collected.
+func PageEntitiesAt(page []byte, each func(rest []byte) (int, error)) error {
 	return values(page, func(s *wire.Scanner) error {
 		start := s.Pos
 		n, err := each(s.Data[start:])
 		if err != nil || nested(s.Data[start+1:start+n]) {
-			// Skip reads the entity as Entities does: its syntax error
+			// Skip reads the entity as PageEntities does: its syntax error
 			// and its nesting limit (counted from the page) come first.
 			s.Pos = start
 			if serr := s.Skip(); serr != nil {

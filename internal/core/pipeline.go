@@ -1,0 +1,303 @@
+package core
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/reqshape"
+	"github.com/tablekit/tablekit/internal/txwire"
+	"github.com/tablekit/tablekit/internal/wire"
+)
+
+// apiVersion is the x-ms-version of every data request: the REST API
+// version aztables v1.4.1 speaks.
+const apiVersion = "2019-02-02"
+
+// Span names of the requests: aztables' own, so traces read as before.
+const (
+	spanGet    = "Client.GetEntity"
+	spanAdd    = "Client.AddEntity"
+	spanUpsert = "Client.UpsertEntity"
+	spanUpdate = "Client.UpdateEntity"
+	spanDelete = "Client.DeleteEntity"
+	spanPage   = "Pager[ListEntitiesResponse].NextPage"
+	spanSubmit = "Client.SubmitTransaction"
+)
+
+// pipelinePath builds each data request as aztables v1.4.1's generated
+// client builds the same one (zz_table_client.go, transactional_batch.go)
+// and sends it on the service's pipeline. URLs are joined with
+// runtime.JoinPaths and parsed by runtime.NewRequest as aztables does, so
+// they are escaped the same way; tests compare them with aztables' bytes.
+type pipelinePath struct {
+	pl       runtime.Pipeline
+	tracer   tracing.Tracer
+	endpoint string
+	table    string
+	// sas is the endpoint's query (the SAS), and query its encoding as
+	// aztables sets it on requests without parameters of their own.
+	sas   url.Values
+	query string
+	// The URLs that do not depend on the request: Insert Entity's, Query
+	// Entities' (parameters apart) and $batch's.
+	tableURL, pageURL, batchURL string
+	echo, cosmos                bool
+	sizer                       *txwire.Sizer
+}
+
+func newPipelinePath(c *Conn, table string) *pipelinePath {
+	p := &pipelinePath{pl: c.pl, tracer: c.tracer, endpoint: c.endpoint, table: table, echo: c.echo, cosmos: c.cosmos}
+	if u, err := url.Parse(c.endpoint); err == nil {
+		p.sas = u.Query()
+		p.query = p.sas.Encode()
+	} // else every request fails in runtime.NewRequest with the URL's error
+	p.tableURL = runtime.JoinPaths(c.endpoint, "/"+url.PathEscape(table))
+	p.pageURL = runtime.JoinPaths(c.endpoint, "/"+url.PathEscape(table)+"()")
+	p.batchURL = runtime.JoinPaths(c.endpoint, "$batch")
+	p.sizer = txwire.NewSizer(c.endpoint, table)
+	return p
+}
+
+// entityURL is the URL of one entity. aztables doubles single quotes in the
+// keys (prepareKey, OData's quoting as in wire.QuoteString) and escapes
+// them as path segments; its transactions do not double them (txwire).
+func (p *pipelinePath) entityURL(pk, rk string) string {
+	return runtime.JoinPaths(p.endpoint, "/"+url.PathEscape(p.table)+
+		"(PartitionKey='"+url.PathEscape(strings.ReplaceAll(pk, "'", "''"))+
+		"',RowKey='"+url.PathEscape(strings.ReplaceAll(rk, "'", "''"))+"')")
+}
+
+// request makes a request with the headers every data request has, and
+// the endpoint's query re-encoded as aztables sets it.
+func (p *pipelinePath) request(ctx context.Context, method, rawURL, accept string) (*policy.Request, error) {
+	req, err := runtime.NewRequest(ctx, method, rawURL)
+	if err != nil {
+		return nil, err
+	}
+	r := req.Raw()
+	r.URL.RawQuery = p.query
+	r.Header["x-ms-version"] = []string{apiVersion}
+	r.Header["DataServiceVersion"] = []string{"3.0"}
+	r.Header["Accept"] = []string{accept}
+	return req, nil
+}
+
+// send sends req and returns the response when its status is one of ok,
+// else the service's error as an *azcore.ResponseError. A transport error
+// loses its URL's query (where a SAS signature lives): without the retry
+// policy, which does the same, net/http's error would show it.
+func (p *pipelinePath) send(req *policy.Request, ok ...int) (*http.Response, error) {
+	resp, err := p.pl.Do(req)
+	if err != nil {
+		return nil, wire.RedactURLError(err)
+	}
+	if !runtime.HasStatusCode(resp, ok...) {
+		return nil, runtime.NewResponseError(resp)
+	}
+	return resp, nil
+}
+
+func setEntity(req *policy.Request, entity []byte) error {
+	return req.SetBody(streaming.NopCloser(bytes.NewReader(entity)), "application/json")
+}
+
+func (p *pipelinePath) get(ctx context.Context, pk, rk string) (body []byte, etag azcore.ETag, err error) {
+	ctx, end := runtime.StartSpan(ctx, spanGet, p.tracer, nil)
+	defer func() { end(err) }()
+	req, err := p.request(ctx, http.MethodGet, p.entityURL(pk, rk), wire.MinimalMetadata)
+	if err != nil {
+		return nil, "", err
+	}
+	resp, err := p.send(req, http.StatusOK)
+	if err != nil {
+		return nil, "", err
+	}
+	if body, err = runtime.Payload(resp); err != nil {
+		return nil, "", err
+	}
+	return body, azcore.ETag(resp.Header.Get("ETag")), nil
+}
+
+func (p *pipelinePath) insert(ctx context.Context, entity []byte) (etag azcore.ETag, err error) {
+	ctx, end := runtime.StartSpan(ctx, spanAdd, p.tracer, nil)
+	defer func() { end(err) }()
+	req, err := p.request(ctx, http.MethodPost, p.tableURL, wire.MinimalMetadata)
+	if err != nil {
+		return "", err
+	}
+	if !p.echo {
+		req.Raw().Header["Prefer"] = []string{"return-no-content"}
+	}
+	if err = setEntity(req, entity); err != nil {
+		return "", err
+	}
+	resp, err := p.send(req, http.StatusCreated, http.StatusNoContent)
+	if err != nil {
+		return "", err
+	}
+	return azcore.ETag(resp.Header.Get("ETag")), nil
+}
+
+// write sends an upsert or an update: PUT replaces, PATCH merges (on
+// Cosmos DB a POST with X-HTTP-Method: MERGE, as aztables'
+// cosmosPatchTransformPolicy sends it).
+func (p *pipelinePath) write(ctx context.Context, w Write) (etag azcore.ETag, err error) {
+	span := spanUpsert
+	if w.IfMatch != nil {
+		span = spanUpdate
+	}
+	ctx, end := runtime.StartSpan(ctx, span, p.tracer, nil)
+	defer func() { end(err) }()
+	method := http.MethodPut
+	if w.Merge {
+		method = http.MethodPatch
+		if p.cosmos {
+			method = http.MethodPost
+		}
+	}
+	req, err := p.request(ctx, method, p.entityURL(w.PartitionKey, w.RowKey), "application/json")
+	if err != nil {
+		return "", err
+	}
+	h := req.Raw().Header
+	if w.IfMatch != nil {
+		h["If-Match"] = []string{string(*w.IfMatch)}
+	}
+	if w.Merge && p.cosmos {
+		h.Set("X-HTTP-Method", "MERGE")
+	}
+	if err = setEntity(req, w.Entity); err != nil {
+		return "", err
+	}
+	resp, err := p.send(req, http.StatusNoContent)
+	if err != nil {
+		return "", err
+	}
+	return azcore.ETag(resp.Header.Get("ETag")), nil
+}
+
+func (p *pipelinePath) delete(ctx context.Context, pk, rk string, ifMatch azcore.ETag) (err error) {
+	ctx, end := runtime.StartSpan(ctx, spanDelete, p.tracer, nil)
+	defer func() { end(err) }()
+	req, err := p.request(ctx, http.MethodDelete, p.entityURL(pk, rk), wire.MinimalMetadata)
+	if err != nil {
+		return err
+	}
+	req.Raw().Header["If-Match"] = []string{string(ifMatch)}
+	_, err = p.send(req, http.StatusNoContent)
+	return err
+}
+
+func (p *pipelinePath) page(ctx context.Context, q PageQuery) (pg Page, err error) {
+	ctx, end := runtime.StartSpan(ctx, spanPage, p.tracer, nil)
+	defer func() { end(err) }()
+	req, err := p.request(ctx, http.MethodGet, p.pageURL, wire.MinimalMetadata)
+	if err != nil {
+		return Page{}, err
+	}
+	v := make(url.Values, len(p.sas)+5)
+	for k, vs := range p.sas {
+		v[k] = vs
+	}
+	if q.Top > 0 {
+		v.Set("$top", strconv.FormatInt(int64(q.Top), 10))
+	}
+	if q.Select != nil {
+		v.Set("$select", *q.Select)
+	}
+	if q.Filter != nil {
+		v.Set("$filter", *q.Filter)
+	}
+	if q.NextPartitionKey != nil {
+		v.Set("NextPartitionKey", *q.NextPartitionKey)
+	}
+	if q.NextRowKey != nil {
+		v.Set("NextRowKey", *q.NextRowKey)
+	}
+	req.Raw().URL.RawQuery = v.Encode()
+	resp, err := p.send(req, http.StatusOK)
+	if err != nil {
+		return Page{}, err
+	}
+	if pg.Body, err = runtime.Payload(resp); err != nil {
+		return Page{}, err
+	}
+	pg.NextPartitionKey = header(resp, "x-ms-continuation-NextPartitionKey")
+	pg.NextRowKey = header(resp, "x-ms-continuation-NextRowKey")
+	return pg, nil
+}
+
+// header is the value of a response header, nil when absent or empty.
+func header(resp *http.Response, key string) *string {
+	if v := resp.Header.Get(key); v != "" {
+		return &v
+	}
+	return nil
+}
+
+func (p *pipelinePath) encode(op TxOp) (TxPart, error) {
+	var ifMatch *string
+	if op.IfMatch != nil {
+		s := string(*op.IfMatch)
+		ifMatch = &s
+	}
+	entity := op.Entity
+	if op.Type == aztables.TransactionTypeDelete {
+		entity = nil
+	}
+	part, err := p.sizer.AppendPart(nil, txwire.Op{Type: op.Type, PartitionKey: op.PartitionKey, RowKey: op.RowKey, IfMatch: ifMatch, EntityLen: len(entity)}, entity)
+	if err != nil {
+		return TxPart{}, fmt.Errorf("%w: %w", codec.ErrInvalidKey, err)
+	}
+	return TxPart{part: part, size: txwire.DelimiterLen() + len(part)}, nil
+}
+
+// submit sends the $batch request as aztables' SubmitTransaction builds
+// it (its headers set with Header.Set, its URL's query as given), with the
+// body txwire writes from the parts. A reply that arrived is returned even
+// with an error, as aztables' captured response is.
+func (p *pipelinePath) submit(ctx context.Context, parts []TxPart, once bool) (resp *http.Response, err error) {
+	ctx, end := runtime.StartSpan(ctx, spanSubmit, p.tracer, nil)
+	defer func() { end(err) }()
+	bodies := make([][]byte, len(parts))
+	for i := range parts {
+		bodies[i] = parts[i].part
+	}
+	body, contentType := txwire.Body(bodies)
+	req, err := runtime.NewRequest(ctx, http.MethodPost, p.batchURL)
+	if err != nil {
+		return nil, err
+	}
+	h := req.Raw().Header
+	h.Set("x-ms-version", apiVersion)
+	h.Set("DataServiceVersion", "3.0")
+	h.Set("Accept", wire.MinimalMetadata)
+	if err = req.SetBody(streaming.NopCloser(bytes.NewReader(body)), contentType); err != nil {
+		return nil, err
+	}
+	if once {
+		req.SetOperationValue(reqshape.SingleAttempt{})
+	}
+	// A reply whose body broke comes with its error (azcore's body
+	// download policy): the caller reads what arrived.
+	if resp, err = p.pl.Do(req); err != nil {
+		return resp, wire.RedactURLError(err)
+	}
+	if !runtime.HasStatusCode(resp, http.StatusAccepted, http.StatusNoContent) {
+		return resp, runtime.NewResponseError(resp)
+	}
+	return resp, nil
+}

@@ -1,0 +1,153 @@
+package core
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/internal/codec"
+)
+
+// Table is one table as tablekit reaches it. The zero Table is not usable
+// (Usable reports it); package table checks that before any other call.
+type Table struct {
+	name   string
+	plan   *codec.Plan
+	client *aztables.Client
+	data   dataPath
+	tracer tracing.Tracer
+	pool   int
+}
+
+// dataPath sends a table's data-plane requests: pipelinePath builds them
+// itself, aztablesPath goes through an aztables client's public methods.
+type dataPath interface {
+	get(ctx context.Context, pk, rk string) ([]byte, azcore.ETag, error)
+	insert(ctx context.Context, entity []byte) (azcore.ETag, error)
+	write(ctx context.Context, w Write) (azcore.ETag, error)
+	delete(ctx context.Context, pk, rk string, ifMatch azcore.ETag) error
+	page(ctx context.Context, q PageQuery) (Page, error)
+	encode(op TxOp) (TxPart, error)
+	submit(ctx context.Context, parts []TxPart, once bool) (*http.Response, error)
+}
+
+// NewTable returns the named table of the service c connects to, whose
+// entities plan maps. client is the aztables client of the same table on
+// the same transport, for management calls and table.Table.Client.
+func NewTable(c *Conn, client *aztables.Client, name string, plan *codec.Plan) *Table {
+	return &Table{name: name, plan: plan, client: client, data: newPipelinePath(c, name), tracer: c.tracer, pool: c.pool}
+}
+
+// WrapClient returns the table of an aztables client that tablekit did not
+// build: its data requests go through the client's public methods. It has
+// no tracer and no known pool size.
+func WrapClient(client *aztables.Client, name string, plan *codec.Plan) *Table {
+	return &Table{name: name, plan: plan, client: client, data: newAztablesPath(client)}
+}
+
+// WithPlan returns the same table with entities of another type.
+func (t *Table) WithPlan(plan *codec.Plan) *Table {
+	c := *t
+	c.plan = plan
+	return &c
+}
+
+// Usable reports a Table made by NewTable or WrapClient.
+func (t *Table) Usable() bool { return t != nil && t.client != nil && t.plan != nil && t.data != nil }
+
+// Name is the table's name; "" for a nil Table.
+func (t *Table) Name() string {
+	if t == nil {
+		return ""
+	}
+	return t.name
+}
+
+// Plan maps the table's entity type.
+func (t *Table) Plan() *codec.Plan { return t.plan }
+
+// Client is the aztables client of the table; nil for a nil Table.
+func (t *Table) Client() *aztables.Client {
+	if t == nil {
+		return nil
+	}
+	return t.client
+}
+
+// Tracer starts tablekit's spans for the table: the service's, or the
+// disabled tracer (WrapClient, nil).
+func (t *Table) Tracer() tracing.Tracer {
+	if t == nil {
+		return tracing.Tracer{}
+	}
+	return t.tracer
+}
+
+// PoolSize is the transport's idle pool per host; 0 when unknown.
+func (t *Table) PoolSize() int {
+	if t == nil {
+		return 0
+	}
+	return t.pool
+}
+
+// Get reads one entity: its JSON as the service sent it and its ETag. A
+// missing entity is the service's 404, an *azcore.ResponseError.
+func (t *Table) Get(ctx context.Context, partitionKey, rowKey string) ([]byte, azcore.ETag, error) {
+	return t.data.get(ctx, partitionKey, rowKey)
+}
+
+// Insert adds entity, the entity's JSON with its keys, and returns its ETag.
+func (t *Table) Insert(ctx context.Context, entity []byte) (azcore.ETag, error) {
+	return t.data.insert(ctx, entity)
+}
+
+// Write is an upsert (IfMatch nil) or an update of one entity.
+type Write struct {
+	PartitionKey, RowKey string
+	// Entity is the entity's JSON, keys included.
+	Entity []byte
+	// Merge merges into a stored entity; without it the entity replaces it.
+	Merge bool
+	// IfMatch is an update's condition (an ETag or "*"); nil for an upsert.
+	IfMatch *azcore.ETag
+}
+
+// Write sends w and returns the new ETag.
+func (t *Table) Write(ctx context.Context, w Write) (azcore.ETag, error) {
+	return t.data.write(ctx, w)
+}
+
+// Delete removes an entity if its ETag matches ifMatch (an ETag or "*").
+func (t *Table) Delete(ctx context.Context, partitionKey, rowKey string, ifMatch azcore.ETag) error {
+	return t.data.delete(ctx, partitionKey, rowKey, ifMatch)
+}
+
+// PageQuery is one Query Entities request.
+type PageQuery struct {
+	// Filter and Select are $filter and $select; nil sends none.
+	Filter, Select *string
+	// Top is $top, the most entities the page may hold; 0 sends none.
+	Top int32
+	// NextPartitionKey and NextRowKey are the continuation to start at;
+	// nil for the first page.
+	NextPartitionKey, NextRowKey *string
+}
+
+// Page is one Query Entities reply.
+type Page struct {
+	// Body is the page as the service sent it
+	// ({"odata.metadata":...,"value":[...]}); codec.PageEntities reads it.
+	Body []byte
+	// NextPartitionKey and NextRowKey are the continuation after the page;
+	// nil when the reply had none (or an empty one).
+	NextPartitionKey, NextRowKey *string
+}
+
+// Page fetches one page of a query.
+func (t *Table) Page(ctx context.Context, q PageQuery) (Page, error) {
+	return t.data.page(ctx, q)
+}
