@@ -33,6 +33,7 @@ type meter struct {
 
 	mu   sync.Mutex
 	bar  *progressbar.ProgressBar
+	gate *gate // the bar's writer, closed when the bar is done
 	stop chan struct{}
 	wg   sync.WaitGroup
 }
@@ -44,8 +45,9 @@ func newMeter(e *env, verb string, total, base int64, retries *atomic.Int64) *me
 	m.done.Store(base)
 	m.bytes.Store(-1)
 	if e.tty {
+		m.gate = &gate{w: e.stderr}
 		m.bar = progressbar.NewOptions64(total,
-			progressbar.OptionSetWriter(e.stderr),
+			progressbar.OptionSetWriter(m.gate),
 			progressbar.OptionSetDescription(verb),
 			progressbar.OptionSetItsString("entities"),
 			progressbar.OptionShowIts(),
@@ -118,6 +120,11 @@ func (m *meter) finish() {
 	if m.bar != nil {
 		m.mu.Lock()
 		_ = m.bar.Exit()
+		// The bar's spinner goroutine renders until the bar is finished,
+		// Exit or not: close its writer first (nothing it renders after
+		// this reaches stderr), then Finish stops the goroutine.
+		m.gate.close()
+		_ = m.bar.Finish()
 		m.mu.Unlock()
 		fmt.Fprintln(m.w)
 	} else {
@@ -145,4 +152,27 @@ func (m *meter) summary() string {
 	}
 	return s + fmt.Sprintf(", %.1f s, %.0f entities/s, %d retries, %d rejects",
 		el.Seconds(), rate(n-m.base, el), retries, m.rejects.Load())
+}
+
+// gate passes writes to w until it is closed, then drops them, so that a
+// goroutine of the progress bar cannot write after the summary.
+type gate struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return len(p), nil
+	}
+	return g.w.Write(p)
+}
+
+func (g *gate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
 }
