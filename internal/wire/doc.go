@@ -1,7 +1,8 @@
 // Package wire holds the facts of the Table service's wire format that more
 // than one package needs: the rules for table names, keys and property
-// names, OData string literals and $select lists, the ETag's timestamp, the
-// OData error body, and a JSON scanner.
+// names, Edm.Double's JSON forms (NaN and the infinities are strings),
+// OData string literals and $select lists, the ETag's timestamp, the OData
+// error body, and a JSON scanner.
 //
 // Each fact is written here once so that table, sas, query, batch, codec and
 // txwire cannot disagree about it (they did: two table-name checks, two key
