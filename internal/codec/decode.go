@@ -194,18 +194,17 @@ func setField(f *field, t *token, fv reflect.Value) error {
 				return &DecodeError{Property: f.name, Reason: "bad number", Err: err}
 			}
 		case t.kind == 's' && t.typed == "Edm.Double":
-			switch t.str {
-			case "NaN":
-				x = math.NaN()
-			case "INF", "Infinity":
-				x = math.Inf(1)
-			case "-INF", "-Infinity":
-				x = math.Inf(-1)
-			default:
-				var err error
-				if x, err = strconv.ParseFloat(t.str, 64); err != nil {
-					return &DecodeError{Property: f.name, Reason: "bad Edm.Double", Err: err}
-				}
+			var ok bool
+			if x, ok = wire.ParseDouble(t.str); !ok {
+				return &DecodeError{Property: f.name, Reason: "Edm.Double value is neither a number in range nor NaN, Infinity or -Infinity"}
+			}
+		case t.kind == 's' && t.typed == "":
+			// NaN and the infinities have no JSON number: a writer that
+			// leaves annotations out (odata=nometadata, exports) leaves
+			// them as bare strings, which only a float field reads so.
+			var ok bool
+			if x, ok = wire.DoubleSpecial(t.str); !ok {
+				return mismatch(f, t, "Edm.Double")
 			}
 		default:
 			return mismatch(f, t, "Edm.Double")

@@ -2,10 +2,11 @@ package codec
 
 import (
 	"encoding/base64"
-	"math"
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // decodeDynamic is Decode for table.Entity: every property goes into the
@@ -69,17 +70,9 @@ func (p *Plan) dynDecode(t *token) (any, error) {
 		}
 		return n, nil
 	case "Edm.Double":
-		switch t.str {
-		case "NaN":
-			return math.NaN(), nil
-		case "INF", "Infinity":
-			return math.Inf(1), nil
-		case "-INF", "-Infinity":
-			return math.Inf(-1), nil
-		}
-		x, err := strconv.ParseFloat(t.str, 64)
-		if err != nil {
-			return nil, bad("bad Edm.Double", err)
+		x, ok := wire.ParseDouble(t.str)
+		if !ok {
+			return nil, bad("Edm.Double value is neither a number in range nor NaN, Infinity or -Infinity", nil)
 		}
 		return x, nil
 	case "Edm.DateTime":

@@ -21,7 +21,6 @@ const (
 	MaxStringUTF16 = 32 << 10 // 32 Ki UTF-16 code units = 64 KiB
 	MaxBinary      = 64 << 10
 	MaxEntity      = 1 << 20 // by the service's size formula
-	RuleNaN        = "NaN and infinities have no Edm.Double JSON form the service accepts"
 )
 
 // dateTimeLayout keeps the service's 100 ns resolution (7 digits).
@@ -196,15 +195,11 @@ func appendKind(b []byte, f *field, fv reflect.Value) ([]byte, int, bool, error)
 		b = append(b, '"')
 		return b, 8, false, nil
 	case kDouble:
-		x := fv.Float()
-		if err := checkDouble(f.name, x); err != nil {
-			return b, 0, false, err
-		}
 		bits := 64
 		if fv.Kind() == reflect.Float32 {
 			bits = 32
 		}
-		b = strconv.AppendFloat(b, x, 'g', -1, bits)
+		b = wire.AppendDouble(b, fv.Float(), bits)
 		return b, 8, false, nil
 	case kTime:
 		var t time.Time
@@ -283,14 +278,6 @@ func appendStringValue(b *[]byte, name, s string) (int, error) {
 		*b = wire.AppendString(*b, s)
 	}
 	return 4 + 2*units, nil
-}
-
-// checkDouble refuses what Edm.Double cannot carry: NaN and infinities.
-func checkDouble(name string, x float64) error {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return &ValidationError{Property: name, Rule: RuleNaN}
-	}
-	return nil
 }
 
 // appendTimeValue writes t, not the zero time, as an Edm.DateTime value
