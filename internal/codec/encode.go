@@ -26,12 +26,6 @@ const (
 // dateTimeLayout keeps the service's 100 ns resolution (7 digits).
 const dateTimeLayout = "2006-01-02T15:04:05.0000000Z"
 
-// The Edm.DateTime range the service accepts.
-var (
-	minDateTime = time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)
-	maxDateTime = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
-)
-
 // ValidateKey checks the value of the key named name (PartitionKey or
 // RowKey) by wire.CheckKey, as a *ValidationError.
 func ValidateKey(name, v string) error {

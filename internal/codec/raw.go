@@ -313,12 +313,3 @@ func plainName(name []byte) bool {
 	}
 	return true
 }
-
-// isInt32 reports a JSON number in the form and range of an Int32.
-func isInt32(num []byte) bool {
-	if bytes.ContainsAny(num, ".eE") {
-		return false
-	}
-	n, err := strconv.ParseInt(string(num), 10, 64)
-	return err == nil && n == int64(int32(n))
-}
