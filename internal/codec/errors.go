@@ -61,6 +61,10 @@ const (
 	RuleDateTimeRange     = "time outside the Edm.DateTime range 1601-01-01 to 9999-12-31"
 	RuleInvalidUTF8       = wire.RuleInvalidUTF8
 	RuleMarshal           = "value cannot be marshalled"
+	// RuleEDMValue: a value of a table.RawEntity outside its annotated
+	// type's JSON form or range (or a number without annotation beyond
+	// every type's); Detail says which and how.
+	RuleEDMValue = "value outside its EDM type's form or range"
 )
 
 // ValidationError names the property and the service rule that a value
