@@ -198,27 +198,23 @@ func setField(f *field, t *token, fv reflect.Value) error {
 // mapped to Edm.Int64; an Int64 never narrows into an Int32 field (a
 // rewrite would change its type). The Go field's own range is checked too.
 func setInteger(f *field, t *token, fv reflect.Value) error {
-	edm := t.typed
-	if edm == "" && t.kind == 'n' {
-		var p string
-		if edm, p = numberType(t.str); p != "" {
-			return &DecodeError{Property: f.name, Reason: p}
-		}
-	}
 	var n int64
+	var edm, p string
 	switch {
-	case edm == edmInt32:
-		n32, p := parseInt32(t.str)
-		if p != "" {
-			return &DecodeError{Property: f.name, Reason: p}
-		}
-		n = int64(n32)
-	case edm == edmInt64 && f.kind == kInt64:
-		var p string
-		if n, p = parseInt64(t.str); p != "" {
-			return &DecodeError{Property: f.name, Reason: p}
-		}
-	default:
+	case t.typed == "" && t.kind == 'n':
+		edm, n, p = numberValue(t.str) // typed by its form
+	case t.typed == edmInt32:
+		var n32 int32
+		n32, p = parseInt32(t.str)
+		edm, n = edmInt32, int64(n32)
+	case t.typed == edmInt64 && f.kind == kInt64:
+		edm = edmInt64
+		n, p = parseInt64(t.str)
+	}
+	switch {
+	case p != "":
+		return &DecodeError{Property: f.name, Reason: p}
+	case edm != edmInt32 && (edm != edmInt64 || f.kind != kInt64):
 		return mismatch(f, t, annotationOr(f.kind, edmInt32))
 	}
 	if fv.CanInt() {

@@ -65,9 +65,16 @@ func (p *Plan) dynDecode(t *token) (any, error) {
 		case 't', 'f':
 			edm = edmBoolean
 		case 'n':
+			var n int64
 			var pr string
-			if edm, pr = numberType(t.str); pr != "" {
+			edm, n, pr = numberValue(t.str)
+			switch edm {
+			case "":
 				return nil, bad(pr, nil)
+			case edmInt32:
+				return int32(n), nil
+			case edmInt64:
+				return n, nil
 			}
 		}
 	}

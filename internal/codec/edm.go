@@ -80,17 +80,23 @@ func formProblem(edm string, k byte) string {
 // Int32's range; a number with a '.' or an exponent is a Double. An
 // integer beyond Int64's range has no type: problem says so.
 func numberType(num string) (edm, problem string) {
+	edm, _, problem = numberValue(num)
+	return edm, problem
+}
+
+// numberValue is numberType with the value of an integer.
+func numberValue(num string) (edm string, n int64, problem string) {
 	if strings.ContainsAny(num, ".eE") {
-		return edmDouble, ""
+		return edmDouble, 0, ""
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
 	switch {
 	case err != nil:
-		return "", "integer without annotation beyond Edm.Int64's range (annotate it Edm.Double)"
+		return "", 0, "integer without annotation beyond Edm.Int64's range (annotate it Edm.Double)"
 	case n == int64(int32(n)):
-		return edmInt32, ""
+		return edmInt32, n, ""
 	}
-	return edmInt64, ""
+	return edmInt64, n, ""
 }
 
 // isInt32 reports a JSON number in the form and range of an Int32.
