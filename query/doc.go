@@ -34,7 +34,9 @@
 //
 // The service compares a property only with a literal of its own type: an
 // Int64 property never equals 42, only 42L, and a Double never equals 1, only
-// 1.0. (Azurite is more lenient with some untyped literals; the service is
+// 1.0. Tables hold NaN and infinite Doubles, but no literal selects them
+// dependably: Double refuses them with ErrInvalidFilter and names what to
+// write instead (Gt(Double(math.MaxFloat64)) selects +Inf). (Azurite is more lenient with some untyped literals; the service is
 // not, so choose the constructor that matches the property's Go type in
 // your entity.) [And], [Or] and [Not] combine filters with the parentheses
 // their meaning needs; [Property.HasPrefix] writes a prefix as the key range
