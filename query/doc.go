@@ -41,7 +41,11 @@
 // your entity.) [And], [Or] and [Not] combine filters with the parentheses
 // their meaning needs; [Property.HasPrefix] writes a prefix as the key range
 // the service can seek on. Property names are checked (identifiers, not
-// OData keywords), and with [Query.CheckProperties] also against T.
+// OData keywords) and, over a typed table, against T: a filter or a
+// [Query.Select] naming a property T does not map is an error before any
+// request, as is a literal of another type than T's field
+// ([Query.AnyTypes] allows both in a filter, for tables of mixed rows;
+// table.Entity and table.RawEntity take any valid name).
 //
 // No value is ever concatenated into a filter unescaped: a value cannot
 // close its literal or add a condition, whatever it holds ("' or 1 eq 1 or
