@@ -159,10 +159,10 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 	if op.Kind == Delete {
 		enc.pk, enc.rk = e.keys(op)
 		if err := codec.CheckKey("PartitionKey", enc.pk); err != nil {
-			return encoded{}, fmt.Errorf("PartitionKey: %w", err)
+			return encoded{}, err
 		}
 		if err := codec.CheckKey("RowKey", enc.rk); err != nil {
-			return encoded{}, fmt.Errorf("RowKey: %w", err)
+			return encoded{}, err
 		}
 		enc.action.Entity = txwire.KeysJSON(enc.pk, enc.rk)
 	} else {

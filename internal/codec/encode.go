@@ -4,7 +4,6 @@ import (
 	"encoding"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"math"
 	"reflect"
 	"strconv"
@@ -39,13 +38,14 @@ func ValidateKey(name, v string) error {
 }
 
 // CheckKey is ValidateKey for a key given on its own (to Get, Delete, a
-// point query or a batch delete) rather than in an entity: the error also
-// matches ErrInvalidKey.
+// point query or a batch delete) rather than in an entity: the error says
+// so and also matches ErrInvalidKey.
 func CheckKey(name, v string) error {
-	if err := ValidateKey(name, v); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidKey, err)
+	err := ValidateKey(name, v)
+	if ve, ok := err.(*ValidationError); ok {
+		ve.key = true
 	}
-	return nil
+	return err
 }
 
 // Keys returns the PartitionKey and RowKey of v, a value of the plan's type.

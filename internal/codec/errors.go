@@ -74,10 +74,14 @@ type ValidationError struct {
 	Rule     string // one of the Rule constants
 	Detail   string // sizes or the underlying error, never the value
 	Err      error  // an underlying error, e.g. from MarshalText
+	key      bool   // a key given on its own (CheckKey), not in an entity
 }
 
 func (e *ValidationError) Error() string {
 	s := "table: invalid entity: property " + e.Property + ": " + e.Rule
+	if e.key {
+		s = "table: invalid key: " + e.Property + ": " + e.Rule
+	}
 	if e.Detail != "" {
 		s += " (" + e.Detail + ")"
 	}
@@ -85,9 +89,10 @@ func (e *ValidationError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrInvalidEntity) true, and ErrInvalidKey too
-// for an empty key, so that every call refuses one the same way.
+// for a key given on its own and for an empty key anywhere, so that every
+// call refuses one the same way.
 func (e *ValidationError) Is(target error) bool {
-	return target == ErrInvalidEntity || (target == ErrInvalidKey && e.Rule == RuleKeyEmpty)
+	return target == ErrInvalidEntity || (target == ErrInvalidKey && (e.key || e.Rule == RuleKeyEmpty))
 }
 
 // Unwrap returns the underlying error, if any.
