@@ -274,7 +274,7 @@ func setDouble(f *field, t *token, fv reflect.Value) error {
 		return mismatch(f, t, edmDouble)
 	}
 	if fv.Kind() == reflect.Float32 && finite(x) && float64(float32(x)) != x {
-		return &DecodeError{Property: f.name, Reason: "Edm.Double value does not fit float32 exactly; use float64"}
+		return &DecodeError{Property: f.name, Reason: edm + " value does not fit float32 exactly; use float64"}
 	}
 	fv.SetFloat(x)
 	return nil

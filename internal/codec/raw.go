@@ -127,13 +127,13 @@ func (r *rawReader) add(s *wire.Scanner, name []byte, start int) error {
 // into a DecodeError or a ValidationError (with rule).
 type rawProblem struct{ property, rule, reason string }
 
-// shape and value make the problems of a malformed object and of a value
-// outside its type.
-func shape(name []byte, reason string) *rawProblem {
+// misshapen and misfit make the problems of a malformed object and of a
+// value outside its type.
+func misshapen(name []byte, reason string) *rawProblem {
 	return &rawProblem{string(name), RuleMarshal, reason}
 }
 
-func value(name []byte, reason string) *rawProblem {
+func misfit(name []byte, reason string) *rawProblem {
 	return &rawProblem{string(name), RuleEDMValue, reason}
 }
 
@@ -148,7 +148,7 @@ func (r *rawReader) pair(strict bool) *rawProblem {
 			continue
 		}
 		if ms[a].kind != 's' {
-			return shape(ms[a].name, "an annotation must be a string")
+			return misshapen(ms[a].name, "an annotation must be a string")
 		}
 		p := -1
 		switch {
@@ -166,10 +166,10 @@ func (r *rawReader) pair(strict bool) *rawProblem {
 		}
 		switch {
 		case p < 0 && strict:
-			return shape(ms[a].name, "an annotation of no property")
+			return misshapen(ms[a].name, "an annotation of no property")
 		case p < 0:
 		case ms[p].anno >= 0:
-			return shape(base, "annotated twice")
+			return misshapen(base, "annotated twice")
 		default:
 			ms[p].anno = a
 		}
@@ -203,7 +203,7 @@ func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
 		}
 		count++
 		if m.kind == 'x' {
-			return dst, count, shape(m.name, "a nested object or array is not a property value")
+			return dst, count, misshapen(m.name, "a nested object or array is not a property value")
 		}
 		if !first {
 			dst = append(dst, ',')
@@ -213,7 +213,7 @@ func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
 		if m.anno >= 0 {
 			a := &r.members[m.anno]
 			if pr := r.check(r.str(a.val), m); pr != "" {
-				return dst, count, value(m.name, pr)
+				return dst, count, misfit(m.name, pr)
 			}
 			dst = append(dst, r.data[a.text.off:a.text.off+a.text.n]...)
 			dst = append(dst, ',')
@@ -231,11 +231,11 @@ func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
 		}
 		edm, pr := numberType(string(num))
 		if pr != "" {
-			return dst, count, value(m.name, pr)
+			return dst, count, misfit(m.name, pr)
 		}
 		if edm == edmDouble {
 			if _, ok := parseNumber(string(num)); !ok {
-				return dst, count, value(m.name, doubleProblem)
+				return dst, count, misfit(m.name, doubleProblem)
 			}
 		}
 		dst = wire.AppendString(dst, string(m.name)+annoSuffix)
@@ -256,8 +256,8 @@ func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
 
 // check says what is wrong with m's value as an edm, or returns "".
 func (r *rawReader) check(edm string, m *rawMember) string {
-	if pr := formProblem(edm, m.kind); pr != "" || m.kind == 'z' {
-		return pr
+	if pr := formProblem(edm, m.kind); pr != "" || m.kind == 'z' || edm == edmString || edm == edmBoolean {
+		return pr // their form is all there is to check
 	}
 	var text string
 	if m.kind == 's' {
