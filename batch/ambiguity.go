@@ -55,7 +55,7 @@ func collision(err error, n int, doubt error) error {
 	if doubt == nil {
 		return fmt.Errorf("batch: %w", amb)
 	}
-	return fmt.Errorf("batch: %w; the earlier attempt: %w", amb, doubt)
+	return errorf("batch: %w; the earlier attempt: %w", amb, doubt)
 }
 
 // mayHaveCommitted reports whether a failed attempt of a transaction may

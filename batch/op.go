@@ -148,10 +148,10 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 	if op.Kind == Delete {
 		txop.PartitionKey, txop.RowKey = e.keys(op)
 		if err := codec.CheckKey("PartitionKey", txop.PartitionKey); err != nil {
-			return encoded{}, fmt.Errorf("PartitionKey: %w", err)
+			return encoded{}, err
 		}
 		if err := codec.CheckKey("RowKey", txop.RowKey); err != nil {
-			return encoded{}, fmt.Errorf("RowKey: %w", err)
+			return encoded{}, err
 		}
 	} else {
 		body, err := e.t.Marshal(op.Entity)

@@ -65,7 +65,7 @@ func (w *writer[T]) dispatch(p *partition[T], toStart []*partition[T]) []*partit
 func (w *writer[T]) skipReason(p *partition[T], c *chunk[T]) error {
 	switch {
 	case w.ctx.Err() != nil:
-		return fmt.Errorf("%w: %w", ErrNotSent, w.ctx.Err())
+		return errorf("%w: %w", ErrNotSent, w.ctx.Err())
 	case p.halted && c.id > p.lastToSend:
 		return fmt.Errorf("%w: an earlier transaction of the partition did not commit", ErrNotSent)
 	case w.sched.stopped:

@@ -3,7 +3,6 @@ package batch
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/tablekit/tablekit/retry"
 )
@@ -32,10 +31,10 @@ func (w *writer[T]) submit(ctx context.Context, c *chunk[T]) (State, error) {
 	case err == nil:
 		return Committed, nil
 	case a.n == 0:
-		return NotSent, fmt.Errorf("%w: %w", ErrNotSent, err)
+		return NotSent, errorf("%w: %w", ErrNotSent, err)
 	case a.doubt != nil:
 		if !errors.Is(err, a.doubt) {
-			err = fmt.Errorf("%w; an earlier attempt may have committed: %w", err, a.doubt)
+			err = errorf("%w; an earlier attempt may have committed: %w", err, a.doubt)
 		}
 		return Unknown, err
 	}

@@ -193,11 +193,11 @@ func (w *writer[T]) summary() (Summary, error) {
 	ctxErr := w.ctx.Err()
 	switch {
 	case firstErr != nil && ctxErr != nil:
-		return s, fmt.Errorf("%w: %d of %d operations committed: %w (and then: %w)", ErrIncomplete, s.Ops, total, firstErr, ctxErr)
+		return s, errorf("%w: %d of %d operations committed: %w (and then: %w)", ErrIncomplete, s.Ops, total, firstErr, ctxErr)
 	case firstErr != nil:
-		return s, fmt.Errorf("%w: %d of %d operations committed: %w", ErrIncomplete, s.Ops, total, firstErr)
+		return s, errorf("%w: %d of %d operations committed: %w", ErrIncomplete, s.Ops, total, firstErr)
 	case ctxErr != nil:
-		return s, fmt.Errorf("%w: %d of %d operations committed: %w", ErrIncomplete, s.Ops, total, ctxErr)
+		return s, errorf("%w: %d of %d operations committed: %w", ErrIncomplete, s.Ops, total, ctxErr)
 	}
-	return s, fmt.Errorf("%w: %d of %d operations committed", ErrIncomplete, s.Ops, total)
+	return s, errorf("%w: %d of %d operations committed", ErrIncomplete, s.Ops, total)
 }

@@ -34,12 +34,18 @@
 //
 // The service compares a property only with a literal of its own type: an
 // Int64 property never equals 42, only 42L, and a Double never equals 1, only
-// 1.0. (Azurite is more lenient with some untyped literals; the service is
+// 1.0. Tables hold NaN and infinite Doubles, but no literal selects them
+// dependably: Double refuses them with ErrInvalidFilter and names what to
+// write instead (Gt(Double(math.MaxFloat64)) selects +Inf). (Azurite is more lenient with some untyped literals; the service is
 // not, so choose the constructor that matches the property's Go type in
 // your entity.) [And], [Or] and [Not] combine filters with the parentheses
 // their meaning needs; [Property.HasPrefix] writes a prefix as the key range
 // the service can seek on. Property names are checked (identifiers, not
-// OData keywords), and with [Query.CheckProperties] also against T.
+// OData keywords) and, over a typed table, against T: a filter or a
+// [Query.Select] naming a property T does not map is an error before any
+// request, as is a literal of another type than T's field
+// ([Query.AnyTypes] allows both in a filter, for tables of mixed rows;
+// table.Entity and table.RawEntity take any valid name).
 //
 // No value is ever concatenated into a filter unescaped: a value cannot
 // close its literal or add a condition, whatever it holds ("' or 1 eq 1 or

@@ -116,11 +116,24 @@ func Int64(n int64) Value {
 // Double is an Edm.Double literal, always written with a decimal point and
 // never with an exponent (1.0, 0.000001, 100000000000000000000.0), so the
 // service reads a double even for whole numbers and Azurite's parser, which
-// knows no exponents, reads the same number. NaN and infinities have no
-// literal form: they make an invalid Value.
+// knows no exponents, reads the same number.
+//
+// NaN and the infinities make an invalid Value (ErrInvalidFilter, saying
+// what to write instead), never a filter that silently matches the wrong
+// rows. No comparison selects NaN: it equals nothing, itself included. The
+// service's OData literals for the infinities, INF and -INF, are read by
+// Azurite as property names, which matches every entity without the
+// property; Gt(Double(math.MaxFloat64)) selects +Inf and
+// Lt(Double(-math.MaxFloat64)) selects -Inf on both, since no finite double
+// lies beyond them.
 func Double(f float64) Value {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return invalid("double literal %v has no OData form", f)
+	switch {
+	case math.IsNaN(f):
+		return invalid("Double(NaN): no comparison selects NaN (it equals nothing, itself included); read the rows and test math.IsNaN")
+	case math.IsInf(f, 1):
+		return invalid("Double(+Inf): Azurite reads the service's literal INF as a property name; compare Gt(Double(math.MaxFloat64)) to select +Inf, Le(Double(math.MaxFloat64)) for the rest")
+	case math.IsInf(f, -1):
+		return invalid("Double(-Inf): Azurite reads the service's literal -INF as a property name; compare Lt(Double(-math.MaxFloat64)) to select -Inf, Ge(Double(-math.MaxFloat64)) for the rest")
 	}
 	s := strconv.FormatFloat(f, 'f', -1, 64)
 	if !strings.Contains(s, ".") {

@@ -17,7 +17,7 @@ import (
 // there.
 func Project[U, T any](q Query[T]) Query[U] {
 	out := Query[U]{filter: q.filter, sel: q.sel, hasSelect: q.hasSelect, pageSize: q.pageSize, limit: q.limit,
-		checkProps: q.checkProps, anyTypes: q.anyTypes, noTableScan: q.noTableScan, schema: q.schema, err: q.err}
+		anyTypes: q.anyTypes, noTableScan: q.noTableScan, schema: q.schema, err: q.err}
 	if q.t != nil {
 		t, err := table.As[U](q.t)
 		if err != nil {

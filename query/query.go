@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"slices"
-	"strings"
 
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/core"
@@ -31,7 +30,6 @@ type Query[T any] struct {
 	hasSelect   bool // Select was called: sel, even empty, is sent
 	pageSize    int
 	limit       int
-	checkProps  bool
 	anyTypes    bool
 	noTableScan bool
 	// schema is the stored type filters and $select are checked against:
@@ -68,8 +66,10 @@ func (q Query[T]) Where(f Filter) Query[T] {
 // Select projects on the server ($select): only these properties are sent,
 // which saves bandwidth and decoding; fields of T that are not selected stay
 // zero. PartitionKey and RowKey are always included (positions and
-// continuation need them). Names must be properties of T. Select() with no
-// names fetches the keys only.
+// continuation need them). Names must be properties of T (any valid name
+// for table.Entity and table.RawEntity): a misspelt one is
+// table.ErrInvalidOptions before any request. Select() with no names
+// fetches the keys only.
 func (q Query[T]) Select(names ...string) Query[T] {
 	q.sel = slices.Clone(names)
 	q.hasSelect = true
@@ -97,16 +97,6 @@ func (q Query[T]) Limit(n int) Query[T] {
 		return q.keepFirstErr(fmt.Errorf("%w: query: negative limit %d", table.ErrInvalidOptions, n))
 	}
 	q.limit = n
-	return q
-}
-
-// CheckProperties makes the query check, before it runs, that every
-// property its filter names is a property of T. Off by default: filtering on
-// a property that T does not map is legitimate (T may be a projection), but
-// with this on a typo is an error instead of an empty result. The types of
-// the literals are checked either way (see AnyTypes).
-func (q Query[T]) CheckProperties() Query[T] {
-	q.checkProps = true
 	return q
 }
 
@@ -203,19 +193,8 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	if q.checkProps {
-		var bad []string
-		f.n.properties(func(p Property) {
-			if !q.schema.HasProperty(string(p)) && !slices.Contains(bad, string(p)) {
-				bad = append(bad, string(p))
-			}
-		})
-		if len(bad) > 0 {
-			return nil, fmt.Errorf("%w: not properties of %s (CheckProperties): %s", ErrInvalidFilter, q.schema.Type, strings.Join(bad, ", "))
-		}
-	}
 	if !q.anyTypes {
-		if err := checkTypes(q.schema, f.n); err != nil {
+		if err := checkSchema(q.schema, f.n); err != nil {
 			return nil, err
 		}
 	}

@@ -482,12 +482,12 @@ func TestBigTable(t *testing.T) {
 		if _, err := Collect(New(tbl).NoTableScan().Where(Partition("p00")).Limit(1).All(ctx)); err != nil {
 			t.Errorf("NoTableScan on a partition: %v", err)
 		}
-		_, err = Collect(New(tbl).CheckProperties().Where(Property("Nope").Eq(Int32(1))).All(ctx))
+		_, err = Collect(New(tbl).Where(Property("Nope").Eq(Int32(1))).All(ctx))
 		if !errors.Is(err, ErrInvalidFilter) || !strings.Contains(err.Error(), "Nope") {
-			t.Errorf("CheckProperties: err = %v", err)
+			t.Errorf("a property T does not map: err = %v", err)
 		}
-		if _, err := Collect(New(tbl).CheckProperties().Where(And(Property("N").Eq(Int32(1)), Timestamp.Gt(DateTime(baseTime)))).Limit(1).All(ctx)); err != nil {
-			t.Errorf("CheckProperties on known properties: %v", err)
+		if _, err := Collect(New(tbl).Where(And(Property("N").Eq(Int32(1)), Timestamp.Gt(DateTime(baseTime)))).Limit(1).All(ctx)); err != nil {
+			t.Errorf("known properties: %v", err)
 		}
 		for name, q := range map[string]Query[item]{
 			"page size 0":    New(tbl).PageSize(0),

@@ -2,26 +2,50 @@ package query
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/tablekit/tablekit/internal/codec"
 )
 
-// AnyTypes turns off the check of filter literals against the EDM types of
-// T's fields, for filters meant for rows of other types in the same table
-// (where a property of the same name may have another type). Without it, a
-// comparison such as Property("Count").Eq(Int32(2)) with an int64 Count is
-// ErrInvalidFilter before the query runs: the service compares a property
-// only with a literal of its own type, so it would match nothing (Azurite
-// differs case by case: it matches nothing, converts, or answers 500).
+// AnyTypes turns off the checks of the filter against T, for filters meant
+// for rows of other types in the same table, where a property may exist
+// that T does not map or have another type there. Without it, a filter is
+// ErrInvalidFilter before the query runs when it names a property T does
+// not map (a misspelt name would match nothing) or compares a property with
+// a literal of another EDM type than T's field, such as
+// Property("Count").Eq(Int32(2)) with an int64 Count: the service compares
+// a property only with a literal of its own type, so it would match nothing
+// (Azurite differs case by case: it matches nothing, converts, or answers
+// 500). Over table.Entity and table.RawEntity, which have no fixed
+// properties, any valid name passes and no type is checked.
 func (q Query[T]) AnyTypes() Query[T] {
 	q.anyTypes = true
 	return q
 }
 
+// checkSchema refuses a filter that names a property the schema does not
+// have, or compares one with a literal of another type than its stored
+// type. Raw filters are not checked.
+func checkSchema(schema *codec.Plan, n *node) error {
+	var bad []string
+	n.properties(func(p Property) {
+		if !schema.HasProperty(string(p)) && !slices.Contains(bad, string(p)) {
+			bad = append(bad, string(p))
+		}
+	})
+	switch len(bad) {
+	case 0:
+		return checkTypes(schema, n)
+	case 1:
+		return fmt.Errorf("%w: %s is not a property of %s (AnyTypes allows it)", ErrInvalidFilter, bad[0], schema.Type)
+	}
+	return fmt.Errorf("%w: %s are not properties of %s (AnyTypes allows them)", ErrInvalidFilter, strings.Join(bad, ", "), schema.Type)
+}
+
 // checkTypes refuses a comparison whose literal's EDM type differs from
 // the stored type of the property. Properties without a static type
-// (table.Entity, or names the schema does not map) and Raw filters are
-// not checked.
+// (table.Entity) are not checked.
 func checkTypes(schema *codec.Plan, n *node) error {
 	if n == nil {
 		return nil

@@ -31,7 +31,8 @@ func TestFilterTypeCheck(t *testing.T) {
 		{"String vs binary", Property("Bin").Eq(String("x")), true, []string{"Bin", "Edm.Binary"}},
 		{"nested in Or and Not", Or(Property("S").Eq(String("a")), Not(Property("N").Eq(Double(1)))), true, []string{"N"}},
 		{"same types", And(Property("Big").Eq(Int64(2)), Property("N").Ge(Int32(0)), Property("F").Gt(Double(0)), Property("When").Gt(DateTime(baseTime))), false, nil},
-		{"unmapped property", Property("Other").Eq(Int32(1)), false, nil},
+		{"unmapped property", Property("Other").Eq(Int32(1)), true, []string{"Other is not a property of query.item", "AnyTypes"}},
+		{"unmapped properties", Or(Property("Nn").Eq(Int32(1)), Property("Other").Eq(Int32(1)), Property("Nn").Eq(Int32(2))), true, []string{"Nn, Other are not properties of query.item"}},
 		{"raw", Raw("Big eq 2"), false, nil},
 	}
 	for _, c := range cases {
@@ -60,7 +61,50 @@ func TestFilterTypeCheck(t *testing.T) {
 	}
 	// Table[Entity] has no static types: nothing to check.
 	dyn, _ := table.As[table.Entity](tbl)
-	if _, err := Collect(New(dyn).Where(Property("Big").Eq(Int32(2))).CheckProperties().All(ctx)); err != nil {
+	if _, err := Collect(New(dyn).Where(Property("Big").Eq(Int32(2))).All(ctx)); err != nil {
 		t.Errorf("Table[Entity]: got %v, want no error", err)
+	}
+}
+
+// narrow is a projection of item.
+type narrow struct {
+	PartitionKey, RowKey string
+	N                    int32
+}
+
+// TestPropertyNamesChecked: over a typed table, a filter or a Select that
+// names a property T does not map is an error before any request; AnyTypes
+// sends such a filter; over table.Entity and table.RawEntity any valid name
+// goes.
+func TestPropertyNamesChecked(t *testing.T) {
+	rec := newRecorder()
+	tbl := newTable[item](t, newService(t, "", &table.Options{Transport: rec}))
+	load(t, tbl, []item{makeItem(0, 2)})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	before := rec.Count()
+	if _, err := Collect(New(tbl).Where(And(Partition("p00"), Property("Nmae").Eq(String("x")))).All(ctx)); !errors.Is(err, ErrInvalidFilter) || !strings.Contains(err.Error(), "Nmae") {
+		t.Errorf("misspelt filter: err = %v, want ErrInvalidFilter naming Nmae", err)
+	}
+	if _, err := Collect(New(tbl).Where(Partition("p00")).Select("N", "Sx").All(ctx)); !errors.Is(err, table.ErrInvalidOptions) || !strings.Contains(err.Error(), "Sx") {
+		t.Errorf("misspelt Select: err = %v, want table.ErrInvalidOptions naming Sx", err)
+	}
+	if _, err := Collect(Project[narrow](New(tbl).Where(Property("Nope").Eq(Int32(1)))).All(ctx)); !errors.Is(err, ErrInvalidFilter) {
+		t.Errorf("projected query, misspelt filter: err = %v, want ErrInvalidFilter", err)
+	}
+	if n := rec.Count() - before; n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+	got, err := Collect(New(tbl).Where(And(Partition("p00"), Property("Other").Eq(Int32(1)))).AnyTypes().All(ctx))
+	if err != nil || len(got) != 0 || rec.Count() == before {
+		t.Errorf("AnyTypes: %d entities, %v, %d requests; want the query sent, matching none", len(got), err, rec.Count()-before)
+	}
+	dyn, _ := table.As[table.Entity](tbl)
+	raw, _ := table.As[table.RawEntity](tbl)
+	if _, err := Collect(New(dyn).Where(Property("Other").Eq(Int32(1))).Select("Other").All(ctx)); err != nil {
+		t.Errorf("Table[Entity]: %v", err)
+	}
+	if _, err := Collect(New(raw).Where(Property("Other").Eq(Int32(1))).Select("Other").All(ctx)); err != nil {
+		t.Errorf("Table[RawEntity]: %v", err)
 	}
 }

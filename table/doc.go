@@ -77,7 +77,9 @@
 // Edm.Boolean; int8, int16, int32, int, uint8, uint16 to Edm.Int32 (a value
 // out of range is a validation error, never truncated); int64, uint32, uint,
 // uint64 to Edm.Int64 (sent as a string with its annotation, so no precision
-// is lost); float32, float64 to Edm.Double (annotated, so 1.0 stays a double);
+// is lost); float32, float64 to Edm.Double (annotated, so 1.0 stays a double,
+// and NaN and the infinities as the strings "NaN", "Infinity" and
+// "-Infinity" that Microsoft's SDKs write and the service stores);
 // time.Time to Edm.DateTime (converted to UTC, 100 ns resolution; the zero
 // time is not stored and reads back as zero); [GUID] to Edm.Guid; []byte to
 // Edm.Binary; aztables' EDMInt64, EDMDateTime, EDMGUID and EDMBinary to the
@@ -86,8 +88,7 @@
 // [GUID]). An embedded aztables.Entity gives the keys and a read-only
 // Timestamp. Pointers are
 // nullable: nil means the property is absent. Structs, maps and slices need
-// the "json" tag option; otherwise [New] reports a [TypeError]. NaN and
-// infinities are rejected: the service has no JSON form for them.
+// the "json" tag option; otherwise [New] reports a [TypeError].
 //
 // Tag options: omitempty (zero values, as reflect.Value.IsZero sees them,
 // are not sent: unlike encoding/json an empty non-nil slice is not zero),
@@ -98,8 +99,15 @@
 //
 // Reads take a stored value only into a field of its own EDM type or a
 // lossless widening (Int32 into an int64 or float64 field); anything else,
-// such as an Edm.String into a time.Time, is a [DecodeError]. The README's
-// Entities section has the full table.
+// such as an Edm.String into a time.Time, is a [DecodeError]. An annotation
+// names a value's type and never changes it: a value outside its annotated
+// type's JSON form or range ("X@odata.type":"Edm.Int32" on 2147483648 or on
+// a string) is a [DecodeError] naming the property, the type and what is
+// wrong, here and in [Entity] and [RawEntity]; only a number without
+// annotation is typed by its form. A float field reads NaN and the
+// infinities in every spelling writers use ("NaN", "Infinity", "-Infinity",
+// "INF", "-INF"), with or without the annotation. The README's Entities
+// section has the full table.
 //
 // # Dynamic entities
 //

@@ -14,9 +14,10 @@ import (
 // EDMInt64, time.Time as EDMDateTime in UTC (aztables formats it with a
 // literal Z whatever the zone), GUID as EDMGUID, []byte as EDMBinary.
 // Keys are returned as they are. Writing the result with aztables loses
-// what its JSON encoding cannot say: it doubles single quotes in keys, and
-// a whole float64 such as 1.0 goes out as 1, stored as Edm.Int32. Write
-// entities with Table[Entity] instead.
+// what its JSON encoding cannot say: it doubles single quotes in keys, a
+// whole float64 such as 1.0 goes out as 1, stored as Edm.Int32, and a NaN
+// or infinite float64 cannot be encoded at all. Write entities with
+// Table[Entity] instead.
 func (e Entity) EDM() (aztables.EDMEntity, error) {
 	out := aztables.EDMEntity{
 		Entity:     aztables.Entity{PartitionKey: e.PartitionKey, RowKey: e.RowKey, Timestamp: aztables.EDMDateTime(e.Timestamp)},

@@ -12,16 +12,18 @@ package table
 //	bool       Edm.Boolean
 //	int32      Edm.Int32
 //	int64      Edm.Int64
-//	float64    Edm.Double
+//	float64    Edm.Double (NaN and ±Inf too)
 //	time.Time  Edm.DateTime (UTC, 100 ns)
 //	GUID       Edm.Guid
 //	[]byte     Edm.Binary
 //
 // Reading yields exactly these types, so writing an entity back never
-// changes a stored type. A JSON number without an annotation is read by its
-// form, as the service and Azurite write them: an integer is an int32 (an
-// int64 beyond Int32's range), a number with a '.' or an exponent is a
-// float64 (Azurite writes a Double 1.0 unannotated). Any other Go type (int,
+// changes a stored type; a value outside its annotated type's form or
+// range is a *DecodeError, never a value of another type. A JSON number
+// without an annotation is read by its form, as the service and Azurite
+// write them: an integer is an int32 (an int64 beyond Int32's range), a
+// number with a '.' or an exponent is a float64 (Azurite writes a Double
+// 1.0 unannotated). Any other Go type (int,
 // float32, uint64, a struct, nil) is a *ValidationError naming the property,
 // before any request, as is every rule a typed entity obeys.
 type Entity struct {

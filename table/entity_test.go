@@ -209,7 +209,6 @@ func TestEntityRefused(t *testing.T) {
 		{"nil", map[string]any{"Z": nil}, "Z", codec.RuleDynamicType},
 		{"aztables type", map[string]any{"A": table.Meta{}}, "A", codec.RuleDynamicType},
 		{"zero time", map[string]any{"T": time.Time{}}, "T", codec.RuleDateTimeRange},
-		{"NaN", map[string]any{"D": math.NaN()}, "D", codec.RuleNaN},
 		{"long string", map[string]any{"S": strings.Repeat("a", 32<<10+1)}, "S", codec.RuleStringTooLong},
 		{"bad UTF-8", map[string]any{"S": "\xff"}, "S", codec.RuleInvalidUTF8},
 		{"big binary", map[string]any{"B": make([]byte, 64<<10+1)}, "B", codec.RuleBinaryTooLarge},

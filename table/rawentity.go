@@ -16,19 +16,23 @@ import "encoding/json"
 //
 //	{"Count@odata.type":"Edm.Int64","Count":"5","Name":"x"}
 //
-// Reading drops the odata metadata (the ETag goes to Meta). A number
+// Reading drops the odata metadata (the ETag goes to Meta) and puts each
+// annotation just before its property, as the service writes them (other
+// writers, aztables' own decoding among them, put it after). A number
 // without an annotation is typed by its form, as Entity reads it (a
 // Double when it has a '.' or an exponent, an Int64 beyond Int32's range)
 // and gets the annotation that keeps that type: some writers, Azurite
 // among them, store an unannotated 1.0 as an Int32 (so does aztables'
 // own encoding, for every entity type of a table given to Wrap).
-// Writing checks that Properties is such an object (scalar values, valid
-// property names, at most 252 properties) and returns a *ValidationError
-// before any request otherwise; nil or empty writes an entity with no
-// properties. Values are
-// not checked against their annotations, and the entity size limit is the
-// service's to enforce: a raw entity holds what the service sent, and a
-// hand-written one should be checked by whoever wrote it.
+// Every value must be in its annotated type's JSON form and range (an
+// annotation names a type, it never changes one): reading a misfit is a
+// *DecodeError, writing one a *ValidationError, both naming the property,
+// the type and what is wrong. Writing also checks that
+// Properties is an object of scalar values with valid property names, at
+// most 252 of them, before any request; nil or empty writes an entity
+// with no properties. The entity size limit is the service's to enforce:
+// a raw entity holds what the service sent, and a hand-written one should
+// be checked by whoever wrote it.
 type RawEntity struct {
 	PartitionKey string
 	RowKey       string

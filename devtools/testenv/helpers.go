@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"regexp"
 	"sync"
 	"testing"
 	"time"
@@ -137,4 +138,22 @@ func (e *Env) NewService(tb testing.TB, o *table.Options) *table.Service {
 		tb.Fatal(err)
 	}
 	return svc
+}
+
+// packagePrefix matches a tablekit package's prefix where a message or a
+// wrapped message starts: "table: ", "batch: ", ...
+var packagePrefix = regexp.MustCompile(`(?:^|[\s(;:])(table|query|batch|sas|retry|codec|txwire|wire): `)
+
+// RepeatedPrefix returns the first package prefix that msg says more than
+// once ("table: invalid key: table: invalid entity: ..."), or "": a wrapped
+// error says each thing once.
+func RepeatedPrefix(msg string) string {
+	seen := map[string]bool{}
+	for _, m := range packagePrefix.FindAllStringSubmatch(msg, -1) {
+		if seen[m[1]] {
+			return m[1] + ": "
+		}
+		seen[m[1]] = true
+	}
+	return ""
 }

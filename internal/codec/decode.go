@@ -3,9 +3,7 @@ package codec
 import (
 	"encoding"
 	"encoding/json"
-	"math"
 	"reflect"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -120,27 +118,36 @@ func mismatch(f *field, t *token, want string) error {
 	if got == "" {
 		switch t.kind {
 		case 's':
-			got = "Edm.String"
+			got = edmString
 		case 'n':
-			got = "a JSON number"
+			got, _ = numberType(t.str)
+			got += " (a number without annotation, typed by its form)"
 		case 't', 'f':
-			got = "Edm.Boolean"
+			got = edmBoolean
+		default:
+			got = jsonKind(t.kind)
 		}
 	}
 	reason := "stored as " + got + ", field " + f.goName + " (" + f.typ.String() + ") wants " + want
-	if got == "Edm.String" && stringTyped(f.kind) != "" && !f.parse {
+	if got == edmString && stringTyped(f.kind) != "" && !f.parse {
 		reason += "; tag the field `table:\",parse\"` to parse the text"
 	}
 	return &DecodeError{Property: f.name, Reason: reason}
 }
 
 // setField stores one property in its field. A null clears the field; a
-// value is accepted when its EDM type (annotated or implied by the JSON
-// type) can be held by the field without loss.
+// value is accepted when its EDM type (annotated or, for a number without
+// annotation, implied by its form) can be held by the field without loss,
+// and when it is in its type's form and range (edm.go).
 func setField(f *field, t *token, fv reflect.Value) error {
 	if t.kind == 'z' {
 		fv.SetZero()
 		return nil
+	}
+	if t.typed != "" {
+		if p := formProblem(t.typed, t.kind); p != "" {
+			return &DecodeError{Property: f.name, Reason: p}
+		}
 	}
 	if f.ptr {
 		if fv.IsNil() {
@@ -150,75 +157,24 @@ func setField(f *field, t *token, fv reflect.Value) error {
 	}
 	switch f.kind {
 	case kString:
-		if t.kind != 's' || (t.typed != "" && t.typed != "Edm.String") {
-			return mismatch(f, t, "Edm.String")
+		if t.kind != 's' || (t.typed != "" && t.typed != edmString) {
+			return mismatch(f, t, edmString)
 		}
 		fv.SetString(strings.Clone(t.str))
 	case kBool:
 		if t.kind != 't' && t.kind != 'f' {
-			return mismatch(f, t, "Edm.Boolean")
+			return mismatch(f, t, edmBoolean)
 		}
 		fv.SetBool(t.kind == 't')
 	case kInt32, kInt64:
-		// Int32 widens into an Int64 field; Int64 never narrows into an
-		// Int32 field (a rewrite would change its type). The range of the Go
-		// field itself is checked below.
-		var text string
-		switch {
-		case t.kind == 'n' && (t.typed == "" || t.typed == "Edm.Int32"):
-			text = t.str
-		case f.kind == kInt64 && (t.kind == 's' || t.kind == 'n') && t.typed == "Edm.Int64":
-			text = t.str
-		default:
-			return mismatch(f, t, annotationOr(f.kind, "Edm.Int32"))
-		}
-		if fv.CanInt() {
-			n, err := strconv.ParseInt(text, 10, 64)
-			if err != nil || fv.OverflowInt(n) {
-				return &DecodeError{Property: f.name, Reason: "integer " + strconv.Quote(text) + " does not fit " + fv.Type().String()}
-			}
-			fv.SetInt(n)
-		} else {
-			n, err := strconv.ParseUint(text, 10, 64)
-			if err != nil || fv.OverflowUint(n) {
-				return &DecodeError{Property: f.name, Reason: "integer " + strconv.Quote(text) + " does not fit " + fv.Type().String()}
-			}
-			fv.SetUint(n)
-		}
+		return setInteger(f, t, fv)
 	case kDouble:
-		var x float64
-		switch {
-		case t.kind == 'n' && (t.typed == "" || t.typed == "Edm.Double" || t.typed == "Edm.Int32"):
-			var err error
-			if x, err = strconv.ParseFloat(t.str, 64); err != nil {
-				return &DecodeError{Property: f.name, Reason: "bad number", Err: err}
-			}
-		case t.kind == 's' && t.typed == "Edm.Double":
-			switch t.str {
-			case "NaN":
-				x = math.NaN()
-			case "INF", "Infinity":
-				x = math.Inf(1)
-			case "-INF", "-Infinity":
-				x = math.Inf(-1)
-			default:
-				var err error
-				if x, err = strconv.ParseFloat(t.str, 64); err != nil {
-					return &DecodeError{Property: f.name, Reason: "bad Edm.Double", Err: err}
-				}
-			}
-		default:
-			return mismatch(f, t, "Edm.Double")
-		}
-		if fv.Kind() == reflect.Float32 && !math.IsInf(x, 0) && !math.IsNaN(x) && float64(float32(x)) != x {
-			return &DecodeError{Property: f.name, Reason: "value does not fit float32 exactly; use float64"}
-		}
-		fv.SetFloat(x)
+		return setDouble(f, t, fv)
 	case kTime, kGUID, kGUIDText, kBinary:
 		return setStringTyped(f, t, fv)
 	case kText:
-		if t.kind != 's' || (t.typed != "" && t.typed != "Edm.String") {
-			return mismatch(f, t, "Edm.String")
+		if t.kind != 's' || (t.typed != "" && t.typed != edmString) {
+			return mismatch(f, t, edmString)
 		}
 		u, ok := fv.Addr().Interface().(encoding.TextUnmarshaler)
 		if !ok {
@@ -228,13 +184,99 @@ func setField(f *field, t *token, fv reflect.Value) error {
 			return &DecodeError{Property: f.name, Reason: "UnmarshalText: " + err.Error(), Err: err}
 		}
 	case kJSON:
-		if t.kind != 's' {
-			return mismatch(f, t, "a JSON string")
+		if t.kind != 's' || (t.typed != "" && t.typed != edmString) {
+			return mismatch(f, t, "a JSON string (Edm.String)")
 		}
 		if err := json.Unmarshal([]byte(t.str), fv.Addr().Interface()); err != nil {
 			return &DecodeError{Property: f.name, Reason: "json: " + err.Error(), Err: err}
 		}
 	}
+	return nil
+}
+
+// setInteger stores an Int32 in any integer field and an Int64 in a field
+// mapped to Edm.Int64; an Int64 never narrows into an Int32 field (a
+// rewrite would change its type). The Go field's own range is checked too.
+func setInteger(f *field, t *token, fv reflect.Value) error {
+	var n int64
+	var edm, p string
+	switch {
+	case t.typed == "" && t.kind == 'n':
+		edm, n, p = numberValue(t.str) // typed by its form
+	case t.typed == edmInt32:
+		var n32 int32
+		n32, p = parseInt32(t.str)
+		edm, n = edmInt32, int64(n32)
+	case t.typed == edmInt64 && f.kind == kInt64:
+		edm = edmInt64
+		n, p = parseInt64(t.str)
+	}
+	switch {
+	case p != "":
+		return &DecodeError{Property: f.name, Reason: p}
+	case edm != edmInt32 && (edm != edmInt64 || f.kind != kInt64):
+		return mismatch(f, t, annotationOr(f.kind, edmInt32))
+	}
+	if fv.CanInt() {
+		if fv.OverflowInt(n) {
+			return &DecodeError{Property: f.name, Reason: edm + " value does not fit field " + f.goName + " (" + fv.Type().String() + ")"}
+		}
+		fv.SetInt(n)
+		return nil
+	}
+	if n < 0 || fv.OverflowUint(uint64(n)) {
+		return &DecodeError{Property: f.name, Reason: edm + " value does not fit field " + f.goName + " (" + fv.Type().String() + ")"}
+	}
+	fv.SetUint(uint64(n))
+	return nil
+}
+
+// setDouble stores a Double, or an Int32 (which widens exactly), in a
+// float field; a float32 field takes only values it holds exactly.
+func setDouble(f *field, t *token, fv reflect.Value) error {
+	var x float64
+	edm := t.typed
+	switch {
+	case t.kind == 'n' && edm == "":
+		var p string
+		if edm, p = numberType(t.str); p != "" {
+			return &DecodeError{Property: f.name, Reason: p}
+		}
+		if edm == edmInt64 {
+			return mismatch(f, t, edmDouble)
+		}
+		fallthrough
+	case t.kind == 'n' && edm == edmDouble:
+		var ok bool
+		if x, ok = parseNumber(t.str); !ok {
+			return &DecodeError{Property: f.name, Reason: doubleProblem}
+		}
+	case t.kind == 'n' && edm == edmInt32:
+		n, p := parseInt32(t.str)
+		if p != "" {
+			return &DecodeError{Property: f.name, Reason: p}
+		}
+		x = float64(n)
+	case t.kind == 's' && edm == edmDouble:
+		var ok bool
+		if x, ok = wire.ParseDouble(t.str); !ok {
+			return &DecodeError{Property: f.name, Reason: doubleProblem}
+		}
+	case t.kind == 's' && edm == "":
+		// NaN and the infinities have no JSON number: a writer that
+		// leaves annotations out (odata=nometadata, exports) leaves
+		// them as bare strings, which only a float field reads so.
+		var ok bool
+		if x, ok = wire.DoubleSpecial(t.str); !ok {
+			return mismatch(f, t, edmDouble)
+		}
+	default:
+		return mismatch(f, t, edmDouble)
+	}
+	if fv.Kind() == reflect.Float32 && finite(x) && float64(float32(x)) != x {
+		return &DecodeError{Property: f.name, Reason: edm + " value does not fit float32 exactly; use float64"}
+	}
+	fv.SetFloat(x)
 	return nil
 }
 

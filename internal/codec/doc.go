@@ -9,7 +9,8 @@
 //
 // Encoding writes the service's JSON by hand, with an @odata.type
 // annotation wherever the JSON type alone would lose the EDM type (Int64 as
-// a string, Double even for 1.0, DateTime with 100 ns, Guid, Binary). It
+// a string, Double even for 1.0 and as a string for NaN and the
+// infinities, DateTime with 100 ns, Guid, Binary). It
 // checks every service limit first (keys, string and binary sizes, ranges,
 // the 1 MiB entity size by the service's own formula) and reports a break as
 // a [*ValidationError] naming the property and the rule: a request the
@@ -21,15 +22,18 @@
 // stored value goes only into a field of its own EDM type or a lossless
 // widening of it, so that a read-modify-write never changes the type of the
 // data; a misfit is a [*DecodeError] naming the property, the stored type
-// and the field type. It never panics on malformed input. The accepted
-// conversions (README "Entities" has the same table):
+// and the field type. An annotation names a value's type and never changes
+// it: each EDM type has its JSON form and range (edm.go), and a value outside
+// them is a [*DecodeError] when read and, in a table.RawEntity, a
+// [*ValidationError] when written. It never panics on malformed input. The
+// accepted conversions (README "Entities" has the same table):
 //
 //	stored         field
 //	Edm.String     string, TextUnmarshaler, "json" field; time, GUID, []byte only with "parse"
 //	Edm.Boolean    bool
 //	Edm.Int32      any integer (range checked), float64, float32 (exact values)
 //	Edm.Int64      int64, uint32, uint, uint64 (range checked), never an Int32-mapped field
-//	Edm.Double     float64, float32 (exact values)
+//	Edm.Double     float64, float32 (exact values; NaN and ±Inf in every spelling, also unannotated)
 //	Edm.DateTime   time.Time, aztables.EDMDateTime
 //	Edm.Guid       GUID, aztables.EDMGUID
 //	Edm.Binary     []byte, aztables.EDMBinary

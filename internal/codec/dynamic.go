@@ -31,6 +31,20 @@ func isEntityType(t reflect.Type) bool {
 // are fields like a struct's, so Keys and SetETag need no special case; its
 // properties live in the map. The blank [0]GUID field carries the GUID type.
 func buildDynamic(t reflect.Type) (*Plan, error) {
+	var guid reflect.Type
+	for i := 0; i < t.NumField(); i++ {
+		if ft := t.Field(i).Type; ft.Kind() == reflect.Array && ft.Len() == 0 && isGUIDType(ft.Elem()) {
+			guid = ft.Elem()
+		}
+	}
+	if guid == nil {
+		return nil, &TypeError{Type: t.String(), Reason: "dynamic entity lacks its [0]GUID marker"}
+	}
+	return buildDynamicWith(t, guid)
+}
+
+// buildDynamicWith is buildDynamic with the GUID type given.
+func buildDynamicWith(t, guid reflect.Type) (*Plan, error) {
 	bad := func(why string) (*Plan, error) {
 		return nil, &TypeError{Type: t.String(), Reason: why}
 	}
@@ -53,14 +67,7 @@ func buildDynamic(t reflect.Type) (*Plan, error) {
 	if sf, ok := t.FieldByName("Timestamp"); ok && sf.Type == timeType {
 		p.ts = &field{name: "Timestamp", goName: "Timestamp", index: sf.Index, kind: kTime, typ: sf.Type, role: roleTimestamp}
 	}
-	for i := 0; i < t.NumField(); i++ {
-		if ft := t.Field(i).Type; ft.Kind() == reflect.Array && ft.Len() == 0 && isGUIDType(ft.Elem()) {
-			p.dyn.guid = ft.Elem()
-		}
-	}
-	if p.dyn.guid == nil {
-		return bad("dynamic entity lacks its [0]GUID marker")
-	}
+	p.dyn.guid = guid
 	return p, nil
 }
 
@@ -130,11 +137,9 @@ func (p *Plan) appendDynamic(dst []byte, size int, names []string, props map[str
 			dst = append(dst, '"')
 			n = 8
 		case float64:
-			if err = checkDouble(name, x); err == nil {
-				dst = wire.AppendMember(dst, name, "Edm.Double")
-				dst = strconv.AppendFloat(dst, x, 'g', -1, 64)
-				n = 8
-			}
+			dst = wire.AppendMember(dst, name, "Edm.Double")
+			dst = wire.AppendDouble(dst, x, 64)
+			n = 8
 		case []byte:
 			dst = wire.AppendMember(dst, name, "Edm.Binary")
 			n, err = appendBinaryValue(&dst, name, x)

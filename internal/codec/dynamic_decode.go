@@ -2,10 +2,11 @@ package codec
 
 import (
 	"encoding/base64"
-	"math"
 	"reflect"
-	"strconv"
 	"strings"
+	"time"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // decodeDynamic is Decode for table.Entity: every property goes into the
@@ -42,94 +43,83 @@ func (p *Plan) decodeDynamic(toks []token, v reflect.Value) error {
 	return nil
 }
 
-// dynDecode returns one stored value as the Go type of its EDM type.
+// dynDecode returns one stored value as the Go type of its EDM type: the
+// annotated type, in its form and range (edm.go), or for a value without
+// annotation the type of its JSON form (see decodeDynamic).
 func (p *Plan) dynDecode(t *token) (any, error) {
 	bad := func(reason string, err error) error {
 		return &DecodeError{Property: strings.Clone(t.name), Reason: reason, Err: err}
 	}
-	switch t.kind {
-	case 't', 'f':
-		if t.typed != "" && t.typed != "Edm.Boolean" {
-			return nil, bad("a JSON boolean annotated "+t.typed, nil)
-		}
-		return t.kind == 't', nil
-	case 'n':
-		return dynNumber(t, bad)
-	case 's':
-	default:
+	if t.kind == 'x' {
 		return nil, bad("nested JSON has no EDM type", nil)
 	}
-	switch t.typed {
-	case "", "Edm.String":
+	edm := t.typed
+	if edm != "" {
+		if pr := formProblem(edm, t.kind); pr != "" {
+			return nil, bad(pr, nil)
+		}
+	} else {
+		switch t.kind {
+		case 's':
+			edm = edmString
+		case 't', 'f':
+			edm = edmBoolean
+		case 'n':
+			var n int64
+			var pr string
+			edm, n, pr = numberValue(t.str)
+			switch edm {
+			case "":
+				return nil, bad(pr, nil)
+			case edmInt32:
+				return int32(n), nil
+			case edmInt64:
+				return n, nil
+			}
+		}
+	}
+	var pr string
+	switch edm {
+	case edmString:
 		return strings.Clone(t.str), nil
-	case "Edm.Int64":
-		n, err := strconv.ParseInt(t.str, 10, 64)
-		if err != nil {
-			return nil, bad("bad Edm.Int64", err)
+	case edmBoolean:
+		return t.kind == 't', nil
+	case edmInt32:
+		var n int32
+		if n, pr = parseInt32(t.str); pr == "" {
+			return n, nil
 		}
-		return n, nil
-	case "Edm.Double":
-		switch t.str {
-		case "NaN":
-			return math.NaN(), nil
-		case "INF", "Infinity":
-			return math.Inf(1), nil
-		case "-INF", "-Infinity":
-			return math.Inf(-1), nil
+	case edmInt64:
+		var n int64
+		if n, pr = parseInt64(t.str); pr == "" {
+			return n, nil
 		}
-		x, err := strconv.ParseFloat(t.str, 64)
-		if err != nil {
-			return nil, bad("bad Edm.Double", err)
+	case edmDouble:
+		x, ok := parseNumber(t.str)
+		if t.kind == 's' {
+			x, ok = wire.ParseDouble(t.str)
 		}
-		return x, nil
-	case "Edm.DateTime":
-		ts, err := parseTime(t.str)
-		if err != nil {
-			return nil, bad(err.Error(), err)
+		if ok {
+			return x, nil
 		}
-		return ts, nil
-	case "Edm.Guid":
+		pr = doubleProblem
+	case edmDateTime:
+		var ts time.Time
+		if ts, pr = parseDateTime(t.str); pr == "" {
+			return ts, nil
+		}
+	case edmGUID:
 		g, err := ParseGUID(t.str)
 		if err != nil {
-			return nil, bad(err.Error(), err)
+			return nil, bad("Edm.Guid value is not a GUID", err)
 		}
 		return reflect.ValueOf(g).Convert(p.dyn.guid).Interface(), nil
-	case "Edm.Binary":
+	case edmBinary:
 		raw, err := base64.StdEncoding.AppendDecode(make([]byte, 0, base64.StdEncoding.DecodedLen(len(t.str))), []byte(t.str))
 		if err != nil {
-			return nil, bad("bad base64", err)
+			return nil, bad("Edm.Binary value is not base64", err)
 		}
 		return raw, nil
 	}
-	return nil, bad("unknown EDM type "+t.typed, nil)
-}
-
-// dynNumber reads a JSON number by its annotation or, without one, by its
-// form (see decodeDynamic).
-func dynNumber(t *token, bad func(string, error) error) (any, error) {
-	typed := t.typed
-	if typed == "" {
-		typed = "Edm.Int32"
-		if strings.ContainsAny(t.str, ".eE") {
-			typed = "Edm.Double"
-		}
-	}
-	switch typed {
-	case "Edm.Int32", "Edm.Int64":
-		n, err := strconv.ParseInt(t.str, 10, 64)
-		if err != nil {
-			return nil, bad("bad integer", err)
-		}
-		if typed == "Edm.Int32" && n == int64(int32(n)) {
-			return int32(n), nil
-		}
-		return n, nil
-	case "Edm.Double":
-		x, err := strconv.ParseFloat(t.str, 64)
-		if err != nil {
-			return nil, bad("bad Edm.Double", err)
-		}
-		return x, nil
-	}
-	return nil, bad("a JSON number annotated "+typed, nil)
+	return nil, bad(pr, nil)
 }

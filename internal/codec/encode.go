@@ -4,7 +4,6 @@ import (
 	"encoding"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"math"
 	"reflect"
 	"strconv"
@@ -21,17 +20,10 @@ const (
 	MaxStringUTF16 = 32 << 10 // 32 Ki UTF-16 code units = 64 KiB
 	MaxBinary      = 64 << 10
 	MaxEntity      = 1 << 20 // by the service's size formula
-	RuleNaN        = "NaN and infinities have no Edm.Double JSON form the service accepts"
 )
 
 // dateTimeLayout keeps the service's 100 ns resolution (7 digits).
 const dateTimeLayout = "2006-01-02T15:04:05.0000000Z"
-
-// The Edm.DateTime range the service accepts.
-var (
-	minDateTime = time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)
-	maxDateTime = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
-)
 
 // ValidateKey checks the value of the key named name (PartitionKey or
 // RowKey) by wire.CheckKey, as a *ValidationError.
@@ -46,13 +38,14 @@ func ValidateKey(name, v string) error {
 }
 
 // CheckKey is ValidateKey for a key given on its own (to Get, Delete, a
-// point query or a batch delete) rather than in an entity: the error also
-// matches ErrInvalidKey.
+// point query or a batch delete) rather than in an entity: the error says
+// so and also matches ErrInvalidKey.
 func CheckKey(name, v string) error {
-	if err := ValidateKey(name, v); err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidKey, err)
+	err := ValidateKey(name, v)
+	if ve, ok := err.(*ValidationError); ok {
+		ve.key = true
 	}
-	return nil
+	return err
 }
 
 // Keys returns the PartitionKey and RowKey of v, a value of the plan's type.
@@ -196,15 +189,11 @@ func appendKind(b []byte, f *field, fv reflect.Value) ([]byte, int, bool, error)
 		b = append(b, '"')
 		return b, 8, false, nil
 	case kDouble:
-		x := fv.Float()
-		if err := checkDouble(f.name, x); err != nil {
-			return b, 0, false, err
-		}
 		bits := 64
 		if fv.Kind() == reflect.Float32 {
 			bits = 32
 		}
-		b = strconv.AppendFloat(b, x, 'g', -1, bits)
+		b = wire.AppendDouble(b, fv.Float(), bits)
 		return b, 8, false, nil
 	case kTime:
 		var t time.Time
@@ -283,14 +272,6 @@ func appendStringValue(b *[]byte, name, s string) (int, error) {
 		*b = wire.AppendString(*b, s)
 	}
 	return 4 + 2*units, nil
-}
-
-// checkDouble refuses what Edm.Double cannot carry: NaN and infinities.
-func checkDouble(name string, x float64) error {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return &ValidationError{Property: name, Rule: RuleNaN}
-	}
-	return nil
 }
 
 // appendTimeValue writes t, not the zero time, as an Edm.DateTime value

@@ -61,6 +61,10 @@ const (
 	RuleDateTimeRange     = "time outside the Edm.DateTime range 1601-01-01 to 9999-12-31"
 	RuleInvalidUTF8       = wire.RuleInvalidUTF8
 	RuleMarshal           = "value cannot be marshalled"
+	// RuleEDMValue: a value of a table.RawEntity outside its annotated
+	// type's JSON form or range (or a number without annotation beyond
+	// every type's); Detail says which and how.
+	RuleEDMValue = "value outside its EDM type's form or range"
 )
 
 // ValidationError names the property and the service rule that a value
@@ -70,10 +74,14 @@ type ValidationError struct {
 	Rule     string // one of the Rule constants
 	Detail   string // sizes or the underlying error, never the value
 	Err      error  // an underlying error, e.g. from MarshalText
+	key      bool   // a key given on its own (CheckKey), not in an entity
 }
 
 func (e *ValidationError) Error() string {
 	s := "table: invalid entity: property " + e.Property + ": " + e.Rule
+	if e.key {
+		s = "table: invalid key: " + e.Property + ": " + e.Rule
+	}
 	if e.Detail != "" {
 		s += " (" + e.Detail + ")"
 	}
@@ -81,9 +89,10 @@ func (e *ValidationError) Error() string {
 }
 
 // Is makes errors.Is(err, ErrInvalidEntity) true, and ErrInvalidKey too
-// for an empty key, so that every call refuses one the same way.
+// for a key given on its own and for an empty key anywhere, so that every
+// call refuses one the same way.
 func (e *ValidationError) Is(target error) bool {
-	return target == ErrInvalidEntity || (target == ErrInvalidKey && e.Rule == RuleKeyEmpty)
+	return target == ErrInvalidEntity || (target == ErrInvalidKey && (e.key || e.Rule == RuleKeyEmpty))
 }
 
 // Unwrap returns the underlying error, if any.

@@ -2,8 +2,10 @@ package codec
 
 import (
 	"bytes"
+	"encoding/base64"
 	"reflect"
 	"strconv"
+	"sync"
 
 	"github.com/tablekit/tablekit/internal/wire"
 )
@@ -50,45 +52,260 @@ func buildRaw(t reflect.Type) (*Plan, error) {
 
 const annoSuffix = "@odata.type"
 
-// annotations follows, member by member, which property the member
-// before annotates (the service writes Name@odata.type just before Name).
-type annotations struct{ last, scratch []byte }
-
-// next takes the member called name and reports whether the member
-// before it was its annotation.
-func (a *annotations) next(name []byte) bool {
-	was := bytes.Equal(a.last, name)
-	a.scratch = a.scratch[:0]
-	if base, ok := bytes.CutSuffix(name, []byte(annoSuffix)); ok {
-		a.scratch = append(a.scratch, base...)
-	}
-	a.last, a.scratch = a.scratch, a.last
-	return was
-}
-
 // rawStartSize is the first capacity of a RawEntity's properties read
 // from a page: most entities are a kilobyte or two.
 const rawStartSize = 2048
 
+// rawMember is one member of an entity's JSON object as the raw reader
+// keeps it: where its text lies, so that it is copied rather than decoded
+// and encoded again, and what the checks need.
+type rawMember struct {
+	name   []byte // unescaped
+	text   span   // `"name": value` in the input
+	val    span   // the value in the input
+	kind   byte   // as token.kind
+	anno   int    // a property's annotation member, -1 for none
+	annoOf []byte // an annotation's property name; nil for a property
+}
+
+// rawPool recycles the member lists of the raw reader.
+var rawPool = sync.Pool{New: func() any { s := make([]rawMember, 0, 32); return &s }}
+
+// rawReader reads the members of one object in data and writes them out
+// again, each property with its annotation just before it (the service's
+// order, whatever the input's: aztables' re-encoded maps put annotations
+// after their values, sometimes with other properties between), after
+// checking every value against its annotated type (edm.go). A number
+// without annotation is typed by its form and gets the annotation that
+// keeps that type: a Double always (a whole Double such as 1.0 would be
+// stored as an Int32 by a writer that reads JSON numbers as numbers), an
+// Int64 beyond Int32's range, written as the string Edm.Int64 requires.
+type rawReader struct {
+	data    []byte
+	members []rawMember
+}
+
+// add records the member called name whose value is at the scanner,
+// reading the value; start is where the member's text may begin (commas
+// and whitespace before it are trimmed).
+func (r *rawReader) add(s *wire.Scanner, name []byte, start int) error {
+	m := rawMember{anno: -1}
+	if off := cap(r.data) - cap(name); off >= 0 && off+len(name) <= len(r.data) && len(name) > 0 && &r.data[off] == &name[0] {
+		m.name = name
+	} else {
+		m.name = bytes.Clone(name) // the scanner's scratch space
+	}
+	if base, ok := bytes.CutSuffix(m.name, []byte(annoSuffix)); ok {
+		m.annoOf = base
+	}
+	switch c := s.Peek(); {
+	case c == '"':
+		m.kind = 's'
+	case c == '-' || (c >= '0' && c <= '9'):
+		m.kind = 'n'
+	case c == '{' || c == '[':
+		m.kind = 'x'
+	case c == 't' || c == 'f':
+		m.kind = c
+	default:
+		m.kind = 'z'
+	}
+	valStart := s.Pos
+	if err := s.Skip(); err != nil {
+		return err
+	}
+	for start < valStart && (r.data[start] == ',' || r.data[start] == ' ' || r.data[start] == '\t' || r.data[start] == '\r' || r.data[start] == '\n') {
+		start++
+	}
+	m.text = span{start, s.Pos - start}
+	m.val = span{valStart, s.Pos - valStart}
+	r.members = append(r.members, m)
+	return nil
+}
+
+// rawProblem is what is wrong with one property, for the caller to turn
+// into a DecodeError or a ValidationError (with rule).
+type rawProblem struct{ property, rule, reason string }
+
+// misshapen and misfit make the problems of a malformed object and of a
+// value outside its type.
+func misshapen(name []byte, reason string) *rawProblem {
+	return &rawProblem{string(name), RuleMarshal, reason}
+}
+
+func misfit(name []byte, reason string) *rawProblem {
+	return &rawProblem{string(name), RuleEDMValue, reason}
+}
+
+// pair attaches each annotation to its property. An annotation that
+// annotates nothing is a problem when strict (a write), and dropped
+// otherwise.
+func (r *rawReader) pair(strict bool) *rawProblem {
+	ms := r.members
+	for a := range ms {
+		base := ms[a].annoOf
+		if base == nil {
+			continue
+		}
+		if ms[a].kind != 's' {
+			return misshapen(ms[a].name, "an annotation must be a string")
+		}
+		p := -1
+		switch {
+		case a+1 < len(ms) && ms[a+1].annoOf == nil && bytes.Equal(ms[a+1].name, base):
+			p = a + 1 // the service's order
+		case a > 0 && ms[a-1].annoOf == nil && bytes.Equal(ms[a-1].name, base):
+			p = a - 1
+		default:
+			for i := range ms {
+				if ms[i].annoOf == nil && bytes.Equal(ms[i].name, base) {
+					p = i
+					break
+				}
+			}
+		}
+		switch {
+		case p < 0 && strict:
+			return misshapen(ms[a].name, "an annotation of no property")
+		case p < 0:
+		case ms[p].anno >= 0:
+			return misshapen(base, "annotated twice")
+		default:
+			ms[p].anno = a
+		}
+	}
+	return nil
+}
+
+// str is the contents of the JSON string at v, unescaped (the EDM texts
+// the service writes never need it, so that is the slow path).
+func (r *rawReader) str(v span) string {
+	b := r.data[v.off+1 : v.off+v.n-1]
+	if bytes.IndexByte(b, '\\') < 0 {
+		return string(b)
+	}
+	s := wire.Scanner{Data: r.data[v.off : v.off+v.n]}
+	u, err := s.String()
+	if err != nil {
+		return string(b)
+	}
+	return string(u)
+}
+
+// write appends the properties, each after a comma (first: none), in the
+// order described at rawReader, and returns their count.
+func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
+	count := 0
+	for i := range r.members {
+		m := &r.members[i]
+		if m.annoOf != nil {
+			continue
+		}
+		count++
+		if m.kind == 'x' {
+			return dst, count, misshapen(m.name, "a nested object or array is not a property value")
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		text := r.data[m.text.off : m.text.off+m.text.n]
+		if m.anno >= 0 {
+			a := &r.members[m.anno]
+			if pr := r.check(r.str(a.val), m); pr != "" {
+				return dst, count, misfit(m.name, pr)
+			}
+			dst = append(dst, r.data[a.text.off:a.text.off+a.text.n]...)
+			dst = append(dst, ',')
+			dst = append(dst, text...)
+			continue
+		}
+		if m.kind != 'n' {
+			dst = append(dst, text...)
+			continue
+		}
+		num := r.data[m.val.off : m.val.off+m.val.n]
+		if isInt32(num) {
+			dst = append(dst, text...)
+			continue
+		}
+		edm, pr := numberType(string(num))
+		if pr != "" {
+			return dst, count, misfit(m.name, pr)
+		}
+		if edm == edmDouble {
+			if _, ok := parseNumber(string(num)); !ok {
+				return dst, count, misfit(m.name, doubleProblem)
+			}
+		}
+		dst = wire.AppendString(dst, string(m.name)+annoSuffix)
+		dst = append(dst, ':', '"')
+		dst = append(dst, edm...)
+		dst = append(dst, '"', ',')
+		if edm == edmInt64 {
+			dst = wire.AppendString(dst, string(m.name))
+			dst = append(dst, ':', '"')
+			dst = append(dst, num...)
+			dst = append(dst, '"')
+			continue
+		}
+		dst = append(dst, text...)
+	}
+	return dst, count, nil
+}
+
+// check says what is wrong with m's value as an edm, or returns "".
+func (r *rawReader) check(edm string, m *rawMember) string {
+	if pr := formProblem(edm, m.kind); pr != "" || m.kind == 'z' || edm == edmString || edm == edmBoolean {
+		return pr // their form is all there is to check
+	}
+	var text string
+	if m.kind == 's' {
+		text = r.str(m.val)
+	} else {
+		text = string(r.data[m.val.off : m.val.off+m.val.n])
+	}
+	var pr string
+	switch edm {
+	case edmInt32:
+		_, pr = parseInt32(text)
+	case edmInt64:
+		_, pr = parseInt64(text)
+	case edmDouble:
+		var ok bool
+		if m.kind == 's' {
+			_, ok = wire.ParseDouble(text)
+		} else {
+			_, ok = parseNumber(text)
+		}
+		if !ok {
+			pr = doubleProblem
+		}
+	case edmDateTime:
+		_, pr = parseDateTime(text)
+	case edmGUID:
+		if _, err := ParseGUID(text); err != nil {
+			pr = "Edm.Guid value is not a GUID"
+		}
+	case edmBinary:
+		if _, err := base64.StdEncoding.DecodeString(text); err != nil {
+			pr = "Edm.Binary value is not base64"
+		}
+	}
+	return pr
+}
+
 // decodeRaw reads an entity into a RawEntity: the keys, ETag and Timestamp
-// into their fields, every other member, annotations included, copied as
-// it is into one JSON object. The odata.* metadata (and Timestamp's
-// annotation) are dropped: they are not properties. A member is copied
-// as its bytes, from the end of the member before it (the comma and
-// whitespace trimmed), so that names are not decoded and encoded again.
+// into their fields, every other member, annotations included, into one
+// JSON object, in rawReader's order and checked by its rules (a misfit is
+// a *DecodeError). The odata.* metadata (and Timestamp's annotation) are
+// dropped: they are not properties. A member is copied as its bytes, so
+// that names are not decoded and encoded again.
 func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) {
 	s := wire.Scanner{Data: data}
-	// Whole, data is the entity: its length bounds the properties. Read
-	// where it lies in a page, data runs to the page's end, so start small
-	// and let append grow (sizing by the page made every entity of a
-	// 1,000-entity page allocate up to a megabyte).
-	size := len(data)
-	if !whole {
-		size = min(size, rawStartSize)
-	}
-	props := make([]byte, 1, size)
-	props[0] = '{'
-	var annos annotations
+	mp := rawPool.Get().(*[]rawMember)
+	r := rawReader{data: data, members: (*mp)[:0]}
+	defer func() { clear(r.members); *mp = r.members[:0]; rawPool.Put(mp) }()
 	prevEnd := bytes.IndexByte(data, '{') + 1
 	err := s.Object(func(name []byte) error {
 		start := prevEnd
@@ -123,32 +340,7 @@ func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) 
 		case bytes.HasPrefix(name, []byte("odata.")):
 			return s.Skip()
 		}
-		wasAnnotated := annos.next(name)
-		switch c := s.Peek(); {
-		case c == '{' || c == '[':
-			return &DecodeError{Property: string(name), Reason: "a nested object or array is not a property value"}
-		case c == '-' || (c >= '0' && c <= '9'):
-			num, err := s.Number()
-			if err != nil {
-				return err
-			}
-			if !wasAnnotated && !isInt32(num) {
-				if len(props) > 1 {
-					props = append(props, ',')
-				}
-				props = appendRawNumber(props, string(name), num, false)
-				return nil
-			}
-		default:
-			if err := s.Skip(); err != nil {
-				return err
-			}
-		}
-		if len(props) > 1 {
-			props = append(props, ',')
-		}
-		props = append(props, bytes.TrimLeft(data[start:s.Pos], " \t\r\n,")...)
-		return nil
+		return r.add(&s, name, start)
 	})
 	if err == nil && whole {
 		err = s.End()
@@ -159,45 +351,31 @@ func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) 
 		}
 		return s.Pos, &DecodeError{Reason: err.Error(), Err: err}
 	}
+	if pr := r.pair(false); pr != nil {
+		return s.Pos, &DecodeError{Property: pr.property, Reason: pr.reason}
+	}
+	// Whole, data is the entity: its length bounds the properties. Read
+	// where it lies in a page, data runs to the page's end, so start small
+	// and let append grow (sizing by the page made every entity of a
+	// 1,000-entity page allocate up to a megabyte).
+	size := len(data)
+	if !whole {
+		size = min(s.Pos+s.Pos/8, rawStartSize)
+	}
+	props, _, pr := r.write(append(make([]byte, 0, size), '{'), true)
+	if pr != nil {
+		return s.Pos, &DecodeError{Property: pr.property, Reason: pr.reason}
+	}
 	v.FieldByIndex(p.dyn.props).SetBytes(append(props, '}'))
 	return s.Pos, nil
 }
 
-// appendRawNumber writes the member name: num. A number without an
-// annotation just before it is typed by its form, as Entity reads it (see
-// dynNumber), and gets the annotation that keeps that type when written
-// back: a Double always (a whole Double such as 1.0 would be stored as an
-// Int32 by a writer that reads JSON numbers as numbers), an Int64 for an
-// integer beyond Int32's range, written as the string Edm.Int64 requires.
-func appendRawNumber(dst []byte, name string, num []byte, annotated bool) []byte {
-	typed := ""
-	if !annotated && !isInt32(num) {
-		typed = "Edm.Int64"
-		if bytes.ContainsAny(num, ".eE") {
-			typed = "Edm.Double"
-		}
-	}
-	if typed != "" {
-		dst = wire.AppendString(dst, name+annoSuffix)
-		dst = append(dst, ':', '"')
-		dst = append(dst, typed...)
-		dst = append(dst, '"', ',')
-	}
-	dst = wire.AppendString(dst, name)
-	dst = append(dst, ':')
-	if typed == "Edm.Int64" {
-		dst = append(dst, '"')
-		dst = append(dst, num...)
-		return append(dst, '"')
-	}
-	return append(dst, num...)
-}
-
 // encodeRaw is Encode for table.RawEntity: the keys, then the members of
-// its Properties object as they are, after checking that it is an object
-// of scalar members with valid property names (annotations beside them),
-// at most MaxProperties of them. The entity size limit is left to the
-// service: the raw form does not say each value's stored size.
+// its Properties object after checking that it is an object of scalar
+// members with valid property names (annotations beside them), at most
+// MaxProperties of them, each value in its annotated type's form and
+// range, written in rawReader's order. The entity size limit is left to
+// the service: the raw form does not say each value's stored size.
 func (p *Plan) encodeRaw(dst []byte, v reflect.Value) ([]byte, error) {
 	pk, rk := p.Keys(v)
 	start := len(dst)
@@ -209,92 +387,43 @@ func (p *Plan) encodeRaw(dst []byte, v reflect.Value) ([]byte, error) {
 	if len(props) == 0 || string(props) == "null" {
 		return append(dst, '}'), nil
 	}
-	count, untyped, err := checkRaw(props)
-	if err != nil {
-		return dst[:start], err
-	}
-	if count == 0 {
-		return append(dst, '}'), nil
-	}
-	dst = append(dst, ',')
-	if !untyped {
-		dst = append(dst, bytes.TrimSpace(props[1:len(props)-1])...)
-		return append(dst, '}'), nil
-	}
-	// Written by hand: type its numbers by form, as decodeRaw does.
 	s := wire.Scanner{Data: props}
-	var annos annotations
-	first := true
+	mp := rawPool.Get().(*[]rawMember)
+	r := rawReader{data: props, members: (*mp)[:0]}
+	defer func() { clear(r.members); *mp = r.members[:0]; rawPool.Put(mp) }()
+	prevEnd := 1
 	err = s.Object(func(name []byte) error {
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		wasAnnotated := annos.next(name)
-		n := string(name)
-		if c := s.Peek(); c == '-' || (c >= '0' && c <= '9') {
-			num, err := s.Number()
-			dst = appendRawNumber(dst, n, num, wasAnnotated)
-			return err
-		}
-		dst = wire.AppendString(dst, n)
-		dst = append(dst, ':')
-		start := s.Pos
-		err := s.Skip()
-		dst = append(dst, props[start:s.Pos]...)
-		return err
-	})
-	if err != nil { // checkRaw read it whole
-		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleMarshal, Detail: err.Error()}
-	}
-	return append(dst, '}'), nil
-}
-
-// checkRaw checks a RawEntity's Properties and counts its properties;
-// untyped reports a number without an annotation whose form is not an
-// Int32's, which the writer must annotate.
-func checkRaw(props []byte) (count int, untyped bool, err error) {
-	s := wire.Scanner{Data: props}
-	var annos annotations
-	err = s.Object(func(name []byte) error {
-		prop, isAnno := bytes.CutSuffix(name, []byte(annoSuffix))
-		if isAnno && s.Peek() != '"' {
-			return &ValidationError{Property: string(name), Rule: RuleMarshal, Detail: "an annotation must be a string"}
-		}
-		if !isAnno {
-			count++
-		}
+		start := prevEnd
+		defer func() { prevEnd = s.Pos }()
+		prop, _ := bytes.CutSuffix(name, []byte(annoSuffix))
 		if !plainName(prop) {
 			if bad := wire.CheckPropertyName(string(prop)); bad != nil {
 				return &ValidationError{Property: string(prop), Rule: RulePropertyName, Detail: bad.String()}
 			}
 		}
-		wasAnnotated := annos.next(name)
-		switch c := s.Peek(); {
-		case c == '{' || c == '[':
-			return &ValidationError{Property: string(name), Rule: RuleMarshal, Detail: "a nested object or array is not a property value"}
-		case c == '-' || (c >= '0' && c <= '9'):
-			num, err := s.Number()
-			if err == nil && !wasAnnotated && !isInt32(num) {
-				untyped = true
-			}
-			return err
-		}
-		return s.Skip()
+		return r.add(&s, name, start)
 	})
 	if err == nil {
 		err = s.End()
 	}
 	if err != nil {
-		if _, ok := err.(*ValidationError); ok {
-			return 0, false, err
+		if ve, ok := err.(*ValidationError); ok {
+			return dst[:start], ve
 		}
-		return 0, false, &ValidationError{Property: "(entity)", Rule: RuleMarshal, Detail: "Properties is not a JSON object: " + err.Error()}
+		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleMarshal, Detail: "Properties is not a JSON object: " + err.Error()}
 	}
-	if count > MaxProperties {
-		return 0, false, &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(count) + " properties"}
+	pr := r.pair(true)
+	count := 0
+	if pr == nil {
+		dst, count, pr = r.write(dst, false)
 	}
-	return count, untyped, nil
+	switch {
+	case pr != nil:
+		return dst[:start], &ValidationError{Property: pr.property, Rule: pr.rule, Detail: pr.reason}
+	case count > MaxProperties:
+		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(count) + " properties"}
+	}
+	return append(dst, '}'), nil
 }
 
 // plainName reports an ASCII property name that passes
@@ -312,13 +441,4 @@ func plainName(name []byte) bool {
 		}
 	}
 	return true
-}
-
-// isInt32 reports a JSON number in the form and range of an Int32.
-func isInt32(num []byte) bool {
-	if bytes.ContainsAny(num, ".eE") {
-		return false
-	}
-	n, err := strconv.ParseInt(string(num), 10, 64)
-	return err == nil && n == int64(int32(n))
 }

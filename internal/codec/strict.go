@@ -38,17 +38,31 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 	if t.kind != 's' || got != want {
 		return mismatch(f, t, want)
 	}
+	// What is wrong is said of the annotated value, or of the text that a
+	// "parse" field reads.
+	what := want + " value is not "
+	if f.parse {
+		what = "Edm.String text (field tagged parse) is not "
+	}
 	switch f.kind {
 	case kTime:
-		ts, err := parseTime(t.str)
-		if err != nil {
-			return &DecodeError{Property: f.name, Reason: err.Error(), Err: err}
+		var ts time.Time
+		if f.parse {
+			var err error
+			if ts, err = parseTime(t.str); err != nil {
+				return &DecodeError{Property: f.name, Reason: what + "an RFC 3339 time", Err: err}
+			}
+		} else {
+			var p string
+			if ts, p = parseDateTime(t.str); p != "" {
+				return &DecodeError{Property: f.name, Reason: p}
+			}
 		}
 		fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
 	case kGUID, kGUIDText:
 		g, err := ParseGUID(t.str)
 		if err != nil {
-			return &DecodeError{Property: f.name, Reason: err.Error(), Err: err}
+			return &DecodeError{Property: f.name, Reason: what + "a GUID", Err: err}
 		}
 		if f.kind == kGUIDText {
 			fv.SetString(strings.Clone(t.str)) // aztables.EDMGUID keeps the stored text
@@ -58,7 +72,7 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 	case kBinary:
 		raw, err := base64.StdEncoding.AppendDecode(make([]byte, 0, base64.StdEncoding.DecodedLen(len(t.str))), []byte(t.str))
 		if err != nil {
-			return &DecodeError{Property: f.name, Reason: "bad base64", Err: err}
+			return &DecodeError{Property: f.name, Reason: what + "base64", Err: err}
 		}
 		fv.SetBytes(raw)
 	}

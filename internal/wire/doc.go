@@ -1,8 +1,9 @@
 // Package wire holds the facts of the Table service's wire format that more
 // than one package needs: the rules for table names, keys and property
-// names, OData string literals and $select lists, the ETag's timestamp, the
-// OData error body, a JSON scanner, which endpoints are Cosmos DB's, and how
-// a URL loses its query (where a SAS signature lives) before it goes into an
+// names, Edm.Double's JSON forms (NaN and the infinities are strings),
+// OData string literals and $select lists, the ETag's timestamp, the OData
+// error body, a JSON scanner, which endpoints are Cosmos DB's, and how a URL
+// loses its query (where a SAS signature lives) before it goes into an
 // error.
 //
 // Each fact is written here once so that table, sas, query, batch, codec and

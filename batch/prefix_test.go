@@ -1,0 +1,55 @@
+package batch_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/table"
+)
+
+// TestErrorsSayEachPrefixOnce walks the errors of invalid transactions
+// and writes, which wrap package table's, and fails on a message that
+// repeats a package prefix ("batch: operation 0 (Delete): PartitionKey:
+// table: invalid key: table: invalid entity: ..." did); each must still
+// match its sentinels.
+func TestErrorsSayEachPrefixOnce(t *testing.T) {
+	ctx := ctxT(t, time.Minute)
+	items := newTable(t, nil, nil)
+	_, deleteErr := batch.New(items).Delete("", "r", table.AnyETag).Submit(ctx)
+	_, badKeyErr := batch.New(items).Delete("p", "a/b", table.AnyETag).Submit(ctx)
+	_, invalidErr := batch.New(items).Add(item{PartitionKey: "p", RowKey: "r", S: "\xff"}).Submit(ctx)
+	_, mixedErr := batch.New(items).Add(item{PartitionKey: "p", RowKey: "r"}).Add(item{PartitionKey: "q", RowKey: "r"}).Submit(ctx)
+	_, writeErr := batch.Write(ctx, items, []batch.Op[item]{{Entity: item{PartitionKey: "p", RowKey: "r", S: "\xff"}}}, nil)
+	if _, err := items.Add(ctx, item{PartitionKey: "p", RowKey: "exists"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, conflictErr := batch.Write(ctx, items, []batch.Op[item]{{Kind: batch.Add, Entity: item{PartitionKey: "p", RowKey: "exists"}}}, nil)
+	for _, c := range []struct {
+		name string
+		err  error
+		is   []error
+	}{
+		{"Delete, empty key", deleteErr, []error{table.ErrInvalidKey}},
+		{"Delete, bad key", badKeyErr, []error{table.ErrInvalidKey}},
+		{"invalid entity", invalidErr, []error{table.ErrInvalidEntity}},
+		{"mixed partitions", mixedErr, []error{batch.ErrMixedPartitions}},
+		{"Write, invalid entity", writeErr, []error{batch.ErrIncomplete, table.ErrInvalidEntity}},
+		{"Write, conflict", conflictErr, []error{batch.ErrIncomplete, batch.ErrRolledBack, table.ErrAlreadyExists}},
+	} {
+		if c.err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		if p := testenv.RepeatedPrefix(c.err.Error()); p != "" {
+			t.Errorf("%s: %q says %q twice", c.name, c.err, p)
+		}
+		for _, target := range c.is {
+			if !errors.Is(c.err, target) {
+				t.Errorf("%s: %v does not match %v", c.name, c.err, target)
+			}
+		}
+	}
+}

@@ -1,0 +1,22 @@
+package testenv
+
+import "testing"
+
+func TestRepeatedPrefix(t *testing.T) {
+	tests := []struct{ msg, want string }{
+		{"table: invalid key: table: invalid entity: property PartitionKey: empty key", "table: "},
+		{"batch: not sent: batch: operation 3 (Add) failed", "batch: "},
+		{"batch: x (and then: batch: y)", "batch: "},
+		{"query: a; query: b", "query: "},
+		{"table: invalid key: PartitionKey: empty key", ""},
+		{"batch: operation 0 (Add): table: invalid entity: property S: string is not valid UTF-8", ""},
+		{"table: invalid options: query: page size 0 is outside 1..1000", ""},
+		{"txwire: entity: wire: x", ""},
+		{"a mytable: b table: c", ""},
+	}
+	for _, tt := range tests {
+		if got := RepeatedPrefix(tt.msg); got != tt.want {
+			t.Errorf("RepeatedPrefix(%q) = %q, want %q", tt.msg, got, tt.want)
+		}
+	}
+}
