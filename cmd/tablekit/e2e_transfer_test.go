@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,9 +16,8 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// edgeProps holds every EDM type at the edges the library accepts. NaN and
-// the infinities, which the service stores, are not here yet: the library
-// does not write them (the command's own text forms are unit-tested).
+// edgeProps holds every EDM type at the edges the library accepts, NaN and
+// the infinities among them.
 func edgeProps() map[string]any {
 	g, _ := table.ParseGUID("01234567-89ab-cdef-0123-456789abcdef")
 	return map[string]any{
@@ -35,6 +36,9 @@ func edgeProps() map[string]any {
 		"DTiny":    5e-324,
 		"DMax":     math.MaxFloat64,
 		"DNeg":     -2.5,
+		"DNaN":     math.NaN(),
+		"DInf":     math.Inf(1),
+		"DNegInf":  math.Inf(-1),
 		"When":     time.Date(2024, 2, 29, 23, 59, 59, 123456700, time.UTC),
 		"WhenMin":  time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC),
 		"WhenMax":  time.Date(9999, 12, 31, 23, 59, 59, 999999900, time.UTC),
@@ -185,6 +189,39 @@ func TestE2ECopy(t *testing.T) {
 	wantCode(t, tk(t, cs, "copy", name, dname), 0, "copy")
 	checkSame(t, readTable(t, dst), want)
 	wantCode(t, tk(t, cs, "copy", name, name), exitUsage, "copy onto itself")
+}
+
+// TestE2EDoubleSpellings: NaN and the infinities in every spelling writers
+// use are imported as Edm.Double, from JSON Lines and from CSV.
+func TestE2EDoubleSpellings(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	spellings := []struct {
+		text string
+		want float64
+	}{
+		{"NaN", math.NaN()}, {"Infinity", math.Inf(1)}, {"-Infinity", math.Inf(-1)}, {"INF", math.Inf(1)}, {"-INF", math.Inf(-1)},
+	}
+	var jsonl, csv strings.Builder
+	csv.WriteString("PartitionKey,RowKey,D,D@type\n")
+	want := map[string]table.Entity{}
+	for i, sp := range spellings {
+		rk := strconv.Itoa(i)
+		fmt.Fprintf(&jsonl, `{"PartitionKey":"p","RowKey":%q,"D@odata.type":"Edm.Double","D":%q}`+"\n", rk, sp.text)
+		fmt.Fprintf(&csv, "p,%s,%s,Double\n", rk, sp.text)
+		want["p/"+rk] = table.Entity{Properties: map[string]any{"D": sp.want}}
+	}
+	for _, f := range []struct{ name, body string }{{"in.jsonl", jsonl.String()}, {"in.csv", csv.String()}} {
+		t.Run(f.name, func(t *testing.T) {
+			dst, dname := newDynTable(t, cs)
+			in := filepath.Join(t.TempDir(), f.name)
+			if err := os.WriteFile(in, []byte(f.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			wantCode(t, tk(t, cs, "import", dname, in), 0, "import")
+			checkSame(t, readTable(t, dst), want)
+		})
+	}
 }
 
 // TestE2EImportCSVShapes imports the shapes Storage Explorer and

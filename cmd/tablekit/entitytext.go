@@ -130,7 +130,7 @@ func appendProperty(b []byte, name string, v any) ([]byte, error) {
 		b = append(wire.AppendMember(b, name, "Edm.Int64"), '"')
 		b = append(strconv.AppendInt(b, x, 10), '"')
 	case float64:
-		b = appendDouble(wire.AppendMember(b, name, "Edm.Double"), x)
+		b = wire.AppendDouble(wire.AppendMember(b, name, "Edm.Double"), x, 64)
 	case time.Time:
 		if x.IsZero() {
 			return nil, fmt.Errorf("%s: the zero time.Time", name)
