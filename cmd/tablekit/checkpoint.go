@@ -95,3 +95,53 @@ func (c checkpointFile) save(cp Checkpoint) error {
 	}
 	return nil
 }
+
+// saver writes a run's checkpoint now and then; without --checkpoint it
+// does nothing.
+type saver struct {
+	file  *checkpointFile
+	job   string
+	every time.Duration
+	last  time.Time
+	Extra map[string]string
+}
+
+// checkpointEvery bounds the work lost in a crash (not on Ctrl-C, which
+// saves at once).
+var checkpointEvery = 5 * time.Second
+
+// startCheckpoint loads the checkpoint of this job, if --checkpoint names
+// one, and returns the saver and the position to resume from.
+func startCheckpoint(path, job string) (*saver, *Checkpoint, error) {
+	s := &saver{job: job, every: checkpointEvery, last: time.Now()}
+	if path == "" {
+		return s, &Checkpoint{}, nil
+	}
+	s.file = &checkpointFile{path}
+	cp, err := loadCheckpoint(path, job)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cp == nil {
+		cp = &Checkpoint{}
+	}
+	return s, cp, nil
+}
+
+// due says whether the last save is old enough for another.
+func (s *saver) due() bool { return s.file != nil && time.Since(s.last) >= s.every }
+
+func (s *saver) save(token string, done int64, complete bool) error {
+	if s.file == nil {
+		return nil
+	}
+	s.last = time.Now()
+	return s.file.save(Checkpoint{Job: s.job, Token: token, Done: done, Extra: s.Extra, Complete: complete})
+}
+
+// tellResume says, after a run that stopped early, where its position is.
+func (s *saver) tellResume(e *env) {
+	if s.file != nil {
+		fmt.Fprintf(e.stderr, "tablekit: position saved in %s: run the same command again to resume\n", s.file.path)
+	}
+}

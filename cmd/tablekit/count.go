@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -29,7 +28,7 @@ func runCount(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	plan, err := sf.plan("count", name)
+	j, plan, err := sf.start(e, "count", name, "", 0)
 	if err != nil {
 		return err
 	}
@@ -37,46 +36,22 @@ func runCount(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	sv, cp, err := startCheckpoint(sf.checkpoint, plan.job)
+	if j.complete() {
+		_, err := fmt.Fprintln(e.stdout, j.cp.Done)
+		return err
+	}
+	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
+		return err
+	}
+	c, err := openScan(query.New(t).Select(), plan, j.cp.Token)
 	if err != nil {
 		return err
 	}
-	if cp.Complete {
-		fmt.Fprintf(e.stderr, "tablekit count: the checkpoint says this count is complete\n")
-		_, err := fmt.Fprintln(e.stdout, cp.Done)
+	j.start(conn.retries)
+	err = stream(ctx, j, c, func(keyEntity) error { return nil })
+	if err := j.end(err); err != nil {
 		return err
 	}
-	if err := plan.discover(ctx, conn.svc, cp, sv); err != nil {
-		return err
-	}
-	c, err := openScan(query.New(t).Select(), plan, cp.Token)
-	if err != nil {
-		return err
-	}
-	m := newMeter(e, "count", -1, cp.Done, conn.retries)
-	var n atomic.Int64
-	n.Store(cp.Done)
-	for _, err = range c.All(ctx) {
-		if err != nil {
-			break
-		}
-		m.add(1)
-		if err = sv.maybe(c.Token(), n.Add(1)); err != nil {
-			break
-		}
-	}
-	m.finish()
-	if err != nil {
-		if serr := sv.save(c.Token(), n.Load(), false); serr != nil {
-			fmt.Fprintf(e.stderr, "tablekit count: %v\n", serr)
-			sv.file = nil
-		}
-		sv.tellResume(e)
-		return err
-	}
-	if err := sv.save("", n.Load(), true); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(e.stdout, n.Load())
+	_, err = fmt.Fprintln(e.stdout, j.done)
 	return err
 }

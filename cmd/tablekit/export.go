@@ -65,58 +65,51 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	plan, err := sf.plan("export", name)
+	id := fmt.Sprintf(" format=%s select=%q", format, sel)
+	if format == formatCSV && delim != ',' {
+		id += fmt.Sprintf(" delimiter=%q", string(delim))
+	}
+	j, plan, err := sf.start(e, "export", name, id, every)
 	if err != nil {
 		return err
-	}
-	plan.job += fmt.Sprintf(" format=%s select=%q", format, sel)
-	if format == formatCSV && delim != ',' {
-		plan.job += fmt.Sprintf(" delimiter=%q", string(delim))
 	}
 	t, err := table.New[table.Entity](conn.svc, name)
 	if err != nil {
 		return err
 	}
-	sv, cp, err := startCheckpoint(sf.checkpoint, plan.job)
-	if err != nil {
-		return err
-	}
-	sv.every = every
-	if cp.Complete {
-		fmt.Fprintf(e.stderr, "tablekit export: the checkpoint says this export is complete (%d entities)\n", cp.Done)
+	if j.complete() {
 		return nil
 	}
 	q := query.New(t)
 	if sel != "" {
 		q = q.Select(cols...)
 	}
-	resumed := cp.Token != "" || cp.Done > 0
-	if resumed && cp.Token == "" {
+	if j.scanned() {
 		// Every segment had finished; only the final save was missed.
-		o, err := openOutput(out, e.stdout, cp.Extra)
+		o, err := openOutput(out, e.stdout, j.cp.Extra)
 		if err == nil {
 			err = o.close()
 		}
 		if err == nil {
-			err = sv.save("", cp.Done, true)
+			err = j.save(true)
 		}
 		return err
 	}
-	if err := plan.discover(ctx, conn.svc, cp, sv); err != nil {
+	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
 		return err
 	}
 	var resume map[string]string
-	if resumed {
-		resume = cp.Extra
+	if j.cp.Token != "" {
+		resume = j.cp.Extra
 	}
 	tuneStreamGC() // for both passes of a CSV export
 	w := &entityWriter{}
 	if format == formatCSV {
-		if cols, err = csvColumns(ctx, e, q, plan, conn, cp, sv, sel != "", cols); err != nil {
+		if cols, err = csvColumns(ctx, e, q, plan, conn, j.cp, j.sv, sel != "", cols); err != nil {
 			return err
 		}
 		b, _ := json.Marshal(cols)
-		sv.Extra[extraColumns] = string(b)
+		j.sv.Extra[extraColumns] = string(b)
 	}
 	o, err := openOutput(out, e.stdout, resume)
 	if err != nil {
@@ -124,20 +117,19 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	}
 	if format == formatCSV {
 		w.csv = newCSVWriter(o, delim, cols)
-		w.csv.wrote = resumed // the header is in the file already
+		w.csv.wrote = resume != nil // the header is in the file already
 	} else {
 		w.jsonl = o
 	}
-	c, err := openScan(q, plan, cp.Token)
+	c, err := openScan(q, plan, j.cp.Token)
 	if err != nil {
 		o.close()
 		return err
 	}
-	m := newMeter(e, "export", -1, cp.Done, conn.retries)
-	done := cp.Done
-	// save flushes and syncs the output before the checkpoint names a
+	j.start(conn.retries)
+	// A save flushes and syncs the output before the checkpoint names a
 	// position after it: a crash then leaves at most a tail to truncate.
-	save := func(complete bool) error {
+	j.save = func(complete bool) error {
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -145,42 +137,18 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		m.bytes.Store(n)
-		if sv.Extra == nil {
-			sv.Extra = map[string]string{}
+		j.m.bytes.Store(n)
+		if j.sv.Extra == nil {
+			j.sv.Extra = map[string]string{}
 		}
-		sv.Extra[extraBytes] = strconv.FormatInt(n, 10)
-		return sv.save(c.Token(), done, complete)
+		j.sv.Extra[extraBytes] = strconv.FormatInt(n, 10)
+		return j.sv.save(j.at(), j.done, complete)
 	}
-	for ent, err2 := range c.All(ctx) {
-		if err = err2; err != nil {
-			break
-		}
-		if err = w.write(ent); err != nil {
-			break
-		}
-		done++
-		m.add(1)
-		if sv.due() {
-			if err = save(false); err != nil {
-				break
-			}
-		}
+	err = j.end(stream(ctx, j, c, w.write))
+	if cerr := o.close(); err == nil {
+		err = cerr
 	}
-	m.finish()
-	if err != nil {
-		if serr := save(false); serr != nil {
-			fmt.Fprintf(e.stderr, "tablekit export: %v\n", serr)
-		} else {
-			sv.tellResume(e)
-		}
-		o.close()
-		return err
-	}
-	if err := save(true); err != nil {
-		return err
-	}
-	return o.close()
+	return err
 }
 
 // entityWriter writes entities in the chosen format.

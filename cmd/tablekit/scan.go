@@ -108,6 +108,39 @@ func (s *scanFlags) plan(command, tableName string) (scanPlan, error) {
 	return p, nil
 }
 
+// start plans a scan command's run and loads its checkpoint; extra names
+// what else the run depends on (export's format, copy's target), so that
+// the checkpoint of another run is refused.
+func (s *scanFlags) start(e *env, verb, name, extra string, every time.Duration) (*job, scanPlan, error) {
+	plan, err := s.plan(verb, name)
+	if err != nil {
+		return nil, plan, err
+	}
+	plan.job += extra
+	j, err := newJob(e, verb, s.checkpoint, plan.job, every)
+	return j, plan, err
+}
+
+// stream hands the scan's entities to each, one at a time, counting them
+// done; the job's position is the scan's, saved now and then.
+func stream[T any](ctx context.Context, j *job, c *query.ParallelCursor[T], each func(T) error) error {
+	j.position = c.Token
+	for ent, err := range c.All(ctx) {
+		if err != nil {
+			return err
+		}
+		if err := each(ent); err != nil {
+			return err
+		}
+		j.done++
+		j.m.add(1)
+		if err := j.saveDue(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // discover checks --filter's literals (see checkFilter) and splits the
 // share where the keys are (see adaptiveBounds), or, on a resumed run, as
 // the checkpoint says the run began: its token holds a position per
@@ -158,62 +191,4 @@ func openScan[T any](q query.Query[T], p scanPlan, resume string) (*query.Parall
 		Parallelism: readers,
 		Resume:      resume,
 	})
-}
-
-// saver writes a run's checkpoint now and then; without --checkpoint it
-// does nothing.
-type saver struct {
-	file  *checkpointFile
-	job   string
-	every time.Duration
-	last  time.Time
-	Extra map[string]string
-}
-
-// checkpointEvery bounds the work lost in a crash (not on Ctrl-C, which
-// saves at once).
-var checkpointEvery = 5 * time.Second
-
-// startCheckpoint loads the checkpoint of this job, if --checkpoint names
-// one, and returns the saver and the position to resume from.
-func startCheckpoint(path, job string) (*saver, *Checkpoint, error) {
-	s := &saver{job: job, every: checkpointEvery, last: time.Now()}
-	if path == "" {
-		return s, &Checkpoint{}, nil
-	}
-	s.file = &checkpointFile{path}
-	cp, err := loadCheckpoint(path, job)
-	if err != nil {
-		return nil, nil, err
-	}
-	if cp == nil {
-		cp = &Checkpoint{}
-	}
-	return s, cp, nil
-}
-
-// due says whether the last save is old enough for another.
-func (s *saver) due() bool { return s.file != nil && time.Since(s.last) >= s.every }
-
-// maybe saves if the last save is old enough.
-func (s *saver) maybe(token string, done int64) error {
-	if s.file == nil || time.Since(s.last) < s.every {
-		return nil
-	}
-	return s.save(token, done, false)
-}
-
-func (s *saver) save(token string, done int64, complete bool) error {
-	if s.file == nil {
-		return nil
-	}
-	s.last = time.Now()
-	return s.file.save(Checkpoint{Job: s.job, Token: token, Done: done, Extra: s.Extra, Complete: complete})
-}
-
-// tellResume says, after a run that stopped early, where its position is.
-func (s *saver) tellResume(e *env) {
-	if s.file != nil {
-		fmt.Fprintf(e.stderr, "tablekit: position saved in %s: run the same command again to resume\n", s.file.path)
-	}
 }
