@@ -12,7 +12,7 @@ import (
 
 // checkpointVersion is bumped when the file's meaning changes, so that an
 // old file is refused instead of misread.
-const checkpointVersion = 2
+const checkpointVersion = 3
 
 // Checkpoint is what a long run needs to continue after a crash or Ctrl-C:
 // the parallel scan's token and how much was done. Job names the run

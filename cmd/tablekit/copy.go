@@ -75,12 +75,8 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if j.complete() {
-		return nil
-	}
-	if j.scanned() {
-		fmt.Fprintf(e.stderr, "tablekit copy: the checkpoint says this copy is complete (%d entities)\n", j.cp.Done)
-		return j.save(true)
+	if done, err := j.complete(); done {
+		return err
 	}
 	if err := plan.discover(ctx, sconn.svc, j.cp, j.sv); err != nil {
 		return err
@@ -142,7 +138,7 @@ func scanRounds(ctx context.Context, cur *query.ParallelCursor[table.RawEntity],
 	defer close(out)
 	var r round
 	send := func() error {
-		r.next = cur.Token()
+		r.next = scanPosition(cur.Token())
 		select {
 		case out <- r:
 			r = round{}

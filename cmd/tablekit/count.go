@@ -36,8 +36,10 @@ func runCount(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if j.complete() {
-		_, err := fmt.Fprintln(e.stdout, j.cp.Done)
+	if done, err := j.complete(); done {
+		if err == nil {
+			_, err = fmt.Fprintln(e.stdout, j.cp.Done)
+		}
 		return err
 	}
 	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {

@@ -57,8 +57,8 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if j.complete() {
-		return nil
+	if done, err := j.complete(); done {
+		return err
 	}
 	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
 		return err
@@ -83,7 +83,7 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 			keys = append(keys, k)
 			if len(keys) >= deleteRound {
 				select {
-				case rounds <- round{keys, c.Token()}:
+				case rounds <- round{keys, scanPosition(c.Token())}:
 				case <-ctx.Done():
 					return ctx.Err()
 				}
@@ -91,7 +91,7 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 			}
 		}
 		select {
-		case rounds <- round{keys, c.Token()}:
+		case rounds <- round{keys, scanPosition(c.Token())}:
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()

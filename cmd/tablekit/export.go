@@ -77,23 +77,23 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if j.complete() {
-		return nil
-	}
-	q := query.New(t)
-	if sel != "" {
-		q = q.Select(cols...)
-	}
 	if j.scanned() {
-		// Every segment had finished; only the final save was missed.
+		// Everything was read; the output is cut to what the checkpoint
+		// saw written before the run was marked complete.
 		o, err := openOutput(out, e.stdout, j.cp.Extra)
 		if err == nil {
 			err = o.close()
 		}
-		if err == nil {
-			err = j.save(true)
+		if err != nil {
+			return err
 		}
+	}
+	if done, err := j.complete(); done {
 		return err
+	}
+	q := query.New(t)
+	if sel != "" {
+		q = q.Select(cols...)
 	}
 	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
 		return err

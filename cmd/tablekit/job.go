@@ -53,17 +53,41 @@ func (j *job) at() string {
 	return j.token
 }
 
-// complete reports a job the checkpoint says is complete, and says so.
-func (j *job) complete() bool {
-	if j.cp.Complete {
-		fmt.Fprintf(j.e.stderr, "tablekit %s: the checkpoint says this %s is complete (%d entities)\n", j.verb, j.verb, j.cp.Done)
+// scanEnd is the position of a scan whose every segment finished. A
+// cursor's token is then "", which in a checkpoint means the start: a
+// resumed run would read the table again, counting it twice, and a copy
+// stopped in its first round, its position still "", was taken for one
+// that had finished.
+const scanEnd = "end"
+
+// scanPosition is a scan cursor's position for the checkpoint.
+func scanPosition(token string) string {
+	if token == "" {
+		return scanEnd
 	}
-	return j.cp.Complete
+	return token
 }
 
-// scanned reports a scan whose every segment had finished when the run
-// stopped, before its final save: nothing is left to read.
-func (j *job) scanned() bool { return !j.cp.Complete && j.cp.Done > 0 && j.cp.Token == "" }
+// scanned reports a scan that had read everything when the run stopped,
+// before its final save.
+func (j *job) scanned() bool { return !j.cp.Complete && j.cp.Token == scanEnd }
+
+// complete reports a job with nothing left to do, and says so: its
+// checkpoint says it is complete, or its scan had read everything (then
+// the checkpoint is marked complete now, as its run would have).
+func (j *job) complete() (bool, error) {
+	switch {
+	case j.cp.Complete:
+	case j.scanned():
+		if err := j.save(true); err != nil {
+			return true, err
+		}
+	default:
+		return false, nil
+	}
+	fmt.Fprintf(j.e.stderr, "tablekit %s: the checkpoint says this %s is complete (%d entities)\n", j.verb, j.verb, j.cp.Done)
+	return true, nil
+}
 
 // start shows the job's progress from here on.
 func (j *job) start(retries *atomic.Int64) { j.m = newMeter(j.e, j.verb, -1, j.cp.Done, retries) }

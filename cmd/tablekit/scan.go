@@ -124,7 +124,7 @@ func (s *scanFlags) start(e *env, verb, name, extra string, every time.Duration)
 // stream hands the scan's entities to each, one at a time, counting them
 // done; the job's position is the scan's, saved now and then.
 func stream[T any](ctx context.Context, j *job, c *query.ParallelCursor[T], each func(T) error) error {
-	j.position = c.Token
+	j.position = func() string { return scanPosition(c.Token()) }
 	for ent, err := range c.All(ctx) {
 		if err != nil {
 			return err
