@@ -93,8 +93,8 @@ func (q Query[T]) Split(ctx context.Context, parts int, o *SplitOptions) (Split,
 	if err := q.check(); err != nil {
 		return Split{}, err
 	}
-	if parts < 1 || parts > maxSplitParts {
-		return Split{}, fmt.Errorf("%w: query: split into %d parts, want 1 to %d", table.ErrInvalidOptions, parts, maxSplitParts)
+	if parts < 1 || parts > MaxSplitParts {
+		return Split{}, fmt.Errorf("%w: query: split into %d parts, want 1 to %d", table.ErrInvalidOptions, parts, MaxSplitParts)
 	}
 	if parts == 1 {
 		return Split{Property: PartitionKey}, nil
@@ -123,9 +123,9 @@ func (q Query[T]) Split(ctx context.Context, parts int, o *SplitOptions) (Split,
 	return out, nil
 }
 
-// maxSplitParts bounds Split's parts: far more segments than a parallel
-// run can use, or shares than machines.
-const maxSplitParts = 10000
+// MaxSplitParts is the most parts Query.Split cuts a key range into: far
+// more segments than a parallel run uses, or shares than machines.
+const MaxSplitParts = 10000
 
 // keyReader makes the splitter's reads: keys-only queries of one key range
 // (of RowKeys within partition, when set).

@@ -97,7 +97,7 @@ func TestSplit(t *testing.T) {
 		}
 	})
 	t.Run("bad input", func(t *testing.T) {
-		for _, parts := range []int{0, -1, maxSplitParts + 1} {
+		for _, parts := range []int{0, -1, MaxSplitParts + 1} {
 			if _, err := q.Split(ctx, parts, nil); !errors.Is(err, table.ErrInvalidOptions) {
 				t.Errorf("parts %d: got %v, want ErrInvalidOptions", parts, err)
 			}

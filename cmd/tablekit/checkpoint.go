@@ -68,13 +68,23 @@ func (c checkpointFile) save(cp Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(c.path)
-	f, err := os.CreateTemp(dir, filepath.Base(c.path)+".tmp*")
-	if err != nil {
+	if err := writeFileAtomic(c.path, append(b, '\n')); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
+	return nil
+}
+
+// writeFileAtomic writes a temporary file in path's directory, syncs it
+// and renames it over path: a crash at any moment leaves the old file or
+// the new one, never a torn one.
+func writeFileAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
 	tmp := f.Name()
-	_, err = f.Write(append(b, '\n'))
+	_, err = f.Write(b)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -82,11 +92,11 @@ func (c checkpointFile) save(cp Checkpoint) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, c.path)
+		err = os.Rename(tmp, path)
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("checkpoint: %w", err)
+		return err
 	}
 	// Sync the directory so that the rename itself survives a power loss.
 	if d, err := os.Open(dir); err == nil {

@@ -15,7 +15,7 @@ import (
 
 func init() {
 	register(&command{
-		name: "copy", args: "SRC_TABLE DST_TABLE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "copy", args: "SRC_TABLE DST_TABLE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "copy entities to another table, in this account or another, without holding the table in memory",
 		example: `tablekit copy orders orders2 --parallel 16 --checkpoint copy.ckpt
 # interrupted, even by kill -9? the same command again completes the copy

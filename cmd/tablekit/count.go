@@ -10,14 +10,15 @@ import (
 
 func init() {
 	register(&command{
-		name: "count", args: "TABLE [--filter ODATA] [--partition PK] [--prefix P] [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "count", args: "TABLE [--filter ODATA] [--partition PK] [--prefix P] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "count entities with a keys-only parallel scan; the number goes to stdout",
 		example: `tablekit count orders
 tablekit count orders --partition alice
 tablekit count logs --prefix 2024-05    # PartitionKeys starting with 2024-05
 tablekit count events --filter "Level eq 'error'" --parallel 16
 # four machines, one share each; the four numbers add up to the table's count:
-tablekit count events --segment 1/4    # ... --segment 4/4 on the others`,
+tablekit plan events --shares 4 -o events.plan
+tablekit count events --plan events.plan --segment 1/4    # ... --segment 4/4 on the others`,
 		run: runCount,
 	})
 }

@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(&command{
-		name: "delete", args: "TABLE (--filter ODATA | --partition PK | --prefix P) --yes [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "delete", args: "TABLE (--filter ODATA | --partition PK | --prefix P) --yes [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "delete the matching entities: a keys-only scan, then deletes in entity group transactions",
 		example: `tablekit delete logs --filter "Timestamp lt datetime'2024-01-01T00:00:00Z'" --yes --checkpoint logs.ckpt
 # interrupted? the same command again resumes from logs.ckpt

@@ -158,17 +158,18 @@ func checkSeeded(t *testing.T, got map[string]table.Entity, total int) {
 	}
 }
 
-// TestE2ESegmentsExport exports each share of --segment i/n: together the
+// TestE2ESegmentsExport exports each share of a plan of n: together the
 // shares hold every entity exactly once.
 func TestE2ESegmentsExport(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
 	name := seed(t, az, []string{"0a", "3f", "Alice", "bob", "zz9", "~x", "é"}, 20)
 	for _, n := range []int{2, 3} {
+		plan := planFile(t, cs, name, n)
 		union := map[string]int{}
 		for i := 1; i <= n; i++ {
 			file := filepath.Join(t.TempDir(), "share.jsonl")
-			wantCode(t, tk(t, cs, "export", name, "-o", file, "--segment", fmt.Sprintf("%d/%d", i, n)), 0, "export share")
+			wantCode(t, tk(t, cs, "export", name, "-o", file, "--plan", plan, "--segment", fmt.Sprintf("%d/%d", i, n)), 0, "export share")
 			for k, c := range keysOf(t, file) {
 				union[k] += c
 			}

@@ -16,7 +16,7 @@ import (
 
 func init() {
 	register(&command{
-		name: "export", args: "TABLE [-o FILE|-] [--format jsonl|csv] [--delimiter C] [--filter ODATA] [--partition PK] [--prefix P] [--select a,b] [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "export", args: "TABLE [-o FILE|-] [--format jsonl|csv] [--delimiter C] [--filter ODATA] [--partition PK] [--prefix P] [--select a,b] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "write the entities to JSON Lines (exact EDM types) or Storage Explorer CSV, with a parallel scan",
 		example: `tablekit export orders -o orders.jsonl --parallel 16 --checkpoint orders.ckpt
 # interrupted, even by kill -9? the same command again completes orders.jsonl

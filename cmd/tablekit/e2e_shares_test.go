@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/table"
+)
+
+// seedKeys creates a table holding an entity of each of keys (N numbers
+// them) and returns its name.
+func seedKeys(t *testing.T, az *testenv.Env, keys [][2]string) string {
+	t.Helper()
+	svc, err := table.NewService(az.ConnectionString, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := testenv.TableName(t)
+	tbl, err := table.New[seedEntity](svc, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := tbl.CreateTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+	ops := make([]batch.Op[seedEntity], len(keys))
+	for i, k := range keys {
+		ops[i] = batch.Op[seedEntity]{Entity: seedEntity{k[0], k[1], int32(i)}}
+	}
+	if _, err := batch.Write(ctx, tbl, ops, &batch.WriteOptions{InFlight: 8}); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// shareCounts counts each share of a plan of n.
+func shareCounts(t *testing.T, conn, name, plan string, n int, scope ...string) []int {
+	t.Helper()
+	var counts []int
+	for i := 1; i <= n; i++ {
+		counts = append(counts, count(t, conn, append([]string{name, "--plan", plan, "--segment", fmt.Sprintf("%d/%d", i, n)}, scope...)...))
+	}
+	return counts
+}
+
+// TestE2EPlanBalance plans four shares of tables whose keys put every
+// entity in one share of the key alphabet (p00..p49 with many rows a
+// partition, customer numbers with one, reverse ticks as the RowKeys of
+// one partition): each share within 50% of a quarter, together the table.
+func TestE2EPlanBalance(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	var customers, ticks [][2]string
+	for i := range 2000 {
+		customers = append(customers, [2]string{fmt.Sprintf("customer-%06d", i+1), "profile"})
+	}
+	for i := range 10000 {
+		ticks = append(ticks, [2]string{"device-7", table.ReverseTicks(time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * 3 * time.Second))})
+	}
+	var parts []string
+	for i := range 50 {
+		parts = append(parts, fmt.Sprintf("p%02d", i))
+	}
+	tests := []struct {
+		name  string
+		table string
+		n     int
+		scope []string
+	}{
+		{"p00-p49 of 200 rows", seed(t, az, parts, 200), 10000, nil},
+		{"customer numbers", seedKeys(t, az, customers), 2000, nil},
+		{"reverse ticks", seedKeys(t, az, ticks), 10000, []string{"--partition", "device-7"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			plan := filepath.Join(t.TempDir(), "plan.json")
+			r := tk(t, cs, append([]string{"plan", tt.table, "--shares", "4", "-o", plan}, tt.scope...)...)
+			wantCode(t, r, 0, "plan")
+			t.Log(strings.TrimSpace(r.stderr))
+			counts := shareCounts(t, cs, tt.table, plan, 4, tt.scope...)
+			sum := 0
+			for _, c := range counts {
+				sum += c
+				if c < tt.n/8 || c > tt.n*3/8 {
+					t.Errorf("share counts %v: want each within 50%% of %d", counts, tt.n/4)
+				}
+			}
+			if sum != tt.n {
+				t.Errorf("shares add up to %d, want %d", sum, tt.n)
+			}
+		})
+	}
+}
+
+// TestE2EPlanUsage gives shares and plans that do not fit: each stops the
+// command with exit status 2 before any request, and writes nothing.
+func TestE2EPlanUsage(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	name := seed(t, az, []string{"a", "b", "c", "d"}, 10)
+	other := seed(t, az, []string{"x"}, 1)
+	dir := t.TempDir()
+	plan4 := planFile(t, cs, name, 4)
+	planB := planFile(t, cs, name, 2, "--partition", "b")
+	planOther := planFile(t, cs, other, 4)
+	out := filepath.Join(dir, "out.jsonl")
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		want string // in stderr
+	}{
+		{"segment without a plan", nil, []string{"export", name, "-o", out, "--segment", "2/4"}, "needs --plan FILE"},
+		{"plan without a segment", nil, []string{"export", name, "-o", out, "--plan", plan4}, "--plan needs --segment"},
+		{"no such plan", nil, []string{"export", name, "-o", out, "--plan", filepath.Join(dir, "none"), "--segment", "1/4"}, "does not exist"},
+		{"another table's plan", nil, []string{"export", name, "-o", out, "--plan", planOther, "--segment", "1/4"}, "is of table"},
+		{"other shares", nil, []string{"export", name, "-o", out, "--plan", plan4, "--segment", "1/3"}, "has 4 shares, not 3"},
+		{"other scope", nil, []string{"export", name, "-o", out, "--plan", planB, "--segment", "1/2"}, "--partition \"b\""},
+		{"index not set", nil, []string{"export", name, "-o", out, "--plan", plan4, "--segment", "env:JOB_COMPLETION_INDEX/4"}, "is not set"},
+		{"index too big", []string{"JOB_COMPLETION_INDEX=4"}, []string{"export", name, "-o", out, "--plan", plan4, "--segment", "env:JOB_COMPLETION_INDEX/4"}, "0 to 3"},
+		{"key-chars is gone", nil, []string{"export", name, "-o", out, "--key-chars", "hex"}, "not defined"},
+		{"no shares", nil, []string{"plan", name, "-o", out}, "--shares 0"},
+		{"too many shares", nil, []string{"plan", name, "--shares", "10001", "-o", out}, "want 1 to 10000"},
+		{"count's segment", nil, []string{"count", name, "--segment", "3/4"}, "needs --plan FILE"},
+		{"copy's segment", nil, []string{"copy", name, "x" + name, "--segment", "3/4"}, "needs --plan FILE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(binary(t), tt.args...)
+			cmd.Env = append(childEnv(cs), tt.env...)
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			err := cmd.Run()
+			ee, _ := err.(*exec.ExitError)
+			if ee == nil || ee.ExitCode() != exitUsage || !strings.Contains(errb.String(), tt.want) {
+				t.Errorf("got %v: %s; want exit %d saying %q", err, errb.String(), exitUsage, tt.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was written", out)
+				os.Remove(out)
+			}
+		})
+	}
+	wantCode(t, tk(t, cs, "plan", testenv.TableName(t), "--shares", "2"), exitFailed, "plan of a missing table")
+}
+
+// TestE2EPlanTableChanges writes the table between the plan and the
+// shares' runs, and while they run: the shares still hold every entity
+// exactly once, those written during the run at most once.
+func TestE2EPlanTableChanges(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	var parts []string
+	for i := range 30 {
+		parts = append(parts, fmt.Sprintf("k%02d", i))
+	}
+	name := seed(t, az, parts, 40)
+	plan := planFile(t, cs, name, 3)
+	svc, err := table.NewService(cs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.New[seedEntity](svc, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	write := func(pks ...string) {
+		var ops []batch.Op[seedEntity]
+		for _, pk := range pks {
+			for i := range 10 {
+				ops = append(ops, batch.Op[seedEntity]{Entity: seedEntity{pk, fmt.Sprintf("%04d", i), int32(i)}})
+			}
+		}
+		if _, err := batch.Write(ctx, tbl, ops, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Before the run: partitions before, between and after the planned ones.
+	write("a", "k10x", "k200", "zz")
+	before := len(parts)*40 + 40
+	// During the run: more of them, while the shares are exported.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+				write(fmt.Sprintf("k%02dw%d", i%30, i), fmt.Sprintf("w%d", i))
+			}
+		}
+	}()
+	union := map[string]int{}
+	for i := 1; i <= 3; i++ {
+		file := filepath.Join(t.TempDir(), "share.jsonl")
+		wantCode(t, tk(t, cs, "export", name, "-o", file, "--plan", plan, "--segment", fmt.Sprintf("%d/3", i), "--parallel", "2"), 0, "export share")
+		for k, c := range keysOf(t, file) {
+			union[k] += c
+		}
+	}
+	close(stop)
+	wg.Wait()
+	for k, c := range union {
+		if c != 1 {
+			t.Errorf("%s in %d shares, want 1", k, c)
+		}
+	}
+	for _, pk := range append(parts, "a", "k10x", "k200", "zz") {
+		n := 40
+		if len(pk) != 3 || pk == "k200" {
+			n = 10
+		}
+		for i := range n {
+			if k := fmt.Sprintf("%s/%04d", pk, i); union[k] != 1 {
+				t.Errorf("%s, stored before the run, in %d shares, want 1", k, union[k])
+			}
+		}
+	}
+	if len(union) < before {
+		t.Errorf("the shares hold %d entities, fewer than the %d stored before the run", len(union), before)
+	}
+}
