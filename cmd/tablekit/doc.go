@@ -131,6 +131,14 @@
 // -Infinity (as Microsoft's SDKs write it: in JSON Lines, a string with
 // the Edm.Double annotation); CSV import also reads INF and -INF.
 //
+// export --ordered writes the entities in key order (PartitionKey, then
+// RowKey), so that two exports of a table diff: --parallel's segments are
+// merged in key order, which holds a page of each (one segment per request
+// in flight) and reads ahead; it is slower than an unordered export of a
+// large table. --limit N stops after N entities (per share with
+// --segment): with --ordered the first N in key order, without it any N. A
+// CSV export's first pass still reads the whole scan for its columns.
+//
 // import reads the first line before it creates the table or writes
 // anything: one that is not in the format chosen (a CSV file named .jsonl,
 // a JSON array) stops it with one message and exit status 2.

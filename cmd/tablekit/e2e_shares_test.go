@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -133,6 +134,7 @@ func TestE2EPlanUsage(t *testing.T) {
 		{"key-chars is gone", nil, []string{"export", name, "-o", out, "--key-chars", "hex"}, "not defined"},
 		{"no shares", nil, []string{"plan", name, "-o", out}, "--shares 0"},
 		{"too many shares", nil, []string{"plan", name, "--shares", "10001", "-o", out}, "want 1 to 10000"},
+		{"negative limit", nil, []string{"export", name, "-o", out, "--limit", "-1"}, "--limit -1"},
 		{"count's segment", nil, []string{"count", name, "--segment", "3/4"}, "needs --plan FILE"},
 		{"copy's segment", nil, []string{"copy", name, "x" + name, "--segment", "3/4"}, "needs --plan FILE"},
 	}
@@ -235,4 +237,101 @@ func TestE2EPlanTableChanges(t *testing.T) {
 	if len(union) < before {
 		t.Errorf("the shares hold %d entities, fewer than the %d stored before the run", len(union), before)
 	}
+}
+
+// keyLines reads a JSON Lines file's keys in file order.
+func keyLines(t *testing.T, file string) []string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var k struct{ PartitionKey, RowKey string }
+		if err := json.Unmarshal([]byte(l), &k); err != nil {
+			t.Fatalf("%s: %v: %q", file, err, l)
+		}
+		keys = append(keys, k.PartitionKey+"/"+k.RowKey)
+	}
+	return keys
+}
+
+// TestE2EExportOrderedLimit exports in key order with --parallel (a merge
+// of the segments), the first entities only, and an ordered export killed
+// and resumed: in order, every entity once.
+func TestE2EExportOrderedLimit(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	var parts []string
+	for i := range 12 {
+		parts = append(parts, fmt.Sprintf("o%02d", i))
+	}
+	name := seed(t, az, parts, 150)
+	var all []string
+	for _, p := range parts {
+		for i := range 150 {
+			all = append(all, fmt.Sprintf("%s/%04d", p, i))
+		}
+	}
+	dir := t.TempDir()
+	tests := []struct {
+		name  string
+		args  []string
+		want  []string // in this order; nil: any order
+		count int
+	}{
+		{"ordered", []string{"--ordered", "--parallel", "4"}, all, len(all)},
+		{"ordered limit", []string{"--ordered", "--limit", "25", "--parallel", "4"}, all[:25], 25},
+		{"limit", []string{"--limit", "25", "--parallel", "4"}, nil, 25},
+		{"ordered share", []string{"--ordered", "--plan", planFile(t, cs, name, 2), "--segment", "2/2"}, nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(dir, tt.name+".jsonl")
+			wantCode(t, tk(t, cs, append([]string{"export", name, "-o", file}, tt.args...)...), 0, "export")
+			got := keyLines(t, file)
+			switch {
+			case tt.want != nil:
+				if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+					t.Errorf("got %d keys, from %v; want %d in key order, from %v", len(got), got[:min(3, len(got))], len(tt.want), tt.want[:3])
+				}
+			case tt.count > 0:
+				keys := map[string]int{}
+				for _, k := range got {
+					keys[k]++
+				}
+				wantOnce(t, tt.name, keys, tt.count)
+			default: // a share: in order, and ending with the table's last key
+				for i := 1; i < len(got); i++ {
+					if got[i-1] >= got[i] {
+						t.Fatalf("key %q after %q", got[i], got[i-1])
+					}
+				}
+				if len(got) == 0 || got[len(got)-1] != all[len(all)-1] {
+					t.Errorf("share 2/2 of %d keys ends with %v, want %s", len(got), got[len(got)-1:], all[len(all)-1])
+				}
+			}
+		})
+	}
+	t.Run("ordered kill and resume", func(t *testing.T) {
+		file, ckpt := filepath.Join(dir, "killed.jsonl"), filepath.Join(dir, "killed.ckpt")
+		args := []string{"export", name, "-o", file, "--ordered", "--parallel", "3", "--checkpoint", ckpt, "--checkpoint-every", "1ms"}
+		killWhenCheckpointed(t, cs, ckpt, args...)
+		wantCode(t, tk(t, cs, append(args[:len(args)-2:len(args)-2], "--checkpoint-every", "1s")...), 0, "resumed export")
+		if got := keyLines(t, file); strings.Join(got, " ") != strings.Join(all, " ") {
+			t.Errorf("resumed ordered export: %d keys, not the table in key order", len(got))
+		}
+	})
+	t.Run("limit to CSV", func(t *testing.T) {
+		file := filepath.Join(dir, "head.csv")
+		wantCode(t, tk(t, cs, "export", name, "-o", file, "--limit", "7", "--ordered"), 0, "export")
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 8 || !strings.HasPrefix(lines[1], "o00,0000,") {
+			t.Errorf("got %d lines, from %q; want a header and the first 7 entities", len(lines), lines[:min(2, len(lines))])
+		}
+	})
 }

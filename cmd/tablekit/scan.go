@@ -45,6 +45,7 @@ type scanPlan struct {
 	filter   query.Filter // the keys and --filter
 	segs     []query.Segment
 	parallel int
+	ordered  bool   // export --ordered: the segments merged in key order
 	job      string // identifies the run in a checkpoint
 	readers  int    // the scan's requests in flight; 0: parallel
 	raw      string // --filter, when its literals are to be checked
@@ -220,10 +221,14 @@ func (p *scanPlan) discover(ctx context.Context, svc *table.Service, cp *Checkpo
 const extraSplit = "split-bounds"
 
 // segments is how many segments the scan wants: none to split for one
-// request in flight.
+// request in flight; for a merge in key order, which holds a page of every
+// segment, one per request.
 func (p *scanPlan) segments() int {
-	if p.parallel == 1 {
+	switch {
+	case p.parallel == 1:
 		return 1
+	case p.ordered:
+		return p.parallel
 	}
 	return p.parallel * segmentsPerWorker
 }
@@ -238,6 +243,7 @@ func openScan[T any](q query.Query[T], p scanPlan, resume string) (*query.Parall
 	}
 	return q.Where(p.filter).PageSize(query.MaxPageSize).Parallel(p.segs, &query.ParallelOptions{
 		Parallelism: readers,
+		Ordered:     p.ordered,
 		Resume:      resume,
 	})
 }
