@@ -97,7 +97,8 @@
 //
 // A Kubernetes Indexed Job numbers its pods from 0 in JOB_COMPLETION_INDEX;
 // --segment env:JOB_COMPLETION_INDEX/n reads it and takes share index+1,
-// so every pod runs the same command line.
+// so every pod runs the same command line (deploy/k8s in the repository
+// has the manifest of an export and a copy, and how to collect the files).
 //
 // # Within a share: --parallel
 //

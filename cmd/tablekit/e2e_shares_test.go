@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -102,6 +104,147 @@ func TestE2EPlanBalance(t *testing.T) {
 				t.Errorf("shares add up to %d, want %d", sum, tt.n)
 			}
 		})
+	}
+}
+
+// manifestJob is what the e2e test reads of a Job of the manifest.
+type manifestJob struct {
+	name        string
+	completions int
+	args        []string
+}
+
+// readManifest reads deploy/k8s's Jobs without a YAML library (none is a
+// dependency): their names, completions and args, written as one-line
+// JSON arrays, and it checks the lines every Job must have.
+func readManifest(t *testing.T) []manifestJob {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "k8s", "indexed-job.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []manifestJob
+	for _, doc := range strings.Split(string(b), "\n---\n") {
+		field := func(key string) string {
+			m := regexp.MustCompile(`(?m)^\s*` + key + `:\s*(.+)$`).FindStringSubmatch(doc)
+			if m == nil {
+				t.Fatalf("manifest: a Job without %s:\n%s", key, doc)
+			}
+			return strings.TrimSpace(m[1])
+		}
+		for _, want := range []string{"apiVersion: batch/v1", "kind: Job", "completionMode: Indexed", "restartPolicy: Never"} {
+			if !strings.Contains(doc, want) {
+				t.Errorf("manifest: a Job without %q", want)
+			}
+		}
+		j := manifestJob{name: strings.Fields(field("name"))[0]}
+		if j.completions, err = strconv.Atoi(field("completions")); err != nil {
+			t.Fatal(err)
+		}
+		if p := field("parallelism"); p != strconv.Itoa(j.completions) {
+			t.Errorf("manifest %s: parallelism %s, completions %d: want the shares at once", j.name, p, j.completions)
+		}
+		if err := json.Unmarshal([]byte(field("args")), &j.args); err != nil {
+			t.Fatalf("manifest %s: args: %v", j.name, err)
+		}
+		if seg := fmt.Sprintf("env:JOB_COMPLETION_INDEX/%d", j.completions); !strings.Contains(strings.Join(j.args, " "), "--segment "+seg) {
+			t.Errorf("manifest %s: args %q, want --segment %s", j.name, j.args, seg)
+		}
+		jobs = append(jobs, j)
+	}
+	return jobs
+}
+
+// runPods runs the Job's command line as its pods run it, all at once:
+// the same arguments in each, $(JOB_COMPLETION_INDEX) expanded as the
+// kubelet expands it, JOB_COMPLETION_INDEX in the environment, and the
+// manifest's names and paths mapped to the test's.
+func runPods(t *testing.T, conn string, j manifestJob, names map[string]string, dir string) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]string, j.completions)
+	for i := range j.completions {
+		args := make([]string, len(j.args))
+		for k, a := range j.args {
+			a = strings.ReplaceAll(a, "$(JOB_COMPLETION_INDEX)", strconv.Itoa(i))
+			a = strings.Replace(a, "/plan/", dir+"/", 1)
+			a = strings.Replace(a, "/data/", dir+"/", 1)
+			if n, ok := names[a]; ok {
+				a = n
+			}
+			args[k] = a
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		cmd := exec.CommandContext(ctx, binary(t), args...)
+		cmd.Env = append(childEnv(conn), "JOB_COMPLETION_INDEX="+strconv.Itoa(i))
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer cancel()
+			if err := cmd.Run(); err != nil {
+				errs[i] = fmt.Sprintf("pod %d: %v\n%s", i, err, errb.String())
+			}
+		}()
+	}
+	wg.Wait()
+	for _, e := range errs {
+		if e != "" {
+			t.Error(e)
+		}
+	}
+}
+
+// TestE2EIndexedJob runs the Kubernetes manifest's export and copy as an
+// Indexed Job runs them, its pods at once with their JOB_COMPLETION_INDEX
+// and one plan: the exports' files hold the table exactly once, and the
+// copy is the table.
+func TestE2EIndexedJob(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	var parts []string
+	for i := range 50 {
+		parts = append(parts, fmt.Sprintf("p%02d", i))
+	}
+	per := 200
+	if testing.Short() {
+		per = 40
+	}
+	src := seed(t, az, parts, per)
+	dst := testenv.TableName(t)
+	t.Cleanup(func() { _ = dynTableOf(t, cs, dst).DeleteTable(context.Background()) })
+	names := map[string]string{"events": src, "eventscopy": dst}
+	jobs := readManifest(t)
+	if len(jobs) != 2 || jobs[0].args[0] != "export" || jobs[1].args[0] != "copy" {
+		t.Fatalf("manifest: want an export Job and a copy Job, got %+v", jobs)
+	}
+	dir := t.TempDir()
+	n := jobs[0].completions
+	wantCode(t, tk(t, cs, "plan", src, "--shares", strconv.Itoa(n), "-o", filepath.Join(dir, "events.plan")), 0, "plan")
+
+	runPods(t, cs, jobs[0], names, dir)
+	union := map[string]int{}
+	for i := range n {
+		keys := keysOf(t, filepath.Join(dir, fmt.Sprintf("events-%d.jsonl", i)))
+		if len(keys) < len(parts)*per/(2*n) {
+			t.Errorf("pod %d exported %d entities, want at least half of a share", i, len(keys))
+		}
+		for k, c := range keys {
+			union[k] += c
+		}
+	}
+	wantOnce(t, "the pods' exports", union, len(parts)*per)
+
+	runPods(t, cs, jobs[1], names, dir)
+	if got := count(t, cs, dst); got != len(parts)*per {
+		t.Errorf("the pods' copy holds %d entities, want %d", got, len(parts)*per)
+	}
+	// A pod started again (a failed one, here one that finished) resumes
+	// from its checkpoint: nothing more is written.
+	runPods(t, cs, jobs[0], names, dir)
+	if got := len(keysOf(t, filepath.Join(dir, "events-0.jsonl"))); got == 0 || got > len(parts)*per {
+		t.Errorf("pod 0 run again: its file has %d entities", got)
 	}
 }
 
