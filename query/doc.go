@@ -128,7 +128,11 @@
 // from [PartitionSegments] (a list of partitions), [RangeSegments] (key
 // ranges), [PrefixSegments] or [ShardSegments] (the prefixes of
 // table.Shard, for keys spread over shards); segments must not overlap,
-// which these constructors check.
+// which these constructors check. When you do not know where the keys are,
+// [Query.Split] reads them (keys-only queries: one for keys that fit in a
+// page, at most about 130 for a large table) and cuts the query's key range
+// into parts of about equal size: its [Split].Segments run them, and its
+// bounds, plain strings, can be saved and given to other machines.
 //
 // [ParallelCursor.All] streams entities as pages arrive. With
 // [ParallelOptions].Ordered it merges the segments in (PartitionKey,
