@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync/atomic"
 
 	"github.com/tablekit/tablekit/internal/core"
@@ -71,24 +72,12 @@ type splitKey struct {
 	RowKey       string
 }
 
-// Split reads q's keys with keys-only queries and returns where to cut q's
-// key range into parts holding about the same number of entities each,
-// for a parallel run of q (Split.Segments) or shares of it on several
-// machines. The key range is what q's filter fixes of the keys (a
-// partition, PartitionKey or RowKey bounds, a prefix); the rest of the
-// filter does not narrow the reads, which are key seeks. Within one
-// partition (PartitionKey eq) it cuts RowKeys; otherwise PartitionKeys,
-// never splitting a partition, so a range of one partition is one part.
-// One part needs no reads, and has no estimate.
-//
-// The reads find the keys' common prefix, read pages spread over the key
-// space after it and then where the count is least sure; between pages,
-// a key's share of the space stands for its share of the entities. For
-// keys such as zero-padded numbers, GUIDs, dates, reverse ticks or p00 to
-// p99 the parts come within a few tens of percent of one another; keys
-// that fit in one page are cut exactly. Whatever it finds, the parts tile
-// the range: the table may change meanwhile and every key still falls in
-// exactly one part.
+// Split reads q's keys with keys-only queries and returns where to cut the
+// key range q's filter fixes (a partition, bounds, a prefix) into parts of
+// about equal size; the parts tile the range whatever it reads. Errors:
+// table.ErrInvalidOptions for parts outside 1..MaxSplitParts and q's own,
+// before any request; then the service's. See the package documentation
+// for how it estimates, and what it costs.
 func (q Query[T]) Split(ctx context.Context, parts int, o *SplitOptions) (Split, error) {
 	if err := q.check(); err != nil {
 		return Split{}, err
@@ -165,8 +154,12 @@ func (r *keyReader) Read(ctx context.Context, rg keyspace.Range, n int) ([]keysp
 			return nil, false, err
 		}
 		if len(page.keys) > 0 || page.next.Done {
-			ks := make([]keyspace.Key, len(page.keys))
-			for i, k := range page.keys {
+			// In key order, as Table Storage sends them; Cosmos DB for
+			// Table does not promise it.
+			keys := slices.Clone(page.keys)
+			slices.SortFunc(keys, compareKeys)
+			ks := make([]keyspace.Key, len(keys))
+			for i, k := range keys {
 				ks[i] = keyspace.Key{PK: k.pk, RK: k.rk}
 			}
 			return ks, !page.next.Done, nil
