@@ -301,6 +301,38 @@ func TestE2EPlanUsage(t *testing.T) {
 	wantCode(t, tk(t, cs, "plan", testenv.TableName(t), "--shares", "2"), exitFailed, "plan of a missing table")
 }
 
+// TestE2EPlanEmptyShares plans more shares than the keys can be cut into
+// (two partitions; one partition of more than a page, which leaves no
+// bound at all): the shares left empty read nothing, and together the
+// shares hold the table once.
+func TestE2EPlanEmptyShares(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	for _, tt := range []struct {
+		parts []string
+		per   int
+	}{{[]string{"a", "b"}, 10}, {[]string{"only"}, 1100}} {
+		name := seed(t, az, tt.parts, tt.per)
+		plan := filepath.Join(t.TempDir(), "plan.json")
+		r := tk(t, cs, "plan", name, "--shares", "4", "-o", plan)
+		wantCode(t, r, 0, "plan")
+		if !strings.Contains(r.stderr, "shares are empty") {
+			t.Errorf("plan of %d partitions in 4 shares says %q, want that some are empty", len(tt.parts), r.stderr)
+		}
+		counts := shareCounts(t, cs, name, plan, 4)
+		sum, empty := 0, 0
+		for _, c := range counts {
+			sum += c
+			if c == 0 {
+				empty++
+			}
+		}
+		if want := tt.per * len(tt.parts); sum != want || empty < 4-len(tt.parts) {
+			t.Errorf("%d partitions in 4 shares: counts %v, want %d in all, %d shares empty", len(tt.parts), counts, want, 4-len(tt.parts))
+		}
+	}
+}
+
 // TestE2EPlanTableChanges writes the table between the plan and the
 // shares' runs, and while they run: the shares still hold every entity
 // exactly once, those written during the run at most once.

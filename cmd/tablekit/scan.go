@@ -120,7 +120,7 @@ func (s *scanFlags) makePlan(command, tableName string, getenv func(string) stri
 		if p.share.Lo != whole.Lo {
 			keys = append(keys, split.Ge(query.String(p.share.Lo)))
 		}
-		if p.share.HasHi && p.share.Hi != whole.Hi {
+		if p.share.HasHi && (!whole.HasHi || p.share.Hi != whole.Hi) {
 			keys = append(keys, split.Lt(query.String(p.share.Hi)))
 		}
 		job += " plan=" + pl.id()
