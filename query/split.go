@@ -60,9 +60,10 @@ func (s Split) Segments() []Segment {
 // SplitOptions tune Query.Split; nil means defaults. It is never modified.
 type SplitOptions struct {
 	// Requests is about how many keys-only queries Split may make (each
-	// reads up to 1,000 keys): more find the keys' spread more exactly.
-	// 0 means 80 to 130, by parts; at least 20 are made when the keys do
-	// not fit in one page.
+	// reads up to 1,000 keys) when the keys do not fit in one: more find
+	// their spread more exactly. 0 means 80 to 130, by parts; under 40,
+	// Split spreads its reads evenly and does not look where its counts
+	// are least sure, which suits the segments of one process.
 	Requests int
 }
 

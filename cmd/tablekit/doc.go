@@ -104,7 +104,8 @@
 //
 // Each machine splits its share again, into up to 4 segments per request
 // in flight, where its keys are: the same splitter as plan, with fewer
-// keys-only queries (at most about 24; none with --parallel 1). The
+// keys-only queries (about 12, most of them for a single key or 100; none
+// with --parallel 1). The
 // queries see --partition, --prefix and the share, not --filter: they are
 // key seeks, cheap on the service. The bounds are saved in the checkpoint,
 // and a resumed run scans the same segments without reading the keys

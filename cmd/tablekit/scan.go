@@ -63,7 +63,7 @@ const segmentsPerWorker = 4
 // splitRequests bounds the keys-only queries that split a share for
 // --parallel: where the keys are matters less than between machines, and
 // every run of a command makes them.
-const splitRequests = 24
+const splitRequests = 12
 
 // scope is the key filter of --partition and --prefix, on the property
 // the segments split.

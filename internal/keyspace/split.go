@@ -33,10 +33,19 @@ type Options struct {
 	InFlight int // reads at once; default 4
 }
 
-// overhead is about how many reads go to the prefix and the end of the
-// keys: the rest are pages, three fifths spread evenly (probes), two fifths
-// where the estimates are least sure (refine).
-const overhead = 14
+// The reads besides the pages: the first page, one to see whether there is
+// another partition and about five for the common prefix (prefixReads),
+// then endSteps for the end of the keys (fewEndSteps with few reads). The pages go
+// three fifths where the keys are spread evenly, two fifths where the
+// estimates are least sure. With few reads (fewReads), as for the segments
+// of one process, all go evenly and, after the first, read fewPage keys
+// each (as costly as a full page on the service, a fraction of one on
+// Azurite): enough to place segments where the keys are.
+const (
+	prefixReads = 7
+	fewReads    = 40
+	fewPage     = 100
+)
 
 // Result is where Split cuts a range and what it found.
 type Result struct {
@@ -61,8 +70,13 @@ func Split(ctx context.Context, rd Reader, r Range, byRow bool, parts int, o Opt
 	o.PageSize = min(cmp.Or(o.PageSize, 1000), 1000)
 	o.Reads = cmp.Or(o.Reads, min(max(6*parts+60, 80), 130))
 	o.InFlight = cmp.Or(o.InFlight, 4)
-	pages := max(o.Reads-overhead, 8)
-	s := &splitter{rd: rd, r: r, byRow: byRow, o: o, spreadN: max(pages*3/5, 4), refineN: pages * 2 / 5}
+	s := &splitter{rd: rd, r: r, byRow: byRow, o: o, page: o.PageSize}
+	if o.Reads < fewReads {
+		s.endSteps, s.spreadN, s.page = fewEndSteps, max(o.Reads-prefixReads-fewEndSteps, 4), min(o.PageSize, fewPage)
+	} else {
+		pages := o.Reads - prefixReads - endSteps
+		s.endSteps, s.spreadN, s.refineN = endSteps, pages*3/5, pages*2/5
+	}
 	s.pieces = []piece{{lo: s.loOf(r.Lo, r.After)}}
 	if err := s.run(ctx, parts); err != nil {
 		return Result{Reads: s.reads}, err
@@ -81,20 +95,22 @@ type piece struct {
 }
 
 type splitter struct {
-	rd      Reader
-	r       Range
-	byRow   bool
-	o       Options
-	reads   int
-	pieces  []piece
-	seen    []string // keys read, for the coordinate (see observe)
-	last    string   // the last key read
-	prefix  string   // every key of the range starts with it
-	end     string   // the range's end in string space ("": open)
-	c       *coord
-	single  bool // byRow false and one partition: nothing to cut
-	spreadN int  // pages spread evenly
-	refineN int  // pages where the estimates are least sure
+	rd       Reader
+	r        Range
+	byRow    bool
+	o        Options
+	reads    int
+	pieces   []piece
+	seen     []string // keys read, for the coordinate (see observe)
+	last     string   // the last key read
+	prefix   string   // every key of the range starts with it
+	end      string   // the range's end in string space ("": open)
+	c        *coord
+	single   bool // byRow false and one partition: nothing to cut
+	endSteps int  // reads looking for the end of the keys
+	page     int  // keys per read after the first
+	spreadN  int  // pages spread evenly
+	refineN  int  // pages where the estimates are least sure
 }
 
 // str is a key in the splitter's string space, where string order is key
@@ -173,7 +189,7 @@ func (s *splitter) run(ctx context.Context, parts int) error {
 		s.end = e
 	}
 	s.c = newCoord(s.prefix, s.seen, false)
-	if err := s.findEnd(ctx); err != nil {
+	if err := s.narrowEnd(ctx); err != nil {
 		return err
 	}
 	// Half the pages evenly over the digits the keys may hold, half
@@ -323,14 +339,14 @@ func (s *splitter) findPrefix(ctx context.Context, first string) error {
 	return nil
 }
 
-// findEnd narrows the range's end to about where its last key is, so that
+// narrowEnd narrows the range's end to about where its last key is, so that
 // the pages spread over the keys and not over the space after them
 // (customer-000001 to customer-050000 fill half of the digit after the
 // prefix, dates in a year a few of its months). The end stays an end: no
 // key is at or after it.
-func (s *splitter) findEnd(ctx context.Context) error {
+func (s *splitter) narrowEnd(ctx context.Context) error {
 	lo, hi := s.c.at(s.last), s.uEnd()
-	for range endSteps {
+	for range s.endSteps {
 		mid := (lo + hi) / 2
 		k := s.c.key(mid)
 		if !s.byRow {
@@ -354,9 +370,12 @@ func (s *splitter) findEnd(ctx context.Context) error {
 	return nil
 }
 
-// endSteps is how many reads findEnd makes: the end is then known within
-// 1/64 of the space after the first page.
-const endSteps = 6
+// endSteps is how many reads narrowEnd makes: the end is then known within
+// 1/64 of the space after the first page (1/8 with fewEndSteps).
+const (
+	endSteps    = 6
+	fewEndSteps = 3
+)
 
 // maxPrefix bounds the common prefix looked for, in characters.
 const maxPrefix = 256
@@ -446,7 +465,7 @@ func (s *splitter) readAll(ctx context.Context, idx []int, from []string) error 
 	g.SetLimit(s.o.InFlight)
 	for j := range idx {
 		g.Go(func() error {
-			ks, more, err := s.rd.Read(gctx, reqs[j], s.o.PageSize)
+			ks, more, err := s.rd.Read(gctx, reqs[j], s.page)
 			mu.Lock()
 			out[j] = res{ks, more}
 			mu.Unlock()
@@ -505,7 +524,7 @@ func (s *splitter) estimate() {
 			}
 			n += float64(len(s.pieces[j].keys))
 			w += s.width(j)
-			if w >= s.width(i)/2 || n >= float64(s.o.PageSize) {
+			if w >= s.width(i)/2 || n >= float64(s.page) {
 				break
 			}
 		}
@@ -529,7 +548,7 @@ func (s *splitter) estimate() {
 		case allW > 0:
 			d = allN / allW
 		default:
-			p.est = float64(s.o.PageSize)
+			p.est = float64(s.page)
 			continue
 		}
 		p.est = d * s.width(i)
@@ -552,7 +571,7 @@ func (s *splitter) refine(ctx context.Context, n int) (int, error) {
 	from := make([]string, len(cand))
 	for j, i := range cand {
 		from[j] = s.pieces[i].lo
-		if s.pieces[i].est <= 1.5*float64(s.o.PageSize) {
+		if s.pieces[i].est <= 1.5*float64(s.page) {
 			continue
 		}
 		u0 := s.c.at(s.pieces[i].lo)

@@ -277,6 +277,31 @@ func TestSplitSmall(t *testing.T) {
 	}
 }
 
+// TestSplitFewReads splits with the reads a process gives its segments
+// (32 parts for 8 requests in flight): few, yet at least one part holding
+// keys per request in flight, whatever the shape.
+func TestSplitFewReads(t *testing.T) {
+	for _, sh := range shapes {
+		rd := newSliceReader(sh.keys(10000), sh.byRow, sh.pk)
+		res, err := Split(context.Background(), rd, Range{}, sh.byRow, 32, Options{Reads: 12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckBounds(res.Bounds, Range{}); err != nil {
+			t.Fatalf("%s: %v", sh.name, err)
+		}
+		filled := 0
+		for _, c := range rd.counts(Tiles(Range{}, res.Bounds)) {
+			if c > 0 {
+				filled++
+			}
+		}
+		if res.Reads > 14 || filled < 8 {
+			t.Errorf("%s: got %d reads and %d of %d parts holding keys; want at most 14 reads, at least 8 parts with keys", sh.name, res.Reads, filled, len(res.Bounds)+1)
+		}
+	}
+}
+
 // TestSplitDeterministic splits the same keys twice: the same bounds.
 func TestSplitDeterministic(t *testing.T) {
 	rd := newSliceReader(shapes[2].keys(20000), false, "")
