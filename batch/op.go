@@ -84,6 +84,9 @@ type encoder[T any] struct {
 
 func newEncoder[T any](t *table.Table[T]) *encoder[T] { return &encoder[T]{t: t} }
 
+// limits starts the limits of an empty transaction on the table's backend.
+func (e *encoder[T]) limits() txLimits { return newTxLimits((*core.Table)(e.t).Profile()) }
+
 // keys returns the keys an operation addresses, without validating them.
 func (e *encoder[T]) keys(op *Op[T]) (pk, rk string) {
 	if op.Kind == Delete && (op.PartitionKey != "" || op.RowKey != "") {

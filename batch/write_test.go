@@ -181,7 +181,7 @@ func TestSoakWriteLoad(t *testing.T) {
 	minFill := 1.0
 	for pk, bs := range byPK {
 		for i, b := range bs[:len(bs)-1] {
-			fill := max(float64(b.ops)/batch.MaxOps, float64(b.size)/batch.MaxBodyBytes)
+			fill := max(float64(b.ops)/batch.MaxOps, float64(b.size)/float64(storageBody))
 			minFill = min(minFill, fill)
 			if fill < 0.95 {
 				t.Errorf("partition %s transaction %d: %d ops, %d bytes: %.1f%% full", pk, i, b.ops, b.size, 100*fill)
@@ -214,7 +214,7 @@ func TestWriteSeq(t *testing.T) {
 		t.Errorf("first Progress.OpsTotal = %d: the total grows as the sequence is read", first.OpsTotal)
 	}
 	for _, b := range sent {
-		if b.size >= batch.MaxBodyBytes || b.ops > batch.MaxOps {
+		if b.size >= storageBody || b.ops > batch.MaxOps {
 			t.Errorf("sent %d operations in %d bytes", b.ops, b.size)
 		}
 	}
@@ -538,10 +538,10 @@ func TestWritePacksBySize(t *testing.T) {
 			lowest := 1.0
 			for pk, bs := range byPK {
 				for i, b := range bs[:len(bs)-1] {
-					if b.size >= batch.MaxBodyBytes {
+					if b.size >= storageBody {
 						t.Errorf("%s #%d: %d bytes sent", pk, i, b.size)
 					}
-					fill := max(float64(b.ops)/batch.MaxOps, float64(b.size)/batch.MaxBodyBytes)
+					fill := max(float64(b.ops)/batch.MaxOps, float64(b.size)/float64(storageBody))
 					lowest = min(lowest, fill)
 					if fill < tt.minFill {
 						t.Errorf("%s #%d: %d ops, %d bytes: %.1f%% full, want %.0f%%", pk, i, b.ops, b.size, 100*fill, 100*tt.minFill)

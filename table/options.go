@@ -51,9 +51,15 @@ type Options struct {
 	// AddEntity of clients made with these options alike) send Prefer:
 	// return-no-content and AddEntityResponse.Value is "null".
 	EchoInserts bool
+	// Backend is the service behind the endpoint, whose limits tablekit
+	// checks before sending. Default DetectBackend: Cosmos DB for the hosts
+	// aztables takes for Cosmos DB, Table Storage for any other. Set
+	// CosmosDB for a custom domain in front of a Cosmos DB account.
+	Backend Backend
 	// Location sends point gets and queries to the geo-secondary
 	// (PrimaryThenSecondary, SecondaryOnly); default PrimaryOnly. Writes
-	// always go to the primary. See LocationMode for the lag.
+	// always go to the primary. See LocationMode for the lag. Cosmos DB
+	// has no secondary location: there any other mode is ErrInvalidOptions.
 	Location LocationMode
 	// SecondaryEndpoint is the secondary's table endpoint, when it is not
 	// <account>-secondary.table.<suffix> (the service), <host>/<account>-secondary

@@ -270,6 +270,8 @@ func TestLocationOptions(t *testing.T) {
 		{"emulator primary only", dev, table.Options{}, nil},
 		{"custom domain has none", "TableEndpoint=https://tables.example.com;AccountName=acct;AccountKey=" + key, table.Options{Location: table.SecondaryOnly}, table.ErrInvalidOptions},
 		{"cosmos has none", "TableEndpoint=https://acct.table.cosmos.azure.com;AccountName=acct;AccountKey=" + key, table.Options{Location: table.SecondaryOnly}, table.ErrInvalidOptions},
+		{"cosmos by option has none", "TableEndpoint=https://tables.example.com;AccountName=acct;AccountKey=" + key, table.Options{Location: table.PrimaryThenSecondary, Backend: table.CosmosDB}, table.ErrInvalidOptions},
+		{"unknown backend", "AccountName=acct;AccountKey=" + key, table.Options{Backend: 7}, table.ErrInvalidOptions},
 		{"emulator's secondary path", dev + ";TableSecondaryEndpoint=http://127.0.0.1:10002/devstoreaccount1-secondary", table.Options{Location: table.SecondaryOnly}, nil},
 		{"secondary path differs", dev + ";TableSecondaryEndpoint=http://127.0.0.1:10012/otheraccount", table.Options{Location: table.SecondaryOnly}, table.ErrInvalidOptions},
 		{"secondary over http", "AccountName=acct;AccountKey=" + key + ";TableSecondaryEndpoint=http://acct-secondary.table.core.windows.net", table.Options{}, table.ErrInvalidConnectionString},

@@ -44,6 +44,14 @@ const (
 	UTF8Bytes
 )
 
+// String is the unit as a message says it after a number.
+func (u Unit) String() string {
+	if u == UTF8Bytes {
+		return "bytes of UTF-8"
+	}
+	return "UTF-16 code units"
+}
+
 // Limit is the greatest length a value may have, in a unit.
 type Limit struct {
 	Max  int
