@@ -281,7 +281,7 @@ func checkLocation(endpoint, account, key string, o *Options) error {
 		return fmt.Errorf("%w: Location %v", ErrInvalidOptions, o.Location)
 	}
 	if o.Location != PrimaryOnly && !prof.SecondaryLocation {
-		return fmt.Errorf("%w: Location %v: %s has no secondary location", ErrInvalidOptions, o.Location, prof.Kind)
+		return notSupported(prof, "Options.Location "+o.Location.String(), "secondary location")
 	}
 	if o.SecondaryEndpoint != "" {
 		if err := checkKeyedScheme(o.SecondaryEndpoint, account, key, o); err != nil {
