@@ -150,10 +150,11 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 	txop := core.TxOp{Type: typ}
 	if op.Kind == Delete {
 		txop.PartitionKey, txop.RowKey = e.keys(op)
-		if err := codec.CheckKey("PartitionKey", txop.PartitionKey); err != nil {
+		prof := (*core.Table)(e.t).Profile()
+		if err := codec.CheckKey(prof, "PartitionKey", txop.PartitionKey); err != nil {
 			return encoded{}, err
 		}
-		if err := codec.CheckKey("RowKey", txop.RowKey); err != nil {
+		if err := codec.CheckKey(prof, "RowKey", txop.RowKey); err != nil {
 			return encoded{}, err
 		}
 	} else {

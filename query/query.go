@@ -6,17 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/core"
-	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
-// MaxPageSize is the service's maximum number of entities per response, and
-// the default PageSize.
-const MaxPageSize = 1000
+// MaxPageSize is the default PageSize, and the most entities Table Storage
+// returns in one response. Cosmos DB documents no maximum: there PageSize
+// may be larger.
+const MaxPageSize = backend.PageSize
 
 // Query is a read of a typed table beyond a single point get: a filter, an
 // optional projection, a page size and an optional limit. It is an immutable
@@ -77,15 +79,28 @@ func (q Query[T]) Select(names ...string) Query[T] {
 }
 
 // PageSize sets $top, the number of entities asked for per request: 1 to
-// MaxPageSize (the default). It is not a total: see Limit. Small pages mean
-// more round trips; the service may return fewer than asked (and even none)
-// while there is more.
+// the backend's largest page (MaxPageSize, the default, on Table Storage).
+// It is not a total: see Limit. Small pages mean more round trips; the
+// service may return fewer than asked (and even none) while there is more.
 func (q Query[T]) PageSize(n int) Query[T] {
-	if n < 1 || n > MaxPageSize {
-		return q.keepFirstErr(fmt.Errorf("%w: query: page size %d is outside 1..%d", table.ErrInvalidOptions, n, MaxPageSize))
+	if top := maxTop(q.t); n < 1 || n > top {
+		return q.keepFirstErr(fmt.Errorf("%w: query: page size %d is outside 1..%d", table.ErrInvalidOptions, n, top))
 	}
 	q.pageSize = n
 	return q
+}
+
+// maxTop is the largest $top of t's backend: its documented largest page,
+// or the largest $top that can be sent where none is documented.
+func maxTop[T any](t *table.Table[T]) int {
+	h := (*core.Table)(t)
+	if !h.Usable() {
+		return MaxPageSize
+	}
+	if max := h.Profile().MaxPageSize; max > 0 {
+		return max
+	}
+	return math.MaxInt32
 }
 
 // Limit stops after n entities in total, across pages, per run (each call
@@ -245,7 +260,7 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top int) (*rawPage[T]
 	if p.point {
 		return p.get(ctx, from, pos)
 	}
-	q := core.PageQuery{Select: p.sel, Top: int32(min(top, MaxPageSize)), NextPartitionKey: pos.NextPartitionKey, NextRowKey: pos.NextRowKey}
+	q := core.PageQuery{Select: p.sel, Top: int32(min(top, maxTop(p.t))), NextPartitionKey: pos.NextPartitionKey, NextRowKey: pos.NextRowKey}
 	if p.filter != "" {
 		q.Filter = &p.filter
 	}
@@ -277,7 +292,8 @@ func (p *plan[T]) get(ctx context.Context, from, pos position) (*rawPage[T], err
 	if p.pk == "" || p.rk == "" {
 		return nil, emptyKey(p.pk, p.rk)
 	}
-	if wire.CheckKey(p.pk) != nil || wire.CheckKey(p.rk) != nil {
+	prof := (*core.Table)(p.t).Profile()
+	if codec.CheckKey(prof, "PartitionKey", p.pk) != nil || codec.CheckKey(prof, "RowKey", p.rk) != nil {
 		return page, nil // no entity can have such keys
 	}
 	var o *table.GetOptions

@@ -3,6 +3,7 @@ package table_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -118,4 +119,89 @@ type failTransport struct{ t *testing.T }
 func (f failTransport) Do(r *http.Request) (*http.Response, error) {
 	f.t.Errorf("a request was sent: %s %s", r.Method, r.URL.Path)
 	return nil, errors.New("failTransport: no request may be sent")
+}
+
+// bigEntity is a table.Entity with about size bytes of JSON in strings
+// of 32 Ki ASCII characters (the longest a property may hold).
+func bigEntity(pk, rk string, size int) table.Entity {
+	e := table.Entity{PartitionKey: pk, RowKey: rk, Properties: map[string]any{}}
+	const chunk = 32 << 10
+	for i := 0; size > 0; i++ {
+		n := min(size, chunk)
+		e.Properties[fmt.Sprintf("S%03d", i)] = strings.Repeat(string(rune('a'+i%26)), n)
+		size -= n + 10 // the name and quotes
+	}
+	return e
+}
+
+// TestCosmosEntityLimits: Cosmos DB's limits apply before sending: a 1.5
+// MB entity (over Table Storage's 1 MiB) is written and read back, a 2.2
+// MB one, a RowKey over 255 bytes and a reserved property name are refused
+// with nothing sent; Table Storage keeps its own limits.
+func TestCosmosEntityLimits(t *testing.T) {
+	env := testenv.Azurite(t)
+	cs := env.Cosmos(t, nil)
+	tbl := testenv.NewTable[table.Entity](t, env.CosmosService(t, cs, nil))
+	ctx := testenv.Context(t, 2*time.Minute)
+
+	big := bigEntity("p", "big", 1_500_000)
+	if body, err := tbl.Marshal(big); err != nil || len(body) < 1_500_000 {
+		t.Fatalf("Marshal of the 1.5 MB entity: %d bytes, %v", len(body), err)
+	}
+	if _, err := tbl.Upsert(ctx, big, table.Replace); err != nil {
+		t.Fatalf("Upsert of 1.5 MB: %v", err)
+	}
+	got, err := tbl.Get(ctx, "p", "big", nil)
+	if err != nil {
+		t.Fatalf("Get of 1.5 MB: %v", err)
+	}
+	if len(got.Properties) != len(big.Properties) || got.Properties["S045"] != big.Properties["S045"] {
+		t.Errorf("read back %d properties, want %d, the same", len(got.Properties), len(big.Properties))
+	}
+	big.RowKey = "added"
+	if _, err := tbl.Add(ctx, big, nil); err != nil {
+		t.Errorf("Add of 1.5 MB: %v", err)
+	}
+
+	long := strings.Repeat("r", 256)
+	refused := []struct {
+		name string
+		call func() error
+		want error
+		rule string
+	}{
+		{"Upsert of 2.2 MB", func() error { _, err := tbl.Upsert(ctx, bigEntity("p", "huge", 2_200_000), table.Replace); return err }, table.ErrInvalidEntity, "entity too large"},
+		{"Add of 2.2 MB", func() error { _, err := tbl.Add(ctx, bigEntity("p", "huge", 2_200_000), nil); return err }, table.ErrInvalidEntity, "entity too large"},
+		{"RowKey of 256 bytes", func() error {
+			_, err := tbl.Upsert(ctx, table.Entity{PartitionKey: "p", RowKey: long}, table.Replace)
+			return err
+		}, table.ErrInvalidEntity, "key too long (256 bytes of UTF-8, at most 255)"},
+		{"Get by a RowKey of 256 bytes", func() error { _, err := tbl.Get(ctx, "p", long, nil); return err }, table.ErrInvalidKey, "key too long"},
+		{"Delete by a RowKey of 256 bytes", func() error { return tbl.Delete(ctx, "p", long, table.AnyETag) }, table.ErrInvalidKey, "key too long"},
+		{"reserved name", func() error {
+			_, err := tbl.Upsert(ctx, table.Entity{PartitionKey: "p", RowKey: "r", Properties: map[string]any{"ResourceId": "x"}}, table.Replace)
+			return err
+		}, table.ErrInvalidEntity, "ResourceId: invalid property name (reserved by Azure Cosmos DB for Table)"},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			cs.Reset()
+			err := tt.call()
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.rule) {
+				t.Errorf("got %v, want %v naming %q", err, tt.want, tt.rule)
+			}
+			if n := cs.Stats().Requests; n != 0 {
+				t.Errorf("the stand-in got %d requests, want none", n)
+			}
+		})
+	}
+
+	// The same entities on Table Storage: its own limits.
+	st := testenv.NewTable[table.Entity](t, env.NewService(t, nil))
+	if _, err := st.Upsert(ctx, bigEntity("p", "big", 1_500_000), table.Replace); !errors.Is(err, table.ErrInvalidEntity) {
+		t.Errorf("1.5 MB on Table Storage: got %v, want ErrInvalidEntity", err)
+	}
+	if _, err := st.Upsert(ctx, table.Entity{PartitionKey: "p", RowKey: long, Properties: map[string]any{"ID": "x"}}, table.Replace); err != nil {
+		t.Errorf("a 256-byte RowKey and ID on Table Storage: %v", err)
+	}
 }

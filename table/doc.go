@@ -131,14 +131,18 @@
 // [Table.Delete] removes one. Unconditional updates and deletes need
 // [AnyETag] on purpose: an empty ETag is [ErrETagRequired].
 //
-// Before any request every service rule is checked: keys of at most 1 KiB
-// without / \ # ? or control characters, at most 252 properties, valid
-// property names, strings of at most 32 Ki UTF-16 code units, binary values
-// of at most 64 KiB, and 1 MiB per entity by the service's size formula. A
-// failure is a [*ValidationError] naming the property and the rule; it
-// matches [ErrInvalidEntity]. The Azurite emulator measures entity size on
-// the JSON body instead (binary counts 4/3 as base64), so it refuses some
-// entities near 1 MiB that the service and this package accept.
+// Before any request every rule of the table's backend ([Backend]) is
+// checked. On Table Storage: keys of at most 1 KiB without / \ # ? or
+// control characters, at most 252 properties, valid property names,
+// strings of at most 32 Ki UTF-16 code units, binary values of at most 64
+// KiB, and 1 MiB per entity by the service's size formula. Cosmos DB for
+// Table measures an entity's JSON instead (up to 2 MiB), limits RowKey to
+// 255 bytes, and reserves the property names ID, rid, etag and ResourceId
+// (docs/cosmos.md has every difference). A failure is a [*ValidationError]
+// naming the property and the rule; it matches [ErrInvalidEntity]. The
+// Azurite emulator measures entity size on the JSON body instead (binary
+// counts 4/3 as base64), so it refuses some entities near 1 MiB that the
+// service and this package accept.
 //
 // # Errors
 //

@@ -139,6 +139,9 @@ func (p Profile) ReservedProperties() []string {
 	return nil
 }
 
+// HasReserved reports a backend with ReservedProperties.
+func (p Profile) HasReserved() bool { return p.Kind == CosmosDB }
+
 // Reserved reports whether name is one of ReservedProperties, compared
 // exactly as the documentation spells them.
 func (p Profile) Reserved(name string) bool {
