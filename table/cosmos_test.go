@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/devtools/testenv"
@@ -203,5 +206,62 @@ func TestCosmosEntityLimits(t *testing.T) {
 	}
 	if _, err := st.Upsert(ctx, table.Entity{PartitionKey: "p", RowKey: long, Properties: map[string]any{"ID": "x"}}, table.Replace); err != nil {
 		t.Errorf("a 256-byte RowKey and ID on Table Storage: %v", err)
+	}
+}
+
+// headerLog records the method, X-HTTP-Method and Prefer of every request
+// as it leaves the pipeline.
+type headerLog struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (h *headerLog) Do(req *policy.Request) (*http.Response, error) {
+	r := req.Raw()
+	h.mu.Lock()
+	h.seen = append(h.seen, r.Method+" override="+r.Header.Get("X-HTTP-Method")+" prefer="+r.Header.Get("Prefer"))
+	h.mu.Unlock()
+	return req.Next()
+}
+
+// TestCosmosMergeNoPrefer: aztables sends a merge to Cosmos DB as a POST
+// to the entity's path; ClientOptions' no-echo policy must not take it for
+// an insert (Prefer: return-no-content is an insert's header), while an
+// insert still gets it.
+func TestCosmosMergeNoPrefer(t *testing.T) {
+	env := testenv.Azurite(t)
+	cs := env.Cosmos(t, nil)
+	tbl := testenv.NewTable[keyed](t, env.CosmosService(t, cs, nil))
+	log := &headerLog{}
+	o := &table.Options{Transport: cs.Client()}
+	o.Azcore.PerRetryPolicies = []policy.Policy{log}
+	c, err := aztables.NewClientWithSharedKey(cs.Endpoint()+"/"+tbl.Name(), env.Credential(t), table.ClientOptions(o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testenv.Context(t, time.Minute)
+	entity := []byte(`{"PartitionKey":"p","RowKey":"r","N":1}`)
+	add, err := c.AddEntity(ctx, entity, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpsertEntity(ctx, entity, &aztables.UpsertEntityOptions{UpdateMode: aztables.UpdateModeMerge}); err != nil {
+		t.Fatal(err)
+	}
+	etag := add.ETag
+	if got, err := c.GetEntity(ctx, "p", "r", nil); err == nil {
+		etag = got.ETag
+	}
+	if _, err := c.UpdateEntity(ctx, entity, &aztables.UpdateEntityOptions{UpdateMode: aztables.UpdateModeMerge, IfMatch: &etag}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"POST override= prefer=return-no-content",
+		"POST override=MERGE prefer=",
+		"GET override= prefer=",
+		"POST override=MERGE prefer=",
+	}
+	if got := log.seen; !slices.Equal(got, want) {
+		t.Errorf("requests:\n got %q\nwant %q", got, want)
 	}
 }
