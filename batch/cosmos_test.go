@@ -3,7 +3,9 @@ package batch_test
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,8 +13,10 @@ import (
 
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/cosmos"
+	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/internal/backend"
+	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -113,5 +117,118 @@ func TestCosmosTransactionLimit(t *testing.T) {
 	}
 	if _, err := stx.Submit(ctx); err != nil {
 		t.Errorf("on Table Storage: %v", err)
+	}
+}
+
+// retryLog records the delays the retry policy chose.
+type retryLog struct {
+	mu     sync.Mutex
+	delays []time.Duration
+}
+
+func (l *retryLog) hook(ev retry.Event) {
+	l.mu.Lock()
+	l.delays = append(l.delays, ev.Delay)
+	l.mu.Unlock()
+}
+
+// TestCosmosThrottling: Cosmos DB's 429, with x-ms-retry-after-ms or
+// without it, for the whole $batch or inside its 202 reply, is retried
+// (after the hinted wait exactly: 20 ms, not the first backoff step of the
+// default policy's 500 ms), counted as throttling in Progress and the
+// Summary, and everything commits.
+func TestCosmosThrottling(t *testing.T) {
+	batches := faults.And(faults.Method(http.MethodPost), faults.PathContains("$batch"))
+	quick := retry.Policy{InitialInterval: 10 * time.Millisecond, Jitter: -1}
+	tests := []struct {
+		name      string
+		throttle  cosmos.Throttle
+		policy    retry.Policy
+		wantDelay time.Duration
+	}{
+		{"429 with x-ms-retry-after-ms", cosmos.Throttle{Match: batches, Times: 3, RetryAfter: 20 * time.Millisecond}, retry.Default(), 20 * time.Millisecond},
+		{"429 without a hint", cosmos.Throttle{Match: batches, Times: 3}, quick, 0},
+		{"429 inside the 202 reply", cosmos.Throttle{Match: batches, Times: 3, RetryAfter: 20 * time.Millisecond, InBody: true}, retry.Default(), 20 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tbl, cs := cosmosTable(t, nil, nil, nil)
+			var rl retryLog
+			p := tt.policy
+			p.OnRetry = rl.hook
+			plog := &progressLog{t: t}
+			var ops []batch.Op[item]
+			for i := range 250 {
+				ops = append(ops, batch.Op[item]{Entity: item{PartitionKey: fmt.Sprintf("p%d", i%2), RowKey: fmt.Sprintf("r%03d", i), N: int64(i)}})
+			}
+			cs.SetThrottle(tt.throttle)
+			sum, err := batch.Write(ctxT(t, time.Minute), tbl, ops, &batch.WriteOptions{Retry: &p, Progress: plog.record, InFlight: 1})
+			if err != nil || sum.Ops != len(ops) {
+				t.Fatalf("Write: %d of %d committed: %v", sum.Ops, len(ops), err)
+			}
+			if st := cs.Stats(); st.Throttled != 3 {
+				t.Fatalf("the stand-in throttled %d requests, want 3", st.Throttled)
+			}
+			if sum.Retries != 3 || sum.Throttled != 3 {
+				t.Errorf("Summary: %d retries, %d throttled; want 3 and 3", sum.Retries, sum.Throttled)
+			}
+			if last := plog.last(); last.Throttled != 3 || !last.Final {
+				t.Errorf("last Progress: %+v, want Throttled 3", last)
+			}
+			if !strings.Contains(sum.String(), "3 retries (3 throttled)") {
+				t.Errorf("Summary.String() = %q, want it to say 3 retries (3 throttled)", sum)
+			}
+			rl.mu.Lock()
+			defer rl.mu.Unlock()
+			for i, d := range rl.delays {
+				want := tt.wantDelay
+				if want == 0 {
+					want = quick.InitialInterval << i // the backoff, without jitter
+				}
+				if d != want {
+					t.Errorf("retry %d waited %v, want %v", i+1, d, want)
+				}
+			}
+			if got := len(readAll(t, tbl)); got != len(ops) {
+				t.Errorf("stored %d entities, want %d", got, len(ops))
+			}
+		})
+	}
+}
+
+// TestCosmosThrottledToTheEnd: when the policy gives up on a 429, the
+// transaction is Failed (the service refused it: nothing of it is
+// committed, and nothing is reported so), the error matches
+// table.ErrThrottled, and nothing was stored.
+func TestCosmosThrottledToTheEnd(t *testing.T) {
+	batches := faults.And(faults.Method(http.MethodPost), faults.PathContains("$batch"))
+	for _, inBody := range []bool{false, true} {
+		t.Run(fmt.Sprintf("in body %v", inBody), func(t *testing.T) {
+			tbl, cs := cosmosTable(t, nil, nil, nil)
+			cs.SetThrottle(cosmos.Throttle{Match: batches, RetryAfter: time.Millisecond, InBody: inBody})
+			var ops []batch.Op[item]
+			for i := range 120 {
+				ops = append(ops, batch.Op[item]{Entity: item{PartitionKey: "p", RowKey: fmt.Sprintf("r%03d", i)}})
+			}
+			p := retry.Policy{MaxAttempts: 3}
+			sum, err := batch.Write(ctxT(t, time.Minute), tbl, ops, &batch.WriteOptions{Retry: &p})
+			if !errors.Is(err, batch.ErrIncomplete) || !errors.Is(err, table.ErrThrottled) {
+				t.Fatalf("got %v, want ErrIncomplete and ErrThrottled", err)
+			}
+			if sum.Ops != 0 || sum.Chunks != 0 || sum.Throttled != 2 {
+				t.Errorf("Summary: %d ops and %d chunks committed, %d throttled retries; want 0, 0, 2", sum.Ops, sum.Chunks, sum.Throttled)
+			}
+			for i := range ops {
+				if s := sum.State(i); s == batch.Committed || s == batch.Unknown {
+					t.Fatalf("operation %d: %v after a 429, want Failed or NotSent", i, s)
+				}
+			}
+			if len(sum.Incomplete) == 0 || sum.Incomplete[0].State != batch.Failed {
+				t.Errorf("Incomplete: %+v, want the first transaction Failed", sum.Incomplete)
+			}
+			if got := len(readAll(t, tbl)); got != 0 {
+				t.Errorf("stored %d entities, want none", got)
+			}
+		})
 	}
 }

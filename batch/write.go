@@ -222,6 +222,9 @@ func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *
 	hook := w.policy.OnRetry
 	w.policy.OnRetry = func(ev retry.Event) {
 		w.ledger.retries.Add(1)
+		if errors.Is(ev.Err, table.ErrThrottled) {
+			w.ledger.throttled.Add(1)
+		}
 		if hook != nil {
 			hook(ev)
 		}

@@ -67,7 +67,7 @@ func (l *progressLog) record(p batch.Progress) {
 		if prev.Final {
 			l.t.Errorf("Progress called after the Final call: %+v", p)
 		}
-		if p.Ops < prev.Ops || p.Chunks < prev.Chunks || p.OpsTotal < prev.OpsTotal || p.ChunksTotal < prev.ChunksTotal || p.Retries < prev.Retries || p.Failed < prev.Failed {
+		if p.Ops < prev.Ops || p.Chunks < prev.Chunks || p.OpsTotal < prev.OpsTotal || p.ChunksTotal < prev.ChunksTotal || p.Retries < prev.Retries || p.Throttled < prev.Throttled || p.Failed < prev.Failed {
 			l.t.Errorf("Progress went backwards: %+v after %+v", p, prev)
 		}
 	}
