@@ -14,7 +14,10 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/devtools/cosmos"
+	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -263,5 +266,36 @@ func TestCosmosMergeNoPrefer(t *testing.T) {
 	}
 	if got := log.seen; !slices.Equal(got, want) {
 		t.Errorf("requests:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestCosmosThrottledWrites: single writes through Cosmos DB's 429 (with
+// and without x-ms-retry-after-ms) are retried and succeed; an insert
+// retried after a 429 is no ambiguous insert (the 429 was an answer); when
+// the policy gives up the error is ErrThrottled and nothing was stored.
+func TestCosmosThrottledWrites(t *testing.T) {
+	env := testenv.Azurite(t)
+	cs := env.Cosmos(t, nil)
+	fast := retry.Policy{InitialInterval: 5 * time.Millisecond, MaxInterval: 20 * time.Millisecond, MaxAttempts: 4}
+	tbl := testenv.NewTable[keyed](t, env.CosmosService(t, cs, &table.Options{Retry: &fast}))
+	ctx := testenv.Context(t, time.Minute)
+	inserts := faults.Method(http.MethodPost)
+	for i, th := range []cosmos.Throttle{
+		{Match: inserts, Times: 2, RetryAfter: 10 * time.Millisecond},
+		{Match: inserts, Times: 2},
+	} {
+		cs.SetThrottle(th)
+		if _, err := tbl.Add(ctx, keyed{PartitionKey: "p", RowKey: fmt.Sprint("ok", i)}, nil); err != nil {
+			t.Errorf("Add through two 429s (hint %v): %v", th.RetryAfter, err)
+		}
+	}
+	cs.SetThrottle(cosmos.Throttle{Match: inserts, RetryAfter: time.Millisecond})
+	_, err := tbl.Add(ctx, keyed{PartitionKey: "p", RowKey: "never"}, nil)
+	if !errors.Is(err, table.ErrThrottled) || errors.Is(err, table.ErrMaybeCommitted) {
+		t.Errorf("Add throttled to the end: got %v, want ErrThrottled alone", err)
+	}
+	cs.SetThrottle()
+	if _, err := tbl.Get(ctx, "p", "never", nil); !errors.Is(err, table.ErrNotFound) {
+		t.Errorf("after the throttled Add: Get got %v, want ErrNotFound", err)
 	}
 }
