@@ -134,7 +134,7 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		if serr := sv.save(token, done, false); serr != nil {
 			fmt.Fprintf(e.stderr, "tablekit copy: %v\n", serr)
 		} else {
-			sv.tellResume(e)
+			sv.tellResume(e, err)
 		}
 		return err
 	}

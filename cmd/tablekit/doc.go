@@ -67,6 +67,15 @@
 // saves only positions whose deletes all committed, so resuming never skips
 // an entity.
 //
+// Cosmos DB for Table returns query results in no key order, so a position
+// in the middle of a page is the number of its entities already done (and
+// a digest of their keys): the resumed run reads that page again and goes
+// on only if it starts with the same entities; otherwise it stops, says
+// that the checkpoint cannot be resumed exactly, and that deleting the file
+// starts again. delete keeps no position there (deleting what it read
+// changes the pages): a resumed delete scans again from the start, where
+// only what is left is found.
+//
 // # Splitting a table over n machines: --segment i/n
 //
 // --segment i/n (1 <= i <= n) takes share i of n of the key space. The

@@ -209,7 +209,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		if serr := saveImport(sv, rejOut, token, done, m.rejects.Load(), w.existing, false); serr != nil {
 			fmt.Fprintf(e.stderr, "tablekit import: %v\n", serr)
 		} else {
-			sv.tellResume(e)
+			sv.tellResume(e, err)
 		}
 		return err
 	}

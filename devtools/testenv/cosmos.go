@@ -37,3 +37,16 @@ func (e *Env) CosmosService(tb testing.TB, cs *cosmos.Server, o *table.Options) 
 	}
 	return svc
 }
+
+// CosmosProxy starts cs's proxy (cosmos.Proxy), closed when the test ends,
+// and returns the environment that makes another process, such as the
+// tablekit command, reach the stand-in.
+func (e *Env) CosmosProxy(tb testing.TB, cs *cosmos.Server) []string {
+	tb.Helper()
+	p, err := cs.StartProxy(tb.TempDir())
+	if err != nil {
+		tb.Fatalf("cosmos stand-in proxy: %v", err)
+	}
+	tb.Cleanup(func() { _ = p.Close() })
+	return p.Env()
+}
