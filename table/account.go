@@ -1,9 +1,11 @@
 package table
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
+	"math"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
@@ -34,8 +36,9 @@ func (s *Service) Tables(ctx context.Context, o *ListTablesOptions) iter.Seq2[st
 		}
 		var opts aztables.ListTablesOptions
 		if o != nil {
-			if max := s.conn.Profile().MaxPageSize; o.PageSize < 0 || (max > 0 && int(o.PageSize) > max) {
-				yield("", fmt.Errorf("%w: PageSize %d, want 0 to %d", ErrInvalidOptions, o.PageSize, max))
+			max := s.conn.Profile().MaxPageSize // 0: none documented
+			if o.PageSize < 0 || (max > 0 && int(o.PageSize) > max) {
+				yield("", fmt.Errorf("%w: PageSize %d, want 0 to %d", ErrInvalidOptions, o.PageSize, cmp.Or(max, math.MaxInt32)))
 				return
 			}
 			if o.PageSize > 0 {
