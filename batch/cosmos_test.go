@@ -46,10 +46,7 @@ func TestCosmosBulkWrite(t *testing.T) {
 	rec := &batchRecorder{}
 	tbl, cs := cosmosTable(t, rec, nil, nil)
 	ctx := ctxT(t, 2*time.Minute)
-	parts, per := 2, 24
-	if testing.Short() {
-		per = 16
-	}
+	parts, per := 2, 16 // about 2.2 MiB a partition: two transactions each
 	var ops []batch.Op[item]
 	for p := range parts {
 		for i := range per {

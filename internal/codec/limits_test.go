@@ -24,27 +24,28 @@ type cosmosEntity struct {
 
 // sizedEntity is a table.Entity whose JSON has exactly jsonBytes bytes:
 // strings of at most MaxString ASCII characters, the last one cut to fit.
+// Each adds ,"name":"value" to the keys' JSON.
 func sizedEntity(t *testing.T, p *Plan, jsonBytes int) entityMirror {
 	t.Helper()
 	e := entityMirror{PartitionKey: "p", RowKey: "r", Properties: map[string]any{}}
+	body, err := p.Encode(nil, reflect.ValueOf(e), &cosmosDB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := len(body)
 	full := strings.Repeat("s", storage.MaxString.Max)
-	unbounded := cosmosDB
-	unbounded.MaxEntityBytes = 1 << 30
 	for i := 0; ; i++ {
-		body, err := p.Encode(nil, reflect.ValueOf(e), &unbounded)
-		if err != nil {
-			t.Fatal(err)
+		name := "S" + strconv.Itoa(1000+i)
+		rest := jsonBytes - size - len(`,"`+name+`":""`)
+		if rest < 0 {
+			t.Fatalf("cannot make an entity of %d bytes", jsonBytes)
 		}
-		name := "S" + strconv.Itoa(1000+i) // sorted after the ones before
-		rest := jsonBytes - len(body) - len(`,"`+name+`":""`)
 		if rest <= len(full) {
-			if rest < 0 {
-				t.Fatalf("cannot make an entity of %d bytes", jsonBytes)
-			}
 			e.Properties[name] = full[:rest]
 			return e
 		}
 		e.Properties[name] = full
+		size += len(`,"`+name+`":""`) + len(full)
 	}
 }
 
