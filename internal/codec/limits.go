@@ -62,7 +62,7 @@ func checkNameLimits(prof *backend.Profile, name string) error {
 	if len(name) > prof.MaxPropertyName {
 		return &ValidationError{Property: name, Rule: RulePropertyName, Detail: over(len(name), prof.MaxPropertyName, "bytes")}
 	}
-	if prof.Reserved(name) {
+	if prof.HasReserved() && prof.Reserved(name) {
 		return reservedName(prof, name)
 	}
 	return nil
