@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -48,7 +47,7 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 			return &usageError{"table name " + bad.String()}
 		}
 	}
-	retries := new(atomic.Int64)
+	retries := new(retryCount)
 	sconn, err := src.open(e, retries)
 	if err != nil {
 		return err
@@ -135,7 +134,7 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		if serr := sv.save(token, done, false); serr != nil {
 			fmt.Fprintf(e.stderr, "tablekit copy: %v\n", serr)
 		} else {
-			sv.tellResume(e)
+			sv.tellResume(e, err)
 		}
 		return err
 	}

@@ -71,7 +71,7 @@ func runCount(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "tablekit count: %v\n", serr)
 			sv.file = nil
 		}
-		sv.tellResume(e)
+		sv.tellResume(e, err)
 		return err
 	}
 	if err := sv.save("", n.Load(), true); err != nil {

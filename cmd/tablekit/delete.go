@@ -70,7 +70,16 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if err := plan.discover(ctx, conn.svc, cp, sv); err != nil {
 		return err
 	}
-	c, err := openScan(query.New(t).Select(), plan, cp.Token)
+	// Without key order (Cosmos DB) a position in the middle of a page is
+	// found again by reading the page as it was, which deleting what was
+	// read changes. So the checkpoint keeps no position there: a resumed
+	// run scans from the start, where only what is left is found.
+	keepPosition := conn.svc.Backend() != table.CosmosDB
+	start := cp.Token
+	if !keepPosition {
+		start = ""
+	}
+	c, err := openScan(query.New(t).Select(), plan, start)
 	if err != nil {
 		return err
 	}
@@ -108,7 +117,7 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	})
 	// The checkpoint moves only past rounds whose every delete committed,
 	// so a resumed run reads again whatever was not deleted.
-	token, done, gone, frozen := cp.Token, cp.Done, 0, false
+	token, done, gone, frozen := start, cp.Done, 0, false
 	wopts := &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: conn.policy}
 	var rejected error
 	g.Go(func() error {
@@ -128,7 +137,9 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 				frozen = true // keep the position before the failure for a resume
 			}
 			if !frozen {
-				token = r.token
+				if keepPosition {
+					token = r.token
+				}
 				if err := sv.maybe(token, done); err != nil {
 					return err
 				}
@@ -149,7 +160,7 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 		if err == nil {
 			err = fmt.Errorf("%d entities not deleted: %w", m.rejects.Load(), rejected)
 		}
-		sv.tellResume(e)
+		sv.tellResume(e, err)
 		return err
 	}
 	return sv.save("", done, true)

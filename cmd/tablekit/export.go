@@ -172,7 +172,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if serr := save(false); serr != nil {
 			fmt.Fprintf(e.stderr, "tablekit export: %v\n", serr)
 		} else {
-			sv.tellResume(e)
+			sv.tellResume(e, err)
 		}
 		o.close()
 		return err
@@ -287,7 +287,7 @@ func csvColumns(ctx context.Context, e *env, q query.Query[table.Entity], plan s
 		if serr := save(); serr != nil {
 			fmt.Fprintf(e.stderr, "tablekit export: %v\n", serr)
 		} else {
-			sv.tellResume(e)
+			sv.tellResume(e, err)
 		}
 		return nil, err
 	}

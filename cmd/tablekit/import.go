@@ -85,7 +85,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if ckpt != "" && path == "-" {
 		return usagef("--checkpoint needs a FILE: standard input cannot be read again")
 	}
-	conn, err := src.open(e, new(atomic.Int64))
+	conn, err := src.open(e, new(retryCount))
 	if err != nil {
 		return err
 	}
@@ -209,7 +209,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		if serr := saveImport(sv, rejOut, token, done, m.rejects.Load(), w.existing, false); serr != nil {
 			fmt.Fprintf(e.stderr, "tablekit import: %v\n", serr)
 		} else {
-			sv.tellResume(e)
+			sv.tellResume(e, err)
 		}
 		return err
 	}
