@@ -114,7 +114,15 @@ func (p *pipelinePath) send(req *policy.Request, ok ...int) (*http.Response, err
 }
 
 func setEntity(req *policy.Request, entity []byte) error {
-	return req.SetBody(streaming.NopCloser(bytes.NewReader(entity)), "application/json")
+	return setBody(req, entity, "application/json")
+}
+
+// setBody makes b the request's body and leaves the bytes on the request
+// (reqshape.Body), so that every attempt of the retry policy reads them
+// through a reader of its own.
+func setBody(req *policy.Request, b []byte, contentType string) error {
+	req.SetOperationValue(reqshape.Body{Bytes: b})
+	return req.SetBody(streaming.NopCloser(bytes.NewReader(b)), contentType)
 }
 
 func (p *pipelinePath) get(ctx context.Context, pk, rk string) (body []byte, etag azcore.ETag, err error) {
@@ -287,7 +295,7 @@ func (p *pipelinePath) submit(ctx context.Context, parts []TxPart, once bool) (r
 	h.Set("x-ms-version", apiVersion)
 	h.Set("DataServiceVersion", "3.0")
 	h.Set("Accept", wire.MinimalMetadata)
-	if err = req.SetBody(streaming.NopCloser(bytes.NewReader(body)), contentType); err != nil {
+	if err = setBody(req, body, contentType); err != nil {
 		return nil, err
 	}
 	if once {
