@@ -27,8 +27,9 @@
 // [*InvalidError] naming the rule and the operation: at least one and at
 // most [MaxOps] operations ([ErrEmpty], [ErrTooManyOps]), one PartitionKey
 // ([ErrMixedPartitions]; Azurite accepts mixed keys, the service does not),
-// each RowKey once ([ErrDuplicateRowKey]), a request body under
-// [MaxBodyBytes] ([ErrBodyTooLarge]), and every entity valid by package table's
+// each RowKey once ([ErrDuplicateRowKey]), a request body within the
+// limit of the table's backend ([ErrBodyTooLarge]: under 4 MiB on Table
+// Storage, 2 MiB on Cosmos DB), and every entity valid by package table's
 // rules (table.ErrInvalidEntity names the property). Conditional updates
 // and deletes need an ETag or table.AnyETag; an empty ETag is
 // table.ErrETagRequired, as in package table.
@@ -95,8 +96,8 @@
 // [Write] takes any number of operations on any partitions ([WriteSeq]
 // takes an iterator) and:
 //
-//   - groups them by PartitionKey and packs each group into transactions of
-//     at most 100 operations and under 4 MiB, each filled until the next
+//   - groups them by PartitionKey and packs each group into transactions
+//     within the limits of the table's backend, each filled until the next
 //     operation does not fit;
 //   - keeps the order of operations on the same entity: a second operation
 //     on a RowKey goes into a later transaction, which is sent only after

@@ -19,12 +19,12 @@ func TestErrorfSaysPrefixOnce(t *testing.T) {
 		is      []error
 		invalid bool // errors.As finds the *InvalidError
 	}{
-		{errorf("%w: %w", ErrNotSent, inner), "batch: not sent: operation 3 (Add): more than 100 operations in one transaction", []error{ErrNotSent, ErrTooManyOps}, true},
+		{errorf("%w: %w", ErrNotSent, inner), "batch: not sent: operation 3 (Add): too many operations in one transaction", []error{ErrNotSent, ErrTooManyOps}, true},
 		{errorf("%w: %d of %d operations committed: %w (and then: %w)", ErrIncomplete, 1, 2, inner, context.Canceled),
-			"batch: not every operation was committed: 1 of 2 operations committed: operation 3 (Add): more than 100 operations in one transaction (and then: context canceled)",
+			"batch: not every operation was committed: 1 of 2 operations committed: operation 3 (Add): too many operations in one transaction (and then: context canceled)",
 			[]error{ErrIncomplete, ErrTooManyOps, context.Canceled}, true},
 		{errorf("%w; an earlier attempt may have committed: %w", inner, errors.New("batch: x")),
-			"batch: operation 3 (Add): more than 100 operations in one transaction; an earlier attempt may have committed: x", []error{ErrTooManyOps}, true},
+			"batch: operation 3 (Add): too many operations in one transaction; an earlier attempt may have committed: x", []error{ErrTooManyOps}, true},
 		{errorf("%w: %w", ErrNotSent, table.ErrNotFound), "batch: not sent: table: entity not found", []error{ErrNotSent, table.ErrNotFound}, false},
 	} {
 		if got := c.err.Error(); got != c.want {

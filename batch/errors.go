@@ -17,17 +17,18 @@ import (
 var (
 	// ErrEmpty: a transaction needs at least one operation.
 	ErrEmpty = errors.New("batch: transaction has no operations")
-	// ErrTooManyOps: a transaction holds at most 100 operations.
-	ErrTooManyOps = errors.New("batch: more than 100 operations in one transaction")
+	// ErrTooManyOps: a transaction holds at most MaxOps operations.
+	ErrTooManyOps = errors.New("batch: too many operations in one transaction")
 	// ErrMixedPartitions: every operation of a transaction must have the
 	// same PartitionKey. Azurite accepts mixed keys; the service does not.
 	ErrMixedPartitions = errors.New("batch: operations on more than one PartitionKey")
 	// ErrDuplicateRowKey: an entity may appear only once in a transaction.
 	// The service reports it as 400 InvalidDuplicateRow, which matches too.
 	ErrDuplicateRowKey = errors.New("batch: the same RowKey twice in one transaction")
-	// ErrBodyTooLarge: the request body must be smaller than 4 MiB, counted on
-	// the bytes sent (entities, URLs, headers, multipart framing).
-	ErrBodyTooLarge = errors.New("batch: request body of 4 MiB or more")
+	// ErrBodyTooLarge: the request body is larger than the table's backend
+	// takes, counted on the bytes sent (entities, URLs, headers, multipart
+	// framing).
+	ErrBodyTooLarge = errors.New("batch: request body too large")
 )
 
 // Outcomes of a transaction that was sent.

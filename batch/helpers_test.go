@@ -14,8 +14,13 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/table"
 )
+
+// storageBody is Table Storage's limit on a transaction's body, exclusive:
+// a body must be smaller (Azurite's too).
+var storageBody = backend.Of(backend.TableStorage).MaxTransactionBytes + 1
 
 // item is the entity of most tests.
 type item struct {

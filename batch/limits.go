@@ -3,37 +3,38 @@ package batch
 import (
 	"fmt"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/txwire"
 )
 
-// Limits of one transaction (entity group transaction).
-const (
-	// MaxOps is the most operations one transaction may hold.
-	MaxOps = txwire.MaxOps
-	// MaxBodyBytes is the request body limit: a transaction's body must be
-	// smaller than 4 MiB (4,194,304 bytes).
-	MaxBodyBytes = txwire.MaxBody
-)
+// MaxOps is the most operations one transaction may hold, on Table Storage
+// and Cosmos DB alike.
+const MaxOps = backend.TransactionOps
 
-// txLimits follows the operations of one transaction against the service's
-// rules: at most MaxOps operations, one PartitionKey, each RowKey once, a
-// body under MaxBodyBytes. Transaction refuses by it and the bulk writer
-// packs by it, so both apply the same rules.
+// txLimits follows the operations of one transaction against the rules of
+// the table's backend: at most its MaxTransactionOps operations, one
+// PartitionKey, each RowKey once, a body of at most its
+// MaxTransactionBytes. Transaction refuses by it and the bulk writer packs
+// by it, so both apply the same rules. Make it with newTxLimits.
 type txLimits struct {
+	prof    *backend.Profile
 	pk      string         // PartitionKey of the first operation
 	rows    map[string]int // RowKey -> position of the operation that has it
 	ops     int
 	opBytes int // body bytes of the operations, without the envelope
 }
 
+// newTxLimits starts the limits of an empty transaction on a backend.
+func newTxLimits(prof *backend.Profile) txLimits { return txLimits{prof: prof} }
+
 // bodySize is the request body in bytes, envelope included.
 func (l *txLimits) bodySize() int { return txwire.Envelope() + l.opBytes }
 
 // checkCount is the rule that needs no encoded operation, so that a
-// Transaction reports ErrTooManyOps before encoding the 101st operation.
+// Transaction reports ErrTooManyOps before encoding one operation too many.
 func (l *txLimits) checkCount() error {
-	if l.ops >= MaxOps {
-		return ErrTooManyOps
+	if l.ops >= l.prof.MaxTransactionOps {
+		return fmt.Errorf("%w (at most %d)", ErrTooManyOps, l.prof.MaxTransactionOps)
 	}
 	return nil
 }
@@ -49,8 +50,8 @@ func (l *txLimits) check(enc *encoded) error {
 	if j, dup := l.rows[enc.rk]; dup {
 		return fmt.Errorf("%w: operation %d has it too", ErrDuplicateRowKey, j)
 	}
-	if size := l.bodySize() + enc.size; size >= MaxBodyBytes {
-		return fmt.Errorf("%w: the body would have %d bytes (the limit is %d, exclusive)", ErrBodyTooLarge, size, MaxBodyBytes)
+	if size := l.bodySize() + enc.size; size > l.prof.MaxTransactionBytes {
+		return fmt.Errorf("%w: the body would have %d bytes, the most the backend takes is %d", ErrBodyTooLarge, size, l.prof.MaxTransactionBytes)
 	}
 	return nil
 }
@@ -75,5 +76,5 @@ const fullSlack = 1 << 10
 
 // full reports a transaction that no further operation is likely to fit.
 func (l *txLimits) full() bool {
-	return l.ops >= MaxOps || MaxBodyBytes-l.bodySize() <= fullSlack
+	return l.ops >= l.prof.MaxTransactionOps || l.prof.MaxTransactionBytes-l.bodySize() < fullSlack
 }

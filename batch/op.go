@@ -84,6 +84,9 @@ type encoder[T any] struct {
 
 func newEncoder[T any](t *table.Table[T]) *encoder[T] { return &encoder[T]{t: t} }
 
+// limits starts the limits of an empty transaction on the table's backend.
+func (e *encoder[T]) limits() txLimits { return newTxLimits((*core.Table)(e.t).Profile()) }
+
 // keys returns the keys an operation addresses, without validating them.
 func (e *encoder[T]) keys(op *Op[T]) (pk, rk string) {
 	if op.Kind == Delete && (op.PartitionKey != "" || op.RowKey != "") {
@@ -147,10 +150,11 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 	txop := core.TxOp{Type: typ}
 	if op.Kind == Delete {
 		txop.PartitionKey, txop.RowKey = e.keys(op)
-		if err := codec.CheckKey("PartitionKey", txop.PartitionKey); err != nil {
+		prof := (*core.Table)(e.t).Profile()
+		if err := codec.CheckKey(prof, "PartitionKey", txop.PartitionKey); err != nil {
 			return encoded{}, err
 		}
-		if err := codec.CheckKey("RowKey", txop.RowKey); err != nil {
+		if err := codec.CheckKey(prof, "RowKey", txop.RowKey); err != nil {
 			return encoded{}, err
 		}
 	} else {

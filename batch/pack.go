@@ -115,7 +115,7 @@ func (w *writer[T]) place(p *partition[T], i int, op Op[T], enc encoded, toStart
 			}
 		}
 	}
-	c := &chunk[T]{id: w.packer.nextID, pk: p.pk}
+	c := &chunk[T]{id: w.packer.nextID, pk: p.pk, lim: w.enc.limits()}
 	w.packer.nextID++
 	w.ledger.chunksFormed++
 	c.add(i, op, enc)

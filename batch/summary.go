@@ -21,6 +21,12 @@ type Progress struct {
 	Failed int
 	// Retries is the number of retries so far, all transactions together.
 	Retries int
+	// Throttled is how many of those retries followed throttling: a
+	// failure matching table.ErrThrottled (Cosmos DB's 429, Table
+	// Storage's 503 ServerBusy and 500 OperationTimedOut), of the whole
+	// request or of an operation inside its reply. A throttled transaction
+	// committed nothing: it counts as committed only when a retry commits.
+	Throttled int
 	// Final is set on the last call: the input is read and every
 	// transaction has finished.
 	Final bool
@@ -97,6 +103,9 @@ type Summary struct {
 	Read int
 	// Retries is the number of retries, all transactions together.
 	Retries int
+	// Throttled is how many of the retries followed throttling (see
+	// Progress.Throttled).
+	Throttled int
 	// Duration is the time Write took.
 	Duration time.Duration
 	// Incomplete lists the transactions that did not commit, in the order
@@ -131,6 +140,7 @@ type ledger[T any] struct {
 	incomplete      []*chunk[T] // chunks that did not commit
 	firstErr        error       // of the first chunk sent that did not commit (or invalid operation)
 	retries         atomic.Int64
+	throttled       atomic.Int64 // retries after throttling
 }
 
 // record counts a finished chunk. Called with writer.mu held.
@@ -158,7 +168,7 @@ func (l *ledger[T]) progress() Progress {
 		Ops: l.opsCommitted, OpsTotal: l.opsTotal,
 		Chunks: l.chunksCommitted, ChunksTotal: l.chunksFormed,
 		Failed: l.chunksFailed, Retries: int(l.retries.Load()),
-		Final: false,
+		Throttled: int(l.throttled.Load()), Final: false,
 	}
 }
 
@@ -171,7 +181,7 @@ func (w *writer[T]) summary() (Summary, error) {
 	snap.Final = true
 	s := Summary{
 		Ops: l.opsCommitted, Chunks: l.chunksCommitted, Read: l.read,
-		Retries: int(l.retries.Load()), Duration: time.Since(w.start),
+		Retries: int(l.retries.Load()), Throttled: int(l.throttled.Load()), Duration: time.Since(w.start),
 		states: l.states,
 	}
 	slices.SortFunc(l.incomplete, func(a, b *chunk[T]) int { return a.id - b.id })

@@ -43,7 +43,7 @@ func (t tally) notSent() int { return t.ops - t.committed - t.unknown - t.failed
 // String is a one-line account of the Write, the same length for ten
 // operations or ten million, e.g.
 //
-//	20000 operations in 200 transactions: 19990 committed, 10 unknown (1 transaction), 0 failed, 0 not sent; 3 retries in 2.5s
+//	20000 operations in 200 transactions: 19990 committed, 10 unknown (1 transaction), 0 failed, 0 not sent; 3 retries (2 throttled) in 2.5s
 //
 // Unknown operations may or may not have been written (read them to find
 // out); not sent ones were not. State and Incomplete have the details.
@@ -69,7 +69,11 @@ func (s Summary) String() string {
 		}
 		fmt.Fprintf(&b, ", %d not sent", t.notSent())
 	}
-	fmt.Fprintf(&b, "; %s in %v", plural(s.Retries, "retry"), s.Duration.Round(time.Millisecond))
+	fmt.Fprintf(&b, "; %s", plural(s.Retries, "retry"))
+	if s.Throttled > 0 {
+		fmt.Fprintf(&b, " (%d throttled)", s.Throttled)
+	}
+	fmt.Fprintf(&b, " in %v", s.Duration.Round(time.Millisecond))
 	return b.String()
 }
 

@@ -27,6 +27,11 @@ func TestSummaryString(t *testing.T) {
 			want: "1 operation in 1 transaction, all committed; 1 retry in 1ms",
 		},
 		{
+			name: "throttled",
+			s:    Summary{Ops: 100, Chunks: 1, Read: 100, Retries: 3, Throttled: 2, Duration: time.Second, states: make([]State, 100)},
+			want: "100 operations in 1 transaction, all committed; 3 retries (2 throttled) in 1s",
+		},
+		{
 			name: "unknown and not sent",
 			s: Summary{Ops: 19890, Chunks: 199, Read: 20000, Retries: 12, Duration: 61 * time.Second, states: make([]State, 20000),
 				Incomplete: []Chunk{

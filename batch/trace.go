@@ -38,6 +38,7 @@ func startWrite[T any](ctx context.Context, t *table.Table[T], name string) (_ c
 			tracing.Attribute{Key: spans.Committed, Value: n.committed},
 			tracing.Attribute{Key: spans.Transactions, Value: n.transactions},
 			tracing.Attribute{Key: spans.Retries, Value: s.Retries},
+			tracing.Attribute{Key: spans.ThrottledRetries, Value: s.Throttled},
 			tracing.Attribute{Key: spans.Outcome, Value: outcome},
 		)
 		sp.End(err)

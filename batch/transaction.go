@@ -23,8 +23,9 @@ type OpResult struct {
 //
 // Every rule of the service is checked as operations are added, before any
 // request: at most 100 operations, one PartitionKey, each RowKey once, a
-// request body under 4 MiB measured on the bytes that will be sent, and
-// each entity valid. The first broken rule is kept and returned by Submit
+// request body within the backend's limit (Table Storage: under 4 MiB;
+// Cosmos DB: 2 MiB) measured on the bytes that will be sent, and each
+// entity valid. The first broken rule is kept and returned by Submit
 // (and Validate) as an [*InvalidError]; adding more operations does not
 // hide it. Entities are encoded when added, so later changes to a value
 // passed in do not affect the transaction.
@@ -44,7 +45,8 @@ func New[T any](t *table.Table[T]) *Transaction[T] {
 	if err := usable(t); err != nil {
 		return &Transaction[T]{err: err}
 	}
-	return &Transaction[T]{enc: newEncoder(t)}
+	enc := newEncoder(t)
+	return &Transaction[T]{enc: enc, lim: enc.limits()}
 }
 
 // Add inserts e; the transaction fails with table.ErrAlreadyExists if an
@@ -111,7 +113,8 @@ func (tx *Transaction[T]) append(op Op[T]) {
 func (tx *Transaction[T]) Len() int { return len(tx.ops) }
 
 // Size is the size in bytes of the request body that Submit would send for
-// the valid operations added so far; it must stay below MaxBodyBytes.
+// the valid operations added so far; it must stay within the limit of the
+// table's backend.
 func (tx *Transaction[T]) Size() int { return tx.lim.bodySize() }
 
 // Validate returns the first broken rule as an [*InvalidError], or nil if

@@ -255,7 +255,7 @@ func TestTransactionBodySize(t *testing.T) {
 	}
 	for ki, kind := range kinds {
 		t.Run(kind.name, func(t *testing.T) {
-			for _, target := range []int{batch.MaxBodyBytes - 1, batch.MaxBodyBytes, batch.MaxBodyBytes + 1} {
+			for _, target := range []int{storageBody - 1, storageBody, storageBody + 1} {
 				pk := fmt.Sprintf("k%dt%d", ki, target)
 				ents := fillTo(t, tbl, pk, target, kind.full)
 				tx := batch.New(tbl)
@@ -265,7 +265,7 @@ func TestTransactionBodySize(t *testing.T) {
 				_, before := rec.snapshot()
 				_, err := tx.Submit(ctx)
 				_, after := rec.snapshot()
-				if target >= batch.MaxBodyBytes {
+				if target >= storageBody {
 					var ie *batch.InvalidError
 					if !errors.Is(err, batch.ErrBodyTooLarge) || !errors.As(err, &ie) || ie.Index != len(ents)-1 {
 						t.Fatalf("%d bytes: error %v, want ErrBodyTooLarge at the last operation %d", target, err, len(ents)-1)

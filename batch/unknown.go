@@ -31,8 +31,8 @@ func (w *writer[T]) dropUnknownRows(p *partition[T], c *chunk[T]) error {
 	if len(p.unknownRows) == 0 {
 		return nil
 	}
-	keep := &chunk[T]{id: c.id, pk: c.pk, sealed: true}
-	skip := &chunk[T]{id: c.id, pk: c.pk, sealed: true}
+	keep := &chunk[T]{id: c.id, pk: c.pk, sealed: true, lim: w.enc.limits()}
+	skip := &chunk[T]{id: c.id, pk: c.pk, sealed: true, lim: w.enc.limits()}
 	for i := range c.ops {
 		to := keep
 		if p.unknownRows[c.wire[i].rk] {

@@ -96,11 +96,12 @@ type WriteOptions struct {
 // transactions as the limits allow, with bounded parallelism and retries.
 //
 // Operations are grouped by PartitionKey (in order of first appearance)
-// and packed into transactions of at most 100 operations and under 4 MiB,
-// each filled until the next operation does not fit. So every transaction
-// is at least 95% full by the limit that binds, except: the last of each
-// partition; one that the next entity does not fit into when entities are
-// bigger than 5% of 4 MiB (about 210 KB as sent); one closed because the
+// and packed into transactions within the limits of the table's backend
+// (100 operations; a body under 4 MiB on Table Storage, of 2 MiB on Cosmos
+// DB), each filled until the next operation does not fit. So every
+// transaction is at least 95% full by the limit that binds, except: the
+// last of each partition; one that the next entity does not fit into when
+// entities are bigger than 5% of the body limit; one closed because the
 // next operation is on an entity it already holds (a second operation on
 // an entity goes into a later transaction, which is sent only after the
 // earlier one committed); and, for WriteSeq, one closed early by
@@ -221,6 +222,9 @@ func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *
 	hook := w.policy.OnRetry
 	w.policy.OnRetry = func(ev retry.Event) {
 		w.ledger.retries.Add(1)
+		if errors.Is(ev.Err, table.ErrThrottled) {
+			w.ledger.throttled.Add(1)
+		}
 		if hook != nil {
 			hook(ev)
 		}
@@ -260,7 +264,7 @@ func (w *writer[T]) add(i int, op Op[T]) bool {
 	enc, err := w.enc.encode(&op)
 	if err == nil {
 		// Too large even for a transaction of its own.
-		var alone txLimits
+		alone := w.enc.limits()
 		err = alone.check(&enc)
 	}
 	pk := enc.pk

@@ -67,7 +67,7 @@ func (l *progressLog) record(p batch.Progress) {
 		if prev.Final {
 			l.t.Errorf("Progress called after the Final call: %+v", p)
 		}
-		if p.Ops < prev.Ops || p.Chunks < prev.Chunks || p.OpsTotal < prev.OpsTotal || p.ChunksTotal < prev.ChunksTotal || p.Retries < prev.Retries || p.Failed < prev.Failed {
+		if p.Ops < prev.Ops || p.Chunks < prev.Chunks || p.OpsTotal < prev.OpsTotal || p.ChunksTotal < prev.ChunksTotal || p.Retries < prev.Retries || p.Throttled < prev.Throttled || p.Failed < prev.Failed {
 			l.t.Errorf("Progress went backwards: %+v after %+v", p, prev)
 		}
 	}
@@ -181,7 +181,7 @@ func TestSoakWriteLoad(t *testing.T) {
 	minFill := 1.0
 	for pk, bs := range byPK {
 		for i, b := range bs[:len(bs)-1] {
-			fill := max(float64(b.ops)/batch.MaxOps, float64(b.size)/batch.MaxBodyBytes)
+			fill := max(float64(b.ops)/batch.MaxOps, float64(b.size)/float64(storageBody))
 			minFill = min(minFill, fill)
 			if fill < 0.95 {
 				t.Errorf("partition %s transaction %d: %d ops, %d bytes: %.1f%% full", pk, i, b.ops, b.size, 100*fill)
@@ -214,7 +214,7 @@ func TestWriteSeq(t *testing.T) {
 		t.Errorf("first Progress.OpsTotal = %d: the total grows as the sequence is read", first.OpsTotal)
 	}
 	for _, b := range sent {
-		if b.size >= batch.MaxBodyBytes || b.ops > batch.MaxOps {
+		if b.size >= storageBody || b.ops > batch.MaxOps {
 			t.Errorf("sent %d operations in %d bytes", b.ops, b.size)
 		}
 	}
@@ -538,10 +538,10 @@ func TestWritePacksBySize(t *testing.T) {
 			lowest := 1.0
 			for pk, bs := range byPK {
 				for i, b := range bs[:len(bs)-1] {
-					if b.size >= batch.MaxBodyBytes {
+					if b.size >= storageBody {
 						t.Errorf("%s #%d: %d bytes sent", pk, i, b.size)
 					}
-					fill := max(float64(b.ops)/batch.MaxOps, float64(b.size)/batch.MaxBodyBytes)
+					fill := max(float64(b.ops)/batch.MaxOps, float64(b.size)/float64(storageBody))
 					lowest = min(lowest, fill)
 					if fill < tt.minFill {
 						t.Errorf("%s #%d: %d ops, %d bytes: %.1f%% full, want %.0f%%", pk, i, b.ops, b.size, 100*fill, 100*tt.minFill)

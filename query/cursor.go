@@ -8,11 +8,12 @@ import (
 
 // Page is one response of the service, as Pages yields it.
 type Page[T any] struct {
-	// Entities are the page's entities, in (PartitionKey, RowKey) order. A
-	// page can be short, or empty, while there is more: the service stops a
-	// page at 1,000 entities, at a partition boundary, or after 5 seconds of
-	// work, and a filter that matches nothing in a stretch of the table
-	// gives empty pages that still carry a continuation.
+	// Entities are the page's entities, in (PartitionKey, RowKey) order on
+	// Table Storage (Cosmos DB does not sort them). A page can be short, or
+	// empty, while there is more: the service stops a page at 1,000
+	// entities, at a partition boundary, or after 5 seconds of work, and a
+	// filter that matches nothing in a stretch of the table gives empty
+	// pages that still carry a continuation.
 	Entities []T
 	// Token resumes after this page (Query.Resume); "" when nothing is left.
 	Token string
@@ -34,14 +35,18 @@ type Cursor[T any] struct {
 // Cursor.Token or Page.Token of the same query; "" starts at the
 // beginning. PageSize and Limit may differ from the run that made the token.
 // It fails, before any I/O, with the query's own error (an invalid filter,
-// ErrTableScan, ...), ErrInvalidToken, or ErrTokenMismatch when the token
-// belongs to another table, filter or projection.
+// ErrTableScan, ...), ErrInvalidToken, ErrTokenMismatch when the token
+// belongs to another table, filter or projection, or ErrPositionLost when
+// the token skips by key and the backend has no key order; the first page
+// of a token taken in the middle of a page on such a backend may still be
+// ErrPositionLost (see the package documentation).
 func (q Query[T]) Resume(token string) (*Cursor[T], error) {
 	p, err := q.compile(Filter{})
 	if err != nil {
 		return nil, err
 	}
 	c := &Cursor[T]{plan: p, binding: binding("tablekit.query/1", q.t.Name(), p.filter, p.selectText())}
+	c.tracker.ordered = keyOrder(q.t)
 	if token != "" {
 		tok, err := decodeToken(token, c.binding)
 		if err != nil {
@@ -51,6 +56,9 @@ func (q Query[T]) Resume(token string) (*Cursor[T], error) {
 			return nil, ErrTokenMismatch
 		}
 		c.tracker.position = tok.position
+		if err := c.tracker.resumable(-1, backendName(q.t)); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -69,13 +77,13 @@ func (c *Cursor[T]) tokenLocked() string {
 	if c.tracker.position.Done {
 		return ""
 	}
-	return encodeToken(tokenJSON{Binding: c.binding, position: c.tracker.position})
+	return encodeToken(tokenJSON{Binding: c.binding, position: c.tracker.snapshot()})
 }
 
 func (c *Cursor[T]) position() position {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.tracker.position
+	return c.tracker.snapshot()
 }
 
 // pageLoop is the loop of All and Pages: it fetches the page at the
@@ -151,9 +159,9 @@ func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 				// The position moves before the entity is handed out, so
 				// Token inside the loop body, and after a break, is exact.
 				c.mu.Lock()
-				isNew := c.tracker.isNew(page.keys[i])
+				isNew := c.tracker.keeps(page.keyed(), i)
 				if isNew {
-					c.tracker.advanceTo(page.fetchedAt, page.keys[i])
+					c.tracker.advanceTo(page.fetchedAt, page.keyed(), i)
 				}
 				if i == len(page.entities)-1 {
 					c.tracker.finishPage(page.next)
@@ -188,8 +196,8 @@ func (c *Cursor[T]) Pages(ctx context.Context) iter.Seq2[Page[T], error] {
 			out := Page[T]{Entities: make([]T, 0, len(page.entities))}
 			c.mu.Lock()
 			for i, e := range page.entities {
-				if c.tracker.isNew(page.keys[i]) {
-					c.tracker.advanceTo(page.fetchedAt, page.keys[i])
+				if c.tracker.keeps(page.keyed(), i) {
+					c.tracker.advanceTo(page.fetchedAt, page.keyed(), i)
 					out.Entities = append(out.Entities, e)
 				}
 			}

@@ -1,5 +1,5 @@
-// Package query reads typed entities from Azure Table Storage beyond a
-// single point get: injection-safe filters, server-side projection, paging
+// Package query reads typed entities from Azure Table Storage (and Cosmos
+// DB for Table) beyond a single point get: injection-safe filters, server-side projection, paging
 // with an opaque, resumable continuation token, and one query split into
 // segments that run with bounded parallelism.
 //
@@ -81,15 +81,16 @@
 //
 // # Paging and resumable tokens
 //
-// The service returns at most 1,000 entities per response and stops a
+// Table Storage returns at most 1,000 entities per response and stops a
 // response at a partition boundary or after 5 seconds of work, so pages can
 // be short, or even empty, while a continuation says there is more.
 // [Query.All] and [Cursor.All] follow continuation to the end (or to
 // [Query.Limit]) and stop fetching when the loop breaks; [Cursor.Pages]
 // yields each page as the service sent it, empty ones included. [Query.PageSize]
-// sets $top per request (1 to 1,000); [Query.Limit] caps the total, and the
-// last request asks only for what is still needed. [Query.Select] projects
-// on the server; the keys are always included.
+// sets $top per request (1 to 1,000 on Table Storage; Cosmos DB documents no
+// maximum); [Query.Limit] caps the total, and the last request asks only
+// for what is still needed. [Query.Select] projects on the server; the keys
+// are always included.
 //
 // [Query.Resume] returns a [Cursor], and [Cursor.Token] (or [Page].Token)
 // is the position after the last entity handed out, as an opaque string. It
@@ -109,15 +110,29 @@
 // after a Limit, whose last request is cut to fit) it is the service's own
 // continuation (NextPartitionKey, and NextRowKey if the service sent one),
 // and resuming costs nothing extra. In the middle of a page (a break) it is
-// the continuation that page was fetched with plus the keys of the last
-// entity handed out: resuming fetches that page again and skips, by key,
-// what was already returned, so it costs at most one page of extra transfer.
-// Skipping by key rather than by count stays exact when entities are
-// inserted or deleted between the two runs; it relies on the (PartitionKey,
-// RowKey) order in which Azure Table Storage returns entities. The Cosmos DB
-// Table API does not promise that order: there, resume at page boundaries.
-// Tokens are base64url JSON, neither encrypted nor signed: they contain key
-// values, and editing one can only move its position within the same query.
+// the continuation that page was fetched with and what of the page was
+// handed out: resuming fetches that page again and skips what was already
+// returned, so it costs at most one page of extra transfer. How it skips
+// depends on the table's backend:
+//
+//   - Table Storage returns entities in (PartitionKey, RowKey) order, so
+//     the token holds the keys of the last entity handed out and skips by
+//     key, which stays exact when entities are inserted or deleted between
+//     the two runs.
+//   - Cosmos DB for Table does not sort its results (nor can a table from
+//     table.Wrap tell which backend it is on), so the token counts the
+//     entities handed out of the page and keeps a digest of their keys:
+//     the page read again must start with the same entities, which are
+//     skipped. When it does not (the backend ordered it differently this
+//     time, or entities were written or deleted there) the query stops with
+//     [ErrPositionLost] (a [*PositionError]) rather than skip or repeat an
+//     entity; resume from a page boundary ([Cursor.Pages]' tokens) or start
+//     again. A token that skips by key is refused there before any request.
+//
+// Such a count-skip token has version 2 of the format, so that an older
+// reader refuses it; every other token keeps version 1. Tokens are
+// base64url JSON, neither encrypted nor signed: they contain key values,
+// and editing one can only move its position within the same query.
 //
 // # Parallel segments
 //
@@ -150,7 +165,8 @@
 // [ParallelOptions].Ordered it merges the segments in (PartitionKey,
 // RowKey) order instead: each segment's results are in that order, so a
 // k-way merge is exact, but it must see every unfinished segment's next
-// entity before it hands one out. The first error is yielded once and
+// entity before it hands one out. On a backend without key order (Cosmos
+// DB) Ordered is table.ErrUnsupported. The first error is yielded once and
 // cancels every request in flight; breaking out of the loop does the same;
 // either way no goroutine outlives the loop. Each segment keeps its own
 // position, and [ParallelCursor.Token] encodes all of them, so an

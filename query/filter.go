@@ -3,10 +3,9 @@ package query
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
-	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -307,19 +306,18 @@ var odataKeywords = map[string]bool{
 	"ge": true, "lt": true, "le": true, "true": true, "false": true, "null": true,
 }
 
+// check applies the name rules (wire.CheckPropertyName, the system
+// properties allowed) and the longest name a backend takes: a filter knows
+// no table, and backend.Lenient's limit is every backend's.
 func (p Property) check() error {
 	name := string(p)
-	if name == "" || len(name) > 255 {
-		return fmt.Errorf("%w: property name must have 1 to 255 characters", ErrInvalidFilter)
-	}
-	if !utf8.ValidString(name) {
-		return fmt.Errorf("%w: property name is not valid UTF-8", ErrInvalidFilter)
-	}
-	for i, r := range name {
-		ok := r == '_' || unicode.IsLetter(r) || (i > 0 && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Pc, r)))
-		if !ok {
-			return fmt.Errorf("%w: property name %q is not a valid identifier (letters, digits and _, not starting with a digit)", ErrInvalidFilter, name)
+	if !wire.IsSystemProperty(name) {
+		if bad := wire.CheckPropertyName(name); bad != nil {
+			return fmt.Errorf("%w: %s", ErrInvalidFilter, bad)
 		}
+	}
+	if max := backend.Lenient().MaxPropertyName; len(name) > max {
+		return fmt.Errorf("%w: property name of %d bytes, at most %d", ErrInvalidFilter, len(name), max)
 	}
 	if odataKeywords[strings.ToLower(name)] {
 		return fmt.Errorf("%w: property name %q is an OData keyword and cannot be used in a filter", ErrInvalidFilter, name)
@@ -393,7 +391,7 @@ func (p Property) HasPrefix(prefix string) Filter {
 // An empty key is ErrInvalidKey, as everywhere in tablekit.
 func Partition(pk string) Filter {
 	if pk == "" {
-		return errFilter(codec.CheckKey("PartitionKey", pk))
+		return errFilter(emptyKey(pk, "r"))
 	}
 	return PartitionKey.Eq(String(pk))
 }

@@ -147,13 +147,13 @@ func TestFilterErrors(t *testing.T) {
 		f    Filter
 		msg  string
 	}{
-		{"empty property", Property("").Eq(Int32(1)), "1 to 255"},
+		{"empty property", Property("").Eq(Int32(1)), "property name is empty"},
 		{"digit first", Property("1a").Eq(Int32(1)), "identifier"},
 		{"space", Property("a b").Eq(Int32(1)), "identifier"},
 		{"injection in name", Property("a eq 1 or b").Eq(Int32(1)), "identifier"},
 		{"keyword", Property("and").Eq(Int32(1)), "keyword"},
 		{"keyword case", Property("NOT").Eq(Int32(1)), "keyword"},
-		{"too long", Property(strings.Repeat("a", 256)).Eq(Int32(1)), "1 to 255"},
+		{"too long", Property(strings.Repeat("a", 256)).Eq(Int32(1)), "256 bytes, at most 255"},
 		{"pk not string", PartitionKey.Eq(Int32(1)), "PartitionKey is a string"},
 		{"rk not string", RowKey.Gt(Int64(1)), "RowKey is a string"},
 		{"timestamp not datetime", Timestamp.Eq(String("x")), "Timestamp is an Edm.DateTime"},
@@ -165,7 +165,7 @@ func TestFilterErrors(t *testing.T) {
 		{"raw not utf8", Raw("A eq '\xff'"), "UTF-8"},
 		{"first error kept", And(ok, Property("1").Eq(Int32(1)), Property("x y").Eq(Int32(1))), `"1"`},
 		{"error through or", Or(ok, Not(Filter{})), "match nothing"},
-		{"error through not", Not(Property("").Eq(Int32(1))), "1 to 255"},
+		{"error through not", Not(Property("").Eq(Int32(1))), "property name is empty"},
 		{"prefix not utf8", RowKey.HasPrefix("\xff"), "UTF-8"},
 		{"too many comparisons", And(many...), "16 comparisons"},
 		{"raw comparisons counted", And(Raw(strings.Repeat("A eq 1 and ", 14)+"A eq 1"), ok), "16 comparisons"},

@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/table"
 )
@@ -12,10 +13,12 @@ import (
 var errZeroCursor = fmt.Errorf("%w: query: zero cursor (make cursors with Query.Resume or Query.Parallel)", table.ErrInvalidOptions)
 
 // emptyKey is the ErrInvalidKey of an empty PartitionKey or RowKey, the one
-// rule every tablekit call applies (see codec.RuleKeyEmpty for why).
+// rule every tablekit call applies (see codec.RuleKeyEmpty for why). A
+// filter knows no table: the rules are those of every backend.
 func emptyKey(pk, rk string) error {
-	if err := codec.CheckKey("PartitionKey", pk); err != nil && pk == "" {
+	lenient := backend.Lenient()
+	if err := codec.CheckKey(&lenient, "PartitionKey", pk); err != nil && pk == "" {
 		return err
 	}
-	return codec.CheckKey("RowKey", rk)
+	return codec.CheckKey(&lenient, "RowKey", rk)
 }

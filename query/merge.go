@@ -22,7 +22,7 @@ func (r *parallelRun[T]) peek(i int) (entity T, keys keyPair, ok bool) {
 	for len(seg.pages) > 0 {
 		page := seg.pages[0]
 		for seg.nextEntity < len(page.entities) {
-			if tracker.isNew(page.keys[seg.nextEntity]) {
+			if tracker.keeps(page.keyed(), seg.nextEntity) {
 				return page.entities[seg.nextEntity], page.keys[seg.nextEntity], true
 			}
 			seg.nextEntity++
@@ -40,7 +40,7 @@ func (r *parallelRun[T]) peek(i int) (entity T, keys keyPair, ok bool) {
 func (r *parallelRun[T]) handOut(i int) {
 	seg := &r.segments[i]
 	page := seg.pages[0]
-	r.cursor.trackers[i].advanceTo(page.fetchedAt, page.keys[seg.nextEntity])
+	r.cursor.trackers[i].advanceTo(page.fetchedAt, page.keyed(), seg.nextEntity)
 	seg.nextEntity++
 	r.bufferedEntities--
 	if seg.nextEntity == len(page.entities) {

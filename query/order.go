@@ -1,6 +1,11 @@
 package query
 
-import "github.com/tablekit/tablekit/internal/wire"
+import (
+	"github.com/tablekit/tablekit/internal/backend"
+	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/internal/wire"
+	"github.com/tablekit/tablekit/table"
+)
 
 // keyPair is an entity's position in the table's order.
 type keyPair struct{ pk, rk string }
@@ -12,4 +17,20 @@ func compareKeys(a, b keyPair) int {
 		return c
 	}
 	return wire.CompareUTF16(a.rk, b.rk)
+}
+
+// keyOrder reports whether t's backend returns entities in key order, so
+// that a position in the middle of a page can skip by key.
+func keyOrder[T any](t *table.Table[T]) bool {
+	h := (*core.Table)(t)
+	return h.Usable() && h.Profile().KeyOrder
+}
+
+// backendName names t's backend in errors.
+func backendName[T any](t *table.Table[T]) string {
+	h := (*core.Table)(t)
+	if !h.Usable() || h.Profile().Kind == backend.Auto {
+		return "a table from table.Wrap, whose backend tablekit cannot see,"
+	}
+	return h.Profile().Kind.String()
 }

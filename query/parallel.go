@@ -46,7 +46,10 @@ type ParallelOptions struct {
 	// segment, and a slow segment delays all of them. With key-range
 	// segments the merge drains them one after the other while the others
 	// read ahead within the run's budget. Unordered (the default) streams
-	// entities as pages arrive: use it when order does not matter.
+	// entities as pages arrive: use it when order does not matter. A
+	// backend that does not return entities in key order (Cosmos DB, and a
+	// table from table.Wrap, whose backend tablekit cannot see) cannot be
+	// merged so: there Ordered is table.ErrUnsupported.
 	Ordered bool
 	// Resume is a token from ParallelCursor.Token of the same query and
 	// segments: each segment continues where it stopped. "" starts at the
@@ -71,8 +74,9 @@ type ParallelCursor[T any] struct {
 // Parallel prepares a run of q split into segments, with at most
 // Parallelism requests in flight. It checks everything before any I/O: the
 // query and every segment (ErrInvalidFilter, ErrTableScan per segment with
-// NoTableScan), the options (table.ErrInvalidOptions), and the resume token
-// (ErrInvalidToken, ErrTokenMismatch). Limit applies to the whole run.
+// NoTableScan), the options (table.ErrInvalidOptions, table.ErrUnsupported),
+// and the resume token (ErrInvalidToken, ErrTokenMismatch, ErrPositionLost
+// as for Query.Resume). Limit applies to the whole run.
 func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCursor[T], error) {
 	var opts ParallelOptions
 	if o != nil {
@@ -86,6 +90,9 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 	}
 	if err := q.check(); err != nil {
 		return nil, err
+	}
+	if opts.Ordered && !keyOrder(q.t) {
+		return nil, fmt.Errorf("%w: query: Ordered merges segments in key order, and %s does not return entities in key order", table.ErrUnsupported, backendName(q.t))
 	}
 	if pool := q.t; pool.PoolSize() > 0 && pool.PoolSize() < opts.Parallelism {
 		return nil, fmt.Errorf("%w: query: parallelism %d exceeds the connection pool (table.Options.PoolSize %d)", table.ErrInvalidOptions, opts.Parallelism, pool.PoolSize())
@@ -109,6 +116,9 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 	bindingParts = append(bindingParts, c.plans[0].selectText())
 	c.binding = binding(append([]string{"tablekit.parallel/1"}, bindingParts...)...)
 	c.trackers = make([]tracker, len(segments))
+	for i := range c.trackers {
+		c.trackers[i].ordered = keyOrder(q.t)
+	}
 	if opts.Resume != "" {
 		tok, err := decodeToken(opts.Resume, c.binding)
 		if err != nil {
@@ -119,6 +129,9 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 		}
 		for i, pos := range tok.Segments {
 			c.trackers[i].position = pos
+			if err := c.trackers[i].resumable(i, backendName(q.t)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return c, nil
@@ -133,9 +146,9 @@ func (c *ParallelCursor[T]) Token() string {
 	defer c.mu.Unlock()
 	tok := tokenJSON{Binding: c.binding, Segments: make([]position, len(c.trackers))}
 	done := true
-	for i, tracker := range c.trackers {
-		tok.Segments[i] = tracker.position
-		done = done && tracker.position.Done
+	for i := range c.trackers {
+		tok.Segments[i] = c.trackers[i].snapshot()
+		done = done && tok.Segments[i].Done
 	}
 	if done {
 		return ""
@@ -171,7 +184,7 @@ func (c *ParallelCursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		}()
 		c.mu.Lock()
 		for i := range r.segments {
-			r.segments[i].fetchAt = c.trackers[i].position
+			r.segments[i].fetchAt = c.trackers[i].snapshot()
 		}
 		c.mu.Unlock()
 		r.loop(yield)

@@ -6,17 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/core"
-	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
-// MaxPageSize is the service's maximum number of entities per response, and
-// the default PageSize.
-const MaxPageSize = 1000
+// MaxPageSize is the default PageSize, and the most entities Table Storage
+// returns in one response. Cosmos DB documents no maximum: there PageSize
+// may be larger.
+const MaxPageSize = backend.PageSize
 
 // Query is a read of a typed table beyond a single point get: a filter, an
 // optional projection, a page size and an optional limit. It is an immutable
@@ -77,15 +79,28 @@ func (q Query[T]) Select(names ...string) Query[T] {
 }
 
 // PageSize sets $top, the number of entities asked for per request: 1 to
-// MaxPageSize (the default). It is not a total: see Limit. Small pages mean
-// more round trips; the service may return fewer than asked (and even none)
-// while there is more.
+// the backend's largest page (MaxPageSize, the default, on Table Storage).
+// It is not a total: see Limit. Small pages mean more round trips; the
+// service may return fewer than asked (and even none) while there is more.
 func (q Query[T]) PageSize(n int) Query[T] {
-	if n < 1 || n > MaxPageSize {
-		return q.keepFirstErr(fmt.Errorf("%w: query: page size %d is outside 1..%d", table.ErrInvalidOptions, n, MaxPageSize))
+	if top := maxTop(q.t); n < 1 || n > top {
+		return q.keepFirstErr(fmt.Errorf("%w: query: page size %d is outside 1..%d", table.ErrInvalidOptions, n, top))
 	}
 	q.pageSize = n
 	return q
+}
+
+// maxTop is the largest $top of t's backend: its documented largest page,
+// or the largest $top that can be sent where none is documented.
+func maxTop[T any](t *table.Table[T]) int {
+	h := (*core.Table)(t)
+	if !h.Usable() {
+		return MaxPageSize
+	}
+	if max := h.Profile().MaxPageSize; max > 0 {
+		return max
+	}
+	return math.MaxInt32
 }
 
 // Limit stops after n entities in total, across pages, per run (each call
@@ -230,14 +245,21 @@ func (p *plan[T]) selectText() string {
 type rawPage[T any] struct {
 	entities  []T
 	keys      []keyPair // of each entity
+	skip      int       // its first entities, returned before (a count skip)
 	fetchedAt position  // the service continuation it was requested at
 	next      position  // the continuation after it
 }
 
-// fetch makes one request at pos (its service continuation; skipping by key
-// is the caller's job) for at most top entities. top is always >= 1: a
-// request without $top gets the service's default page.
-func (p *plan[T]) fetch(ctx context.Context, pos position, top int) (*rawPage[T], error) {
+// keyed is what a tracker reads of the page.
+func (p *rawPage[T]) keyed() pageKeys { return pageKeys{keys: p.keys, skip: p.skip} }
+
+// fetch makes one request at pos for at most top new entities. pos's
+// service continuation says where; a count skip (pos.Skip) is checked
+// here, as the page must start with the entities it skips (segment names
+// the parallel segment in the error, -1 for a Cursor); skipping by key is
+// the caller's job. top is always >= 1: a request without $top gets the
+// service's default page.
+func (p *plan[T]) fetch(ctx context.Context, pos position, top, segment int) (*rawPage[T], error) {
 	if top < 1 {
 		top = 1
 	}
@@ -245,7 +267,8 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top int) (*rawPage[T]
 	if p.point {
 		return p.get(ctx, from, pos)
 	}
-	q := core.PageQuery{Select: p.sel, Top: int32(min(top, MaxPageSize)), NextPartitionKey: pos.NextPartitionKey, NextRowKey: pos.NextRowKey}
+	// A count skip reads its page again: the entities it skips come too.
+	q := core.PageQuery{Select: p.sel, Top: int32(min(top+pos.Skip, maxTop(p.t))), NextPartitionKey: pos.NextPartitionKey, NextRowKey: pos.NextRowKey}
 	if p.filter != "" {
 		q.Filter = &p.filter
 	}
@@ -265,19 +288,38 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top int) (*rawPage[T]
 	if err := checkContinuation(from, page.next); err != nil {
 		return nil, err
 	}
+	if pos.Skip > 0 {
+		if err := checkSkip(pos, page.keys, segment); err != nil {
+			return nil, err
+		}
+		page.skip = pos.Skip
+	}
 	return page, nil
+}
+
+// checkSkip refuses a page that does not start with the entities a count
+// skip says were returned from it.
+func checkSkip(pos position, keys []keyPair, segment int) error {
+	if len(keys) < pos.Skip {
+		return &PositionError{Segment: segment, Reason: fmt.Sprintf("the page at the token's continuation has %d entities, fewer than the %d returned from it before", len(keys), pos.Skip)}
+	}
+	if pageDigest(keys[:pos.Skip]) != pos.Digest {
+		return &PositionError{Segment: segment, Reason: fmt.Sprintf("the page at the token's continuation does not start with the %d entities returned from it before: the backend returned them in another order, or entities were written or deleted there", pos.Skip)}
+	}
+	return nil
 }
 
 // get runs a point query as a GET by key: one request, one page, done.
 func (p *plan[T]) get(ctx context.Context, from, pos position) (*rawPage[T], error) {
 	page := &rawPage[T]{fetchedAt: from, next: position{Done: true}}
-	if _, seen := pos.lastReturned(); seen {
+	if _, seen := pos.lastReturned(); seen || pos.Skip > 0 {
 		return page, nil // the one entity was returned already
 	}
 	if p.pk == "" || p.rk == "" {
 		return nil, emptyKey(p.pk, p.rk)
 	}
-	if wire.CheckKey(p.pk) != nil || wire.CheckKey(p.rk) != nil {
+	prof := (*core.Table)(p.t).Profile()
+	if codec.CheckKey(prof, "PartitionKey", p.pk) != nil || codec.CheckKey(prof, "RowKey", p.rk) != nil {
 		return page, nil // no entity can have such keys
 	}
 	var o *table.GetOptions

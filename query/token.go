@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Continuation tokens
@@ -13,6 +14,10 @@ import (
 //
 //	{"v":1,"q":"<binding>", <position>}             one query
 //	{"v":1,"q":"<binding>","s":[<position>, ...]}   parallel segments
+//
+// "v" is 2 when a position holds a count skip ("n", "h" below), which a
+// reader of version 1 would ignore and so repeat entities: such a reader
+// refuses the token instead. Tokens without one stay version 1, as before.
 //
 // The binding is the first 12 bytes of SHA-256 over a domain tag, the table
 // name, the $filter and the $select of the query (for parallel runs: the base
@@ -26,23 +31,32 @@ import (
 //	         from the beginning; "p" without "r" is a valid service position)
 //	"ak","ar" the keys of the last entity already returned: entities from
 //	         the position up to and including these keys are skipped
+//	"n","h"  a count skip: the first n entities of the page at the position
+//	         were returned, and h is a digest of their keys in order
 //	"d"      true: nothing is left
 //
 // At a page boundary a position is the service's continuation alone, which
 // needs nothing from the entities' order. In the middle of a page (a break or
-// an error in the loop) it is the continuation the page was fetched with plus
-// the last returned keys: resuming re-reads at most one page and skips, by
-// key, what was returned. That relies on the service returning entities in
-// (PartitionKey, RowKey) order, which Azure Table Storage and Azurite do; it
-// survives inserts and deletes between runs, where a skip count would not.
-// The Cosmos DB Table API does not promise that order: there, resume at page
-// boundaries (Pages, or a Limit) only.
+// an error in the loop) it is the continuation the page was fetched with and
+// what of the page was returned; resuming re-reads at most one page. On a
+// backend that returns entities in (PartitionKey, RowKey) order (Azure Table
+// Storage, Azurite) it skips by key the entities up to the last returned
+// one, which survives inserts and deletes between runs. The Cosmos DB Table
+// API does not promise that order, so there it counts: the page read again
+// must start with the same entities, checked against the digest, and they
+// are skipped; when it does not, the token is refused (ErrPositionLost)
+// rather than skip or repeat entities. A key skip on such a backend is
+// refused before any request.
 //
 // Tokens are not encrypted or signed. They contain key values; handing one
 // to a client reveals them. A client that edits a token can only move its
 // position within the same query.
 
-const tokenVersion = 1
+// Token versions: 2 when a position holds a count skip.
+const (
+	tokenVersion          = 1
+	tokenVersionCountSkip = 2
+)
 
 // tokenJSON is a token's content; its tags are the format, read back from
 // tokens that callers have stored.
@@ -63,6 +77,9 @@ func binding(parts ...string) string {
 
 func encodeToken(t tokenJSON) string {
 	t.Version = tokenVersion
+	if t.position.Skip > 0 || slices.ContainsFunc(t.Segments, func(p position) bool { return p.Skip > 0 }) {
+		t.Version = tokenVersionCountSkip
+	}
 	b, err := json.Marshal(t)
 	if err != nil { // cannot happen: strings and bools only
 		panic("query: encoding token: " + err.Error())
@@ -79,8 +96,11 @@ func decodeToken(s, bind string) (tokenJSON, error) {
 	if err := json.Unmarshal(raw, &t); err != nil {
 		return t, fmt.Errorf("%w: malformed", ErrInvalidToken)
 	}
-	if t.Version != tokenVersion {
-		return t, fmt.Errorf("%w: version %d, this library reads version %d", ErrInvalidToken, t.Version, tokenVersion)
+	if t.Version != tokenVersion && t.Version != tokenVersionCountSkip {
+		return t, fmt.Errorf("%w: version %d, this library reads versions %d and %d", ErrInvalidToken, t.Version, tokenVersion, tokenVersionCountSkip)
+	}
+	if t.Version == tokenVersion && (t.position.Skip != 0 || t.position.Digest != "" || slices.ContainsFunc(t.Segments, func(p position) bool { return p.Skip != 0 || p.Digest != "" })) {
+		return t, fmt.Errorf("%w: a count skip in a version %d token", ErrInvalidToken, tokenVersion)
 	}
 	if t.Binding != bind {
 		return t, ErrTokenMismatch

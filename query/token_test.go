@@ -2,6 +2,8 @@ package query
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"testing"
 	"time"
 
@@ -111,4 +113,57 @@ func TestTokenFixtureResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameSequence(t, keysOf(rest), keysOf(all[3:]))
+}
+
+// TestTokenVersions: a token with a count skip is version 2, so that a
+// reader of version 1 refuses it rather than ignore the skip; version 1
+// tokens keep their form (the fixtures above) and may not carry one.
+func TestTokenVersions(t *testing.T) {
+	svc, err := table.NewService("UseDevelopmentStorage=true", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.New[item](svc, fixtureTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := fixtureSequentialQuery(tbl)
+	c, err := q.Resume("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := func(json string) string { return base64.RawURLEncoding.EncodeToString([]byte(json)) }
+	bind := `"q":"` + c.binding + `"`
+	tests := []struct {
+		name, json string
+		ok         bool
+	}{
+		{"count skip, version 2", `{"v":2,` + bind + `,"p":"cDAw","n":3,"h":"abc"}`, true},
+		{"count skip from the start, version 2", `{"v":2,` + bind + `,"n":1,"h":"abc"}`, true},
+		{"count skip in version 1", `{"v":1,` + bind + `,"p":"cDAw","n":3,"h":"abc"}`, false},
+		{"digest without a count", `{"v":2,` + bind + `,"p":"cDAw","h":"abc"}`, false},
+		{"count without a digest", `{"v":2,` + bind + `,"p":"cDAw","n":3}`, false},
+		{"negative count", `{"v":2,` + bind + `,"p":"cDAw","n":-1,"h":"abc"}`, false},
+		{"count and key skip", `{"v":2,` + bind + `,"p":"cDAw","n":3,"h":"abc","ak":"p","ar":"r"}`, false},
+		{"count skip when done", `{"v":2,` + bind + `,"d":true,"n":3,"h":"abc"}`, false},
+		{"version 3", `{"v":3,` + bind + `,"p":"cDAw"}`, false},
+	}
+	for _, tt := range tests {
+		tok := raw(tt.json)
+		c, err := q.Resume(tok)
+		if !tt.ok {
+			if !errors.Is(err, ErrInvalidToken) {
+				t.Errorf("%s: got %v, want ErrInvalidToken", tt.name, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if got := c.Token(); got != tok {
+			b, _ := base64.RawURLEncoding.DecodeString(got)
+			t.Errorf("%s: re-encodes as %s", tt.name, b)
+		}
+	}
 }

@@ -57,7 +57,7 @@ func endRun(sp *spans.Span, pages, entities int, err error) {
 // page stands out; segment is the page's segment in a parallel run, or -1.
 func (p *plan[T]) tracedFetch(ctx context.Context, pos position, top, segment int) (*rawPage[T], error) {
 	ctx, sp := spans.Start(ctx, (*core.Table)(p.t).Tracer(), spanPage)
-	page, err := p.fetch(ctx, pos, top)
+	page, err := p.fetch(ctx, pos, top, segment)
 	if sp == nil {
 		return page, err
 	}

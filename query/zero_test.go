@@ -16,6 +16,7 @@ func TestZeroValuesDoNotPanic(t *testing.T) {
 		"Property": new(Property), "Value": new(Value), "ParallelOptions": new(ParallelOptions),
 		"ParallelCursor": new(ParallelCursor[item]), "Query": new(Query[item]), "Scope": new(Scope),
 		"Segment": new(Segment), "Split": new(Split), "SplitOptions": new(SplitOptions),
+		"PositionError": new(PositionError),
 	}
 	testenv.CheckZeroValues(t, zero)
 }

@@ -34,7 +34,7 @@ type inDoKey struct{}
 //     at once, and op is not called again.
 //
 // Each wait follows the policy: exponential backoff with jitter, no wait for
-// the first broken connection, at least a server's Retry-After when the
+// the first broken connection, a server's Retry-After instead when the
 // error is an *azcore.ResponseError that carries one.
 func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) error {
 	if op == nil {

@@ -33,8 +33,9 @@
 // retried at once, as the checklist advises: it is usually a stale
 // keep-alive connection. Later failures back off. A response carrying
 // Retry-After (seconds or an HTTP date), retry-after-ms or
-// x-ms-retry-after-ms is never retried sooner than it asks, up to
-// MaxInterval. Every wait ends early when the context does.
+// x-ms-retry-after-ms (Cosmos DB's 429) is retried after the wait it asks
+// for, up to MaxInterval, never sooner and not later either: the server
+// knows when it has room. Every wait ends early when the context does.
 //
 // # Installing the policy into aztables clients
 //

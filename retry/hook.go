@@ -20,7 +20,8 @@ type Event struct {
 	Attempt int
 	// Delay is how long the policy waits before that retry: 0 for the
 	// immediate retry of a broken connection, at least a server's
-	// Retry-After otherwise (capped by MaxInterval).
+	// Retry-After (capped by MaxInterval) when it sent one, the backoff
+	// otherwise.
 	Delay time.Duration
 	// Status and Code are the HTTP status and service error code of the
 	// failed attempt; 0 and "" for a transport error.

@@ -1,14 +1,16 @@
 package retry
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 
 	"github.com/tablekit/tablekit/internal/reqshape"
-
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -68,10 +70,11 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	attemptCtx := policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
 	var once reqshape.SingleAttempt
 	if req.OperationValue(&once) || ctx.Value(inDoKey{}) != nil {
-		if err := req.RewindBody(); err != nil {
+		a, err := attemptOf(req, attemptCtx)
+		if err != nil {
 			return nil, err
 		}
-		resp, err := req.Clone(attemptCtx).Next()
+		resp, err := a.Next()
 		if b := brokenResponse(req.Raw(), resp, err); b != nil {
 			runtime.Drain(resp)
 			return nil, b
@@ -80,10 +83,11 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	}
 
 	return run(ctx, pp.p, req.Raw(), runtime.Drain, func() outcome[*http.Response] {
-		if err := req.RewindBody(); err != nil {
+		a, err := attemptOf(req, attemptCtx)
+		if err != nil {
 			return outcome[*http.Response]{err: err, final: true}
 		}
-		resp, err := req.Clone(attemptCtx).Next()
+		resp, err := a.Next()
 		if b := brokenResponse(req.Raw(), resp, err); b != nil {
 			// A body that did not arrive is a broken connection: the
 			// request may have reached the service, and no answer came.
@@ -102,4 +106,23 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		}
 		return outcome[*http.Response]{val: resp}
 	})
+}
+
+// attemptOf returns the request of one attempt, with ctx. When the sender
+// left the body's bytes on the request (reqshape.Body: every request
+// tablekit builds), the attempt reads them through a reader of its own;
+// otherwise the one body is rewound, as azcore's retry policy does.
+func attemptOf(req *policy.Request, ctx context.Context) (*policy.Request, error) {
+	var b reqshape.Body
+	if req.OperationValue(&b) && len(b.Bytes) > 0 {
+		a := req.Clone(ctx)
+		if err := a.SetBody(streaming.NopCloser(bytes.NewReader(b.Bytes)), req.Raw().Header.Get("Content-Type")); err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+	if err := req.RewindBody(); err != nil {
+		return nil, err
+	}
+	return req.Clone(ctx), nil
 }

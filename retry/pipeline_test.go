@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 
 	"github.com/tablekit/tablekit/internal/reqshape"
 	"github.com/tablekit/tablekit/retry"
@@ -373,3 +375,64 @@ func TestPipelineSingleAttempt(t *testing.T) {
 		})
 	}
 }
+
+// TestPipelineAttemptsReadTheirOwnBody: a transport may still be reading
+// an attempt's body when its reply has come and the next attempt starts.
+// With the body's bytes on the request (reqshape.Body), every attempt reads
+// from a reader of its own, so the first attempt's reader still holds the
+// rest of its body after the second attempt has read all of its own;
+// without them, the one body is rewound and read by the next attempt.
+func TestPipelineAttemptsReadTheirOwnBody(t *testing.T) {
+	const body = `{"PartitionKey":"p","RowKey":"r"}`
+	half := len(body) / 2
+	for _, tt := range []struct {
+		name      string
+		withBytes bool
+		wantRest  string
+	}{{"bytes on the request", true, body[half:]}, {"body only", false, ""}} {
+		t.Run(tt.name, func(t *testing.T) {
+			var first io.Reader
+			var second []byte
+			tr := transportFunc(func(req *http.Request) (*http.Response, error) {
+				if first == nil {
+					// A reply before the whole body went out.
+					buf := make([]byte, half)
+					if _, err := io.ReadFull(req.Body, buf); err != nil {
+						t.Fatal(err)
+					}
+					first = req.Body
+					return reply(req, 503, "ServerBusy", nil), nil
+				}
+				second, _ = io.ReadAll(req.Body)
+				return reply(req, 204, "", nil), nil
+			})
+			p := fast(nil)
+			pl := runtime.NewPipeline("m", "v1.0.0", runtime.PipelineOptions{PerCall: []policy.Policy{retry.NewPipelinePolicy(&p)}},
+				&policy.ClientOptions{Transport: tr, Retry: policy.RetryOptions{MaxRetries: -1}})
+			req, err := runtime.NewRequest(context.Background(), http.MethodPost, "https://acct.table.core.windows.net/t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := req.SetBody(streaming.NopCloser(strings.NewReader(body)), "application/json"); err != nil {
+				t.Fatal(err)
+			}
+			if tt.withBytes {
+				req.SetOperationValue(reqshape.Body{Bytes: []byte(body)})
+			}
+			if _, err := pl.Do(req); err != nil {
+				t.Fatal(err)
+			}
+			if string(second) != body {
+				t.Errorf("second attempt sent %q, want %q", second, body)
+			}
+			rest, _ := io.ReadAll(first)
+			if string(rest) != tt.wantRest {
+				t.Errorf("the first attempt's reader then gave %q, want %q", rest, tt.wantRest)
+			}
+		})
+	}
+}
+
+type transportFunc func(*http.Request) (*http.Response, error)
+
+func (f transportFunc) Do(req *http.Request) (*http.Response, error) { return f(req) }

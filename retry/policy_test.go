@@ -140,9 +140,16 @@ func TestScheduleRetryAfter(t *testing.T) {
 	if d, _ := s.next(2, withHeader(http.Header{"Retry-After": {"60"}}), false); d != 5*time.Second {
 		t.Errorf("Retry-After 60 with MaxInterval 5s: got %v, want 5s", d)
 	}
-	// A Retry-After shorter than the backoff does not shorten it.
+	// Retry-After 0 asks for nothing: the backoff, which advanced with
+	// every retry, hinted or not.
 	if d, _ := s.next(3, withHeader(http.Header{"Retry-After": {"0"}}), false); d != 40*time.Millisecond {
 		t.Errorf("Retry-After 0: got %v, want the backoff 40ms", d)
+	}
+	// A hint shorter than the backoff is the wait: Cosmos DB's 20 ms.
+	ms := respErr(429, "TooManyRequests", "PUT", "/t")
+	headerOf(ms).Set("X-Ms-Retry-After-Ms", "20")
+	if d, _ := s.next(4, ms, false); d != 20*time.Millisecond {
+		t.Errorf("x-ms-retry-after-ms 20 with the backoff at 80ms: got %v, want 20ms", d)
 	}
 }
 

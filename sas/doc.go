@@ -75,6 +75,8 @@
 // (table.Service.AccessPolicy and SetAccessPolicy for a whole service),
 // adding typed permissions and the keep-the-others merge; their service
 // errors are *table.ServiceError values (errors.Is(err, table.ErrForbidden)).
+// Cosmos DB for Table has no stored access policies: on a client tablekit
+// made for it they are table.ErrUnsupported, and nothing is sent.
 //
 // ServiceCredential gives the Credential of a table.Service made with a
 // shared key, so a program that connected once need not parse its

@@ -48,7 +48,12 @@ func (p Policy) toACL() table.AccessPolicy {
 // the service's order. It is a thin wrapper over table.GetAccessPolicy
 // (Service.AccessPolicy is the same for a table.Service) that types the
 // permissions; service errors are *table.ServiceError values, with the
-// *azcore.ResponseError reachable through errors.As.
+// *azcore.ResponseError reachable through errors.As. Cosmos DB for Table
+// has no stored access policies: a client tablekit made for it (from a
+// table.Service, or with table.ClientOptions) refuses before sending, with
+// an error matching table.ErrUnsupported; of another client tablekit cannot
+// see the endpoint, and Cosmos DB answers with an error. The same holds for
+// SetPolicy and RevokePolicy.
 func GetPolicies(ctx context.Context, client *aztables.Client) ([]Policy, error) {
 	acl, err := table.GetAccessPolicy(ctx, client)
 	if err != nil {

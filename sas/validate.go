@@ -1,10 +1,12 @@
 package sas
 
 import (
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -62,11 +64,19 @@ func checkTableName(field, name string) error {
 	return nil
 }
 
-// checkKey applies the service's rules for PartitionKey and RowKey values
-// (wire.CheckKey), so that a range can name any key a table can hold.
+// checkKey applies the rules for PartitionKey and RowKey values
+// (wire.CheckKey, and the longest key of any backend: a signature names no
+// backend), so that a range can name any key a table can hold.
 func checkKey(field, k string) error {
 	if bad := wire.CheckKey(k); bad != nil {
 		return invalid(field, bad.Rule)
+	}
+	lim := backend.Lenient().PartitionKey
+	if strings.HasSuffix(field, "RowKey") {
+		lim = backend.Lenient().RowKey
+	}
+	if !lim.Fits(k) {
+		return invalid(field, fmt.Sprintf("key too long (%d %s, at most %d)", lim.Len(k), lim.Unit, lim.Max))
 	}
 	return nil
 }

@@ -1,13 +1,16 @@
 package table
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"iter"
+	"math"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -17,8 +20,8 @@ type ListTablesOptions struct {
 	// range (TableName ge 'p' and TableName lt 'q'), which the service
 	// answers from its index of table names.
 	Prefix string
-	// PageSize is the number of names per request (at most 1,000, the
-	// service's page); 0 means the service's default.
+	// PageSize is the number of names per request (on Table Storage at
+	// most 1,000, its largest page); 0 means the service's default.
 	PageSize int32
 }
 
@@ -33,8 +36,9 @@ func (s *Service) Tables(ctx context.Context, o *ListTablesOptions) iter.Seq2[st
 		}
 		var opts aztables.ListTablesOptions
 		if o != nil {
-			if o.PageSize < 0 || o.PageSize > 1000 {
-				yield("", fmt.Errorf("%w: PageSize %d, want 0 to 1000", ErrInvalidOptions, o.PageSize))
+			max := s.conn.Profile().MaxPageSize // 0: none documented
+			if o.PageSize < 0 || (max > 0 && int(o.PageSize) > max) {
+				yield("", fmt.Errorf("%w: PageSize %d, want 0 to %d", ErrInvalidOptions, o.PageSize, cmp.Or(max, math.MaxInt32)))
 				return
 			}
 			if o.PageSize > 0 {
@@ -75,9 +79,9 @@ func prefixFilter(prop, prefix string) string {
 }
 
 // Properties reads the service's settings: CORS rules, logging and hour and
-// minute metrics (aztables' own types).
+// minute metrics (aztables' own types). Cosmos DB has none: ErrUnsupported.
 func (s *Service) Properties(ctx context.Context) (aztables.ServiceProperties, error) {
-	if err := s.ready(); err != nil {
+	if err := s.has("get service properties", "service properties", func(p *backend.Profile) bool { return p.ServiceProperties }); err != nil {
 		return aztables.ServiceProperties{}, err
 	}
 	resp, err := s.raw.GetProperties(ctx, nil)
@@ -90,9 +94,9 @@ func (s *Service) Properties(ctx context.Context) (aztables.ServiceProperties, e
 // SetProperties replaces the service's settings. Parts left nil (Cors,
 // Logging, HourMetrics, MinuteMetrics) are kept as they are; an empty
 // non-nil Cors slice removes every rule. The service may take up to 30
-// seconds to apply a change.
+// seconds to apply a change. Cosmos DB has none: ErrUnsupported.
 func (s *Service) SetProperties(ctx context.Context, p aztables.ServiceProperties) error {
-	if err := s.ready(); err != nil {
+	if err := s.has("set service properties", "service properties", func(p *backend.Profile) bool { return p.ServiceProperties }); err != nil {
 		return err
 	}
 	_, err := s.raw.SetProperties(ctx, p, nil)
@@ -115,9 +119,10 @@ type Stats struct {
 // answers it on the secondary endpoint only, so it is sent there (see
 // Options.SecondaryEndpoint); an account without a readable secondary
 // answers an error. Azurite answers it on its path-style secondary
-// (<account>-secondary), always live.
+// (<account>-secondary), always live. Cosmos DB has no stats:
+// ErrUnsupported.
 func (s *Service) Stats(ctx context.Context) (Stats, error) {
-	if err := s.ready(); err != nil {
+	if err := s.has("get service stats", "service stats", func(p *backend.Profile) bool { return p.ServiceStats }); err != nil {
 		return Stats{}, err
 	}
 	resp, err := s.raw.GetStatistics(ctx, nil)
@@ -156,9 +161,9 @@ type AccessPolicy struct {
 const MaxAccessPolicies = 5
 
 // AccessPolicy returns the stored access policies of the named table, in
-// the service's order.
+// the service's order. Cosmos DB has none: ErrUnsupported.
 func (s *Service) AccessPolicy(ctx context.Context, tableName string) ([]AccessPolicy, error) {
-	if err := s.ready(); err != nil {
+	if err := s.has("get access policy", "stored access policies", func(p *backend.Profile) bool { return p.AccessPolicies }); err != nil {
 		return nil, err
 	}
 	if err := validateTableName(tableName); err != nil {
@@ -170,9 +175,10 @@ func (s *Service) AccessPolicy(ctx context.Context, tableName string) ([]AccessP
 // SetAccessPolicy replaces the stored access policies of the named table
 // with ps (nil or empty removes them all). The service replaces the whole
 // list and has no concurrency check: read, change and write it from one
-// place. It may take up to 30 seconds to apply a change.
+// place. It may take up to 30 seconds to apply a change. Cosmos DB has no
+// stored access policies: ErrUnsupported.
 func (s *Service) SetAccessPolicy(ctx context.Context, tableName string, ps []AccessPolicy) error {
-	if err := s.ready(); err != nil {
+	if err := s.has("set access policy", "stored access policies", func(p *backend.Profile) bool { return p.AccessPolicies }); err != nil {
 		return err
 	}
 	if err := validateTableName(tableName); err != nil {
@@ -182,7 +188,11 @@ func (s *Service) SetAccessPolicy(ctx context.Context, tableName string, ps []Ac
 }
 
 // GetAccessPolicy is Service.AccessPolicy for an aztables client you
-// already have (package sas builds on it).
+// already have (package sas builds on it). A client made by tablekit
+// (Service.Client, Table.Client, ClientOptions) refuses it on Cosmos DB
+// with ErrUnsupported before sending; for any other client tablekit cannot
+// tell the backend (aztables does not expose the endpoint), and Cosmos DB
+// answers with an error.
 func GetAccessPolicy(ctx context.Context, c *aztables.Client) ([]AccessPolicy, error) {
 	if c == nil {
 		return nil, errNilClient
@@ -215,7 +225,8 @@ func GetAccessPolicy(ctx context.Context, c *aztables.Client) ([]AccessPolicy, e
 
 // SetAccessPolicy is Service.SetAccessPolicy for an aztables client you
 // already have. More than MaxAccessPolicies, an empty or over-long ID, or
-// an Expiry not after Start is ErrInvalidOptions before any request.
+// an Expiry not after Start is ErrInvalidOptions before any request; on
+// Cosmos DB, ErrUnsupported as for GetAccessPolicy.
 func SetAccessPolicy(ctx context.Context, c *aztables.Client, ps []AccessPolicy) error {
 	if c == nil {
 		return errNilClient
@@ -260,4 +271,16 @@ func (s *Service) SharedKey() (account, key string, ok bool) {
 		return "", "", false
 	}
 	return s.account, s.key, s.key != ""
+}
+
+// has reports a zero Service, or a call its backend lacks: op needs what,
+// which a backend has when ok says so of its profile.
+func (s *Service) has(op, what string, ok func(*backend.Profile) bool) error {
+	if err := s.ready(); err != nil {
+		return err
+	}
+	if p := s.conn.Profile(); !ok(p) {
+		return notSupported(*p, op, what)
+	}
+	return nil
 }

@@ -131,11 +131,11 @@ func TestClientOptionsInstallOneRetryLayer(t *testing.T) {
 	if o.Retry.MaxRetries != -1 {
 		t.Errorf("azcore MaxRetries = %d, want -1 (azcore's retry off)", o.Retry.MaxRetries)
 	}
-	if got := len(o.PerCallPolicies); got != 2 {
-		t.Errorf("per-call policies = %d, want 2 (no-echo, retry)", got)
+	if got := len(o.PerCallPolicies); got != 3 {
+		t.Errorf("per-call policies = %d, want 3 (unsupported calls, no-echo, retry)", got)
 	}
-	if got := len(ClientOptions(&Options{NoRetry: true, EchoInserts: true}).PerCallPolicies); got != 0 {
-		t.Errorf("NoRetry+EchoInserts: per-call policies = %d, want 0", got)
+	if got := len(ClientOptions(&Options{NoRetry: true, EchoInserts: true}).PerCallPolicies); got != 1 {
+		t.Errorf("NoRetry+EchoInserts: per-call policies = %d, want 1 (unsupported calls)", got)
 	}
 	// The caller's options are not modified.
 	base := &Options{}

@@ -18,6 +18,18 @@
 // reaches a containerised Azurite. A refused loopback connection says that
 // no emulator is listening and how to start one.
 //
+// # Table Storage and Cosmos DB
+//
+// [Options].Backend says whether the endpoint is Azure Table Storage or
+// Azure Cosmos DB for Table; by default ([DetectBackend]) its host tells,
+// as aztables tells. Each backend has its own limits, all checked before
+// any request (Cosmos DB: transactions and entities up to 2 MiB, RowKey up
+// to 255 bytes, four reserved property names), and Cosmos DB lacks service
+// properties and stats, stored access policies and a secondary location:
+// those calls are [ErrUnsupported] there, with nothing sent. docs/cosmos.md
+// has every difference, and what packages query and batch do about its
+// unsorted query results and its throttling.
+//
 // # The account
 //
 // [Service.Tables] lists table names (by prefix, paged), [Service.Properties]
@@ -25,7 +37,8 @@
 // [Service.Stats] reads geo-replication status and last sync time (on the
 // secondary, Azurite's included), and [Service.AccessPolicy] and
 // [Service.SetAccessPolicy] manage a table's stored access policies (package
-// sas builds on them). [Service.SharedKey] lets package sas sign with the
+// sas builds on them); on Cosmos DB, which has none of these, they are
+// [ErrUnsupported]. [Service.SharedKey] lets package sas sign with the
 // key the service holds.
 //
 // # Reading from the geo-secondary
@@ -131,14 +144,18 @@
 // [Table.Delete] removes one. Unconditional updates and deletes need
 // [AnyETag] on purpose: an empty ETag is [ErrETagRequired].
 //
-// Before any request every service rule is checked: keys of at most 1 KiB
-// without / \ # ? or control characters, at most 252 properties, valid
-// property names, strings of at most 32 Ki UTF-16 code units, binary values
-// of at most 64 KiB, and 1 MiB per entity by the service's size formula. A
-// failure is a [*ValidationError] naming the property and the rule; it
-// matches [ErrInvalidEntity]. The Azurite emulator measures entity size on
-// the JSON body instead (binary counts 4/3 as base64), so it refuses some
-// entities near 1 MiB that the service and this package accept.
+// Before any request every rule of the table's backend ([Backend]) is
+// checked. On Table Storage: keys of at most 1 KiB without / \ # ? or
+// control characters, at most 252 properties, valid property names,
+// strings of at most 32 Ki UTF-16 code units, binary values of at most 64
+// KiB, and 1 MiB per entity by the service's size formula. Cosmos DB for
+// Table measures an entity's JSON instead (up to 2 MiB), limits RowKey to
+// 255 bytes, and reserves the property names ID, rid, etag and ResourceId
+// (docs/cosmos.md has every difference). A failure is a [*ValidationError]
+// naming the property and the rule; it matches [ErrInvalidEntity]. The
+// Azurite emulator measures entity size on the JSON body instead (binary
+// counts 4/3 as base64), so it refuses some entities near 1 MiB that the
+// service and this package accept.
 //
 // # Errors
 //

@@ -41,6 +41,10 @@ var (
 	// ErrThrottled: the service is busy (503 ServerBusy, 500 OperationTimedOut,
 	// 429) and the retry policy gave up.
 	ErrThrottled = errors.New("table: service busy")
+	// ErrUnsupported: the backend does not have the call or option (Azure
+	// Cosmos DB for Table has no service properties or stats, no stored
+	// access policies and no secondary location). Nothing was sent.
+	ErrUnsupported = errors.New("table: not supported by the backend")
 	// ErrBadRequest: the service rejected the request as invalid (other 400s).
 	ErrBadRequest = errors.New("table: bad request")
 	// ErrService: any other failure reported by the service.

@@ -51,9 +51,16 @@ type Options struct {
 	// AddEntity of clients made with these options alike) send Prefer:
 	// return-no-content and AddEntityResponse.Value is "null".
 	EchoInserts bool
+	// Backend is the service behind the endpoint, whose limits tablekit
+	// checks before sending and whose missing calls it refuses
+	// (ErrUnsupported). Default DetectBackend: Cosmos DB for the hosts
+	// aztables takes for Cosmos DB, Table Storage for any other. Set
+	// CosmosDB for a custom domain in front of a Cosmos DB account.
+	Backend Backend
 	// Location sends point gets and queries to the geo-secondary
 	// (PrimaryThenSecondary, SecondaryOnly); default PrimaryOnly. Writes
-	// always go to the primary. See LocationMode for the lag.
+	// always go to the primary. See LocationMode for the lag. Cosmos DB
+	// has no secondary location: there any other mode is ErrUnsupported.
 	Location LocationMode
 	// SecondaryEndpoint is the secondary's table endpoint, when it is not
 	// <account>-secondary.table.<suffix> (the service), <host>/<account>-secondary
@@ -133,8 +140,11 @@ func NewHTTPClient(o *Options) *http.Client {
 
 // ClientOptions returns aztables options with tablekit's behaviour: the tuned
 // transport, the retry policy installed as the only retry layer (azcore's own
-// retry is off: MaxRetries -1), and inserts that do not make the service echo
-// the entity back. Existing aztables code adopts all of it in one line:
+// retry is off: MaxRetries -1), inserts that do not make the service echo
+// the entity back, and the calls the backend lacks (Options.Backend, or the
+// host: Cosmos DB's service properties, stats and access policies) refused
+// with ErrUnsupported before they are sent. Existing aztables code adopts
+// all of it in one line:
 //
 //	client, err := aztables.NewClientWithSharedKey(url, cred, table.ClientOptions(nil))
 //
@@ -153,6 +163,8 @@ func clientOptions(o *Options, tr policy.Transporter, auth policy.Policy) *aztab
 	if o == nil || !o.EchoInserts {
 		co.PerCallPolicies = append([]policy.Policy{noEchoPolicy{}}, co.PerCallPolicies...)
 	}
+	k, _ := o.kind() // an unknown Backend (ClientOptions alone does not check it) detects
+	co.PerCallPolicies = append([]policy.Policy{unsupportedPolicy{kind: k}}, co.PerCallPolicies...)
 	return &aztables.ClientOptions{ClientOptions: co}
 }
 

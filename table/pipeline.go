@@ -10,7 +10,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/core"
-	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // newConn builds the pipeline of a service's data requests and the
@@ -18,11 +17,14 @@ import (
 // (with the SAS query when the credential is a SAS); auth signs each
 // attempt (Shared Key Lite, a bearer token) or is nil (a SAS, in the URL);
 // tr is the transport the service's aztables clients use as well, so that
-// both share one connection pool.
+// both share one connection pool. The caller has checked the options
+// (checkLocation), so the backend's profile is known.
 func newConn(o *Options, endpoint string, auth policy.Policy, tr policy.Transporter) *core.Conn {
+	prof, _ := o.profile(endpoint)
 	return core.NewConn(core.Config{
 		Pipeline:    newPipeline(o, auth, tr),
 		Endpoint:    endpoint,
+		Profile:     prof,
 		Tracer:      o.newTracer(),
 		PoolSize:    o.poolSize(),
 		EchoInserts: o != nil && o.EchoInserts,
@@ -66,20 +68,19 @@ var errNoTablesCloud = fmt.Errorf("%w: the cloud configuration (Options.Azcore.C
 // tokenScope is the scope of a bearer token for endpoint, as aztables'
 // NewServiceClient chooses it: https://storage.azure.com/.default for
 // Table Storage in every cloud, the cloud's Cosmos DB audience for Cosmos
-// DB endpoints; a cloud without an Azure Tables configuration is an error
-// either way, as there.
+// DB (backend.Profile.Audience); a cloud without an Azure Tables
+// configuration is an error either way, as there.
 func tokenScope(endpoint string, o *Options) (string, error) {
 	cl := cloud.AzurePublic
 	if o != nil && (o.Azcore.Cloud.ActiveDirectoryAuthorityHost != "" || o.Azcore.Cloud.Services != nil) {
 		cl = o.Azcore.Cloud
 	}
-	cfg, ok := cl.Services[aztables.ServiceName]
-	if !ok || cfg.Audience == "" {
+	if cfg, ok := cl.Services[aztables.ServiceName]; !ok || cfg.Audience == "" {
 		return "", errNoTablesCloud
 	}
-	audience := "https://storage.azure.com"
-	if wire.IsCosmosEndpoint(endpoint) {
-		audience = cfg.Audience
+	prof, err := o.profile(endpoint)
+	if err != nil {
+		return "", err
 	}
-	return audience + "/.default", nil
+	return prof.Audience(cl) + "/.default", nil
 }

@@ -28,11 +28,13 @@ import "encoding/json"
 // annotation names a type, it never changes one): reading a misfit is a
 // *DecodeError, writing one a *ValidationError, both naming the property,
 // the type and what is wrong. Writing also checks that
-// Properties is an object of scalar values with valid property names, at
-// most 252 of them, before any request; nil or empty writes an entity
-// with no properties. The entity size limit is the service's to enforce:
-// a raw entity holds what the service sent, and a hand-written one should
-// be checked by whoever wrote it.
+// Properties is an object of scalar values with valid property names (and
+// none the backend reserves), no more than the backend allows, before any
+// request; nil or empty writes an entity with no properties. Cosmos DB's
+// entity size (JSON bytes) is checked too; Table Storage's, by its formula
+// of each value's stored size, is the service's to enforce: a raw entity
+// holds what the service sent, and a hand-written one should be checked by
+// whoever wrote it.
 type RawEntity struct {
 	PartitionKey string
 	RowKey       string

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -106,11 +107,13 @@ func WithReadLocations(ctx context.Context, r *ReadLocations) context.Context {
 // secondary too, so the signed request is valid there as it is.
 type locationPolicy struct {
 	mode      LocationMode
-	secondary *url.URL // explicit secondary endpoint; nil derives it
+	secondary *url.URL     // explicit secondary endpoint; nil derives it
+	kind      backend.Kind // Options.Backend: whether a secondary can exist
 }
 
 func newLocationPolicy(o *Options) policy.Policy {
-	p := locationPolicy{mode: o.Location}
+	k, _ := o.kind() // checked by the constructors (checkLocation)
+	p := locationPolicy{mode: o.Location, kind: k}
 	if o.SecondaryEndpoint != "" {
 		if u, err := url.Parse(strings.TrimSuffix(o.SecondaryEndpoint, "/")); err == nil && u.Host != "" {
 			p.secondary = u
@@ -204,14 +207,18 @@ func (p locationPolicy) secondaryURL(primary *url.URL) *url.URL {
 	if p.secondary != nil {
 		return p.secondary
 	}
-	return derivedSecondary(primary)
+	return derivedSecondary(primary, p.kind)
 }
 
 // derivedSecondary applies the naming rule of the storage service,
 // <account>-secondary.table.<suffix>, or of Azurite's path-style accounts,
-// <host>/<account>-secondary (its documented RA-GRS form); other hosts
-// (Cosmos DB, custom domains) have no known secondary: nil.
-func derivedSecondary(u *url.URL) *url.URL {
+// <host>/<account>-secondary (its documented RA-GRS form); custom domains
+// and a backend without a secondary location (Cosmos DB: kind, or the
+// host) have none: nil.
+func derivedSecondary(u *url.URL, kind backend.Kind) *url.URL {
+	if prof, err := backend.For(u.String(), kind); err != nil || !prof.SecondaryLocation {
+		return nil
+	}
 	if account, ok := pathStyleAccount(u); ok {
 		if strings.HasSuffix(account, secondarySuffix) {
 			return nil
@@ -219,7 +226,7 @@ func derivedSecondary(u *url.URL) *url.URL {
 		return &url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/" + account + secondarySuffix}
 	}
 	account, rest, ok := strings.Cut(u.Hostname(), ".")
-	if !ok || !strings.HasPrefix(rest, "table.") || strings.Contains(rest, "cosmos") || strings.HasSuffix(account, secondarySuffix) {
+	if !ok || !strings.HasPrefix(rest, "table.") || strings.HasSuffix(account, secondarySuffix) {
 		return nil
 	}
 	host := account + secondarySuffix + "." + rest
@@ -258,15 +265,23 @@ func isStatsRequest(r *http.Request) bool {
 	return r.Method == http.MethodGet && q.Get("restype") == "service" && q.Get("comp") == "stats"
 }
 
-// checkLocation validates Options.Location and the secondary endpoint for a
-// service whose primary is endpoint; account and key allow http for the
-// emulator's account as the primary does.
+// checkLocation validates Options.Backend, Options.Location and the
+// secondary endpoint for a service whose primary is endpoint; account and
+// key allow http for the emulator's account as the primary does. Every
+// constructor calls it before it builds anything.
 func checkLocation(endpoint, account, key string, o *Options) error {
 	if o == nil {
 		return nil
 	}
+	prof, err := o.profile(endpoint)
+	if err != nil {
+		return err
+	}
 	if o.Location < PrimaryOnly || o.Location > SecondaryOnly {
 		return fmt.Errorf("%w: Location %v", ErrInvalidOptions, o.Location)
+	}
+	if o.Location != PrimaryOnly && !prof.SecondaryLocation {
+		return notSupported(prof, "Options.Location "+o.Location.String(), "secondary location")
 	}
 	if o.SecondaryEndpoint != "" {
 		if err := checkKeyedScheme(o.SecondaryEndpoint, account, key, o); err != nil {
@@ -284,7 +299,7 @@ func checkLocation(endpoint, account, key string, o *Options) error {
 	}
 	if o.Location != PrimaryOnly {
 		u, err := url.Parse(endpoint)
-		if err != nil || derivedSecondary(u) == nil {
+		if err != nil || derivedSecondary(u, prof.Kind) == nil {
 			return fmt.Errorf("%w: Location %v needs a secondary endpoint: TableSecondaryEndpoint in the connection string or Options.SecondaryEndpoint", ErrInvalidOptions, o.Location)
 		}
 	}

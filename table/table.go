@@ -165,14 +165,14 @@ func (t *Table[T]) DeleteTable(ctx context.Context) error {
 }
 
 // Marshal encodes e as the service's JSON, with exact EDM type annotations,
-// after checking every service rule (a *ValidationError otherwise): the body
-// every write of this package sends. It is for code that writes with plain
+// after checking every rule of the table's backend (a *ValidationError
+// otherwise): the body every write of this package sends. It is for code that writes with plain
 // aztables calls, such as a transaction mixing entity types.
 func (t *Table[T]) Marshal(e T) ([]byte, error) {
 	if err := t.ready(); err != nil {
 		return nil, err
 	}
-	return t.handle().Plan().Marshal(reflect.ValueOf(&e).Elem())
+	return t.handle().Plan().Marshal(reflect.ValueOf(&e).Elem(), t.handle().Profile())
 }
 
 // Unmarshal decodes one entity as the service returns it. It is for code
@@ -210,7 +210,7 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 		return *new(T), err
 	}
 	var zero T
-	if err := checkKeys(partitionKey, rowKey); err != nil {
+	if err := t.checkKeys(partitionKey, rowKey); err != nil {
 		return zero, err
 	}
 	if o != nil {
@@ -414,7 +414,7 @@ func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag
 	if etag == "" {
 		return ErrETagRequired
 	}
-	if err := checkKeys(partitionKey, rowKey); err != nil {
+	if err := t.checkKeys(partitionKey, rowKey); err != nil {
 		return err
 	}
 	err := t.handle().Delete(ctx, partitionKey, rowKey, etag)
@@ -424,11 +424,14 @@ func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag
 	return MapError("delete", err)
 }
 
-func checkKeys(pk, rk string) error {
-	if err := codec.CheckKey("PartitionKey", pk); err != nil {
+// checkKeys applies the rules of the table's backend to keys given on
+// their own.
+func (t *Table[T]) checkKeys(pk, rk string) error {
+	prof := t.handle().Profile()
+	if err := codec.CheckKey(prof, "PartitionKey", pk); err != nil {
 		return err
 	}
-	return codec.CheckKey("RowKey", rk)
+	return codec.CheckKey(prof, "RowKey", rk)
 }
 
 // resultOf reads the Timestamp out of the ETag: a write that returns no

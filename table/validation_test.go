@@ -32,9 +32,9 @@ func TestValidationSendsNothing(t *testing.T) {
 		{"slash in key", with(func(v *Valid) { v.PartitionKey = "a/b" }), "key contains"},
 		{"hash in key", with(func(v *Valid) { v.RowKey = "a#b" }), "key contains"},
 		{"control in key", with(func(v *Valid) { v.RowKey = "a\nb" }), "key contains"},
-		{"long key", with(func(v *Valid) { v.RowKey = strings.Repeat("k", 1025) }), "1 KiB"},
-		{"long string", with(func(v *Valid) { v.S = strings.Repeat("s", 32*1024+1) }), "32 Ki"},
-		{"large binary", with(func(v *Valid) { v.B = make([]byte, 64*1024+1) }), "64 KiB"},
+		{"long key", with(func(v *Valid) { v.RowKey = strings.Repeat("k", 1025) }), "key too long (1025 UTF-16 code units, at most 1024)"},
+		{"long string", with(func(v *Valid) { v.S = strings.Repeat("s", 32*1024+1) }), "string too long (32769 UTF-16 code units, at most 32768)"},
+		{"large binary", with(func(v *Valid) { v.B = make([]byte, 64*1024+1) }), "binary value too large (65537 bytes, at most 65536)"},
 		{"int32 range", with(func(v *Valid) { v.I = math.MaxInt32 + 1 }), "Int32"},
 	}
 	writes := []struct {

@@ -11,7 +11,7 @@ import (
 // zeroValues holds a zero value of every exported type of the package.
 var zeroValues = map[string]any{
 	"ListTablesOptions": new(table.ListTablesOptions), "Stats": new(table.Stats),
-	"AccessPolicy": new(table.AccessPolicy), "Service": new(table.Service),
+	"AccessPolicy": new(table.AccessPolicy), "Service": new(table.Service), "Backend": new(table.Backend),
 	"ConnectionString": new(table.ConnectionString), "ServiceError": new(table.ServiceError),
 	"GUID": new(table.GUID), "Options": new(table.Options), "LocationMode": new(table.LocationMode),
 	"Location": new(table.Location), "ReadLocations": new(table.ReadLocations), "Mode": new(table.Mode),

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/tablekit/tablekit/query"
 )
 
 // checkpointVersion is bumped when the file's meaning changes, so that an
@@ -149,9 +151,16 @@ func (s *saver) save(token string, done int64, complete bool) error {
 	return s.file.save(Checkpoint{Job: s.job, Token: token, Done: done, Extra: s.Extra, Complete: complete})
 }
 
-// tellResume says, after a run that stopped early, where its position is.
-func (s *saver) tellResume(e *env) {
-	if s.file != nil {
+// tellResume says, after a run that stopped early with err, where its
+// position is, or that it cannot be resumed: a position in the middle of a
+// page on a backend without key order whose page came back different
+// (query.ErrPositionLost).
+func (s *saver) tellResume(e *env, err error) {
+	switch {
+	case s.file == nil:
+	case errors.Is(err, query.ErrPositionLost):
+		fmt.Fprintf(e.stderr, "tablekit: the position saved in %s cannot be resumed exactly (the service returned its page differently): delete the file to start again\n", s.file.path)
+	default:
 		fmt.Fprintf(e.stderr, "tablekit: position saved in %s: run the same command again to resume\n", s.file.path)
 	}
 }

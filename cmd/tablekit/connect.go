@@ -58,17 +58,31 @@ type connection struct {
 	svc     *table.Service
 	conn    table.ConnectionString // zero unless a connection string was used
 	hasConn bool
-	retries *atomic.Int64
+	retries *retryCount
 	// policy is the retry policy of every request, with the hook that
 	// counts retries; pass it to batch.WriteOptions so that bulk writes
 	// count theirs too.
 	policy *retry.Policy
 }
 
+// retryCount counts a run's retries, and how many of them followed
+// throttling (table.ErrThrottled: Cosmos DB's 429, Table Storage's 503
+// ServerBusy and 500 OperationTimedOut), for the progress line and the
+// summary.
+type retryCount struct{ all, throttled atomic.Int64 }
+
+// count is a retry policy's OnRetry hook.
+func (c *retryCount) count(ev retry.Event) {
+	c.all.Add(1)
+	if errors.Is(table.MapError("retry", ev.Err), table.ErrThrottled) {
+		c.throttled.Add(1)
+	}
+}
+
 // open resolves the flags (then the environment variable) to a service.
-// Every request's retries are counted for the final summary.
-func (f *endpointFlags) open(e *env, retries *atomic.Int64) (*connection, error) {
-	policy := &retry.Policy{OnRetry: func(retry.Event) { retries.Add(1) }}
+// Every request's retries are counted in retries for the final summary.
+func (f *endpointFlags) open(e *env, retries *retryCount) (*connection, error) {
+	policy := &retry.Policy{OnRetry: retries.count}
 	opts := &table.Options{Retry: policy}
 	c := &connection{retries: retries, policy: policy}
 	p := f.prefix

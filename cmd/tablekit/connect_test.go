@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 )
 
@@ -37,7 +36,7 @@ func TestEndpointResolution(t *testing.T) {
 				}
 				return ""
 			}}
-			c, err := tt.f.open(e, new(atomic.Int64))
+			c, err := tt.f.open(e, new(retryCount))
 			if tt.endpoint == "" {
 				if err == nil || errors.Is(err, errUsage) != tt.usage {
 					t.Fatalf("got %v, want an error (usage %v)", err, tt.usage)
@@ -56,7 +55,7 @@ func TestEndpointResolution(t *testing.T) {
 
 func TestTargetDefaultsToSource(t *testing.T) {
 	f := targetFlags()
-	_, err := f.open(&env{getenv: func(string) string { return "" }}, new(atomic.Int64))
+	_, err := f.open(&env{getenv: func(string) string { return "" }}, new(retryCount))
 	if !errors.Is(err, errNoTarget) {
 		t.Fatalf("no target flags: %v, want errNoTarget", err)
 	}
@@ -66,7 +65,7 @@ func TestTargetDefaultsToSource(t *testing.T) {
 		}
 		return ""
 	}}
-	if _, err := f.open(e, new(atomic.Int64)); err != nil {
+	if _, err := f.open(e, new(retryCount)); err != nil {
 		t.Fatalf("target from %s: %v", envTargetConnection, err)
 	}
 }
@@ -74,13 +73,14 @@ func TestTargetDefaultsToSource(t *testing.T) {
 func TestMeterSummary(t *testing.T) {
 	for _, tty := range []bool{false, true} {
 		var buf bytes.Buffer
-		var retries atomic.Int64
-		retries.Store(2)
+		var retries retryCount
+		retries.all.Store(2)
+		retries.throttled.Store(1)
 		m := newMeter(&env{stderr: &buf, tty: tty}, "count", -1, 10, &retries)
 		m.add(5)
 		m.rejects.Add(1)
 		m.finish()
-		for _, want := range []string{"count: 15 entities (5 in this run)", "2 retries", "1 rejects"} {
+		for _, want := range []string{"count: 15 entities (5 in this run)", "2 retries (1 throttled)", "1 rejects"} {
 			if !strings.Contains(buf.String(), want) {
 				t.Errorf("tty %v: summary %q lacks %q", tty, buf.String(), want)
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/tablekit/tablekit/batch"
@@ -46,7 +45,7 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 			return &usageError{"table name " + bad.String()}
 		}
 	}
-	retries := new(atomic.Int64)
+	retries := new(retryCount)
 	sconn, err := src.open(e, retries)
 	if err != nil {
 		return err

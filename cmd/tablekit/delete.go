@@ -63,7 +63,15 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
 		return err
 	}
-	c, err := openScan(query.New(t).Select(), plan, j.cp.Token)
+	// Without key order (Cosmos DB) a position in the middle of a page is
+	// found again by reading the page as it was, which deleting what was
+	// read changes. So the checkpoint keeps no position there: a resumed
+	// run scans from the start, where only what is left is found.
+	keepPosition := conn.svc.Backend() != table.CosmosDB
+	if !keepPosition {
+		j.token = ""
+	}
+	c, err := openScan(query.New(t).Select(), plan, j.token)
 	if err != nil {
 		return err
 	}
@@ -118,7 +126,9 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 			frozen = true // keep the position before the failure for a resume
 		}
 		if !frozen {
-			j.token = r.token
+			if keepPosition {
+				j.token = r.token
+			}
 			return j.saveDue()
 		}
 		return nil

@@ -28,9 +28,11 @@
 // # Output and exit status
 //
 // Results (table names, the count, the SAS URL) go to stdout; progress and
-// the final summary (entities, bytes where known, seconds, rate, retries,
-// rejects) go to stderr: a live display on a terminal, a line every 10
-// seconds otherwise. The exit status is 0 only when everything asked was
+// the final summary (entities, bytes where known, seconds, rate, retries
+// and how many of them followed throttling, rejects) go to stderr: a live
+// display on a terminal, a line every 10 seconds otherwise; both say when
+// the service throttled the run (Cosmos DB's 429, Table Storage's 503
+// ServerBusy). The exit status is 0 only when everything asked was
 // done, 1 after a failure or any reject, 2 for a bad command line (nothing
 // was sent; drop and delete refuse to run without --yes, delete also without
 // --filter, --partition or --prefix; a plan that does not fit the command,
@@ -66,6 +68,15 @@
 // another command, table, filter, share, plan or --parallel is refused. delete
 // saves only positions whose deletes all committed, so resuming never skips
 // an entity.
+//
+// Cosmos DB for Table returns query results in no key order, so a position
+// in the middle of a page is the number of its entities already done (and
+// a digest of their keys): the resumed run reads that page again and goes
+// on only if it starts with the same entities; otherwise it stops, says
+// that the checkpoint cannot be resumed exactly, and that deleting the file
+// starts again. delete keeps no position there (deleting what it read
+// changes the pages): a resumed delete scans again from the start, where
+// only what is left is found.
 //
 // # Splitting a table over n machines: plan, --plan and --segment i/n
 //

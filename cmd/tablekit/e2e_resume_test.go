@@ -23,8 +23,14 @@ import (
 // its checkpoint file appears: some work is saved, some is not.
 func killWhenCheckpointed(t *testing.T, conn, ckpt string, args ...string) {
 	t.Helper()
+	killWhenCheckpointedEnv(t, childEnv(conn), ckpt, args...)
+}
+
+// killWhenCheckpointedEnv is killWhenCheckpointed with the environment env.
+func killWhenCheckpointedEnv(t *testing.T, env []string, ckpt string, args ...string) {
+	t.Helper()
 	cmd := exec.Command(binary(t), args...)
-	cmd.Env = childEnv(conn)
+	cmd.Env = env
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	if err := cmd.Start(); err != nil {

@@ -64,10 +64,16 @@ type result struct {
 // environment (none when conn is "").
 func tk(t *testing.T, conn string, args ...string) result {
 	t.Helper()
+	return tkEnv(t, childEnv(conn), args...)
+}
+
+// tkEnv runs the binary with the environment env.
+func tkEnv(t *testing.T, env []string, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary(t), args...)
-	cmd.Env = childEnv(conn)
+	cmd.Env = env
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

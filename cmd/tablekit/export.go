@@ -279,7 +279,7 @@ func csvColumns(ctx context.Context, e *env, q query.Query[table.Entity], plan s
 		if serr := save(); serr != nil {
 			fmt.Fprintf(e.stderr, "tablekit export: %v\n", serr)
 		} else {
-			sv.tellResume(e)
+			sv.tellResume(e, err)
 		}
 		return nil, err
 	}

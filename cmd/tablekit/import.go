@@ -83,7 +83,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if ckpt != "" && path == "-" {
 		return usagef("--checkpoint needs a FILE: standard input cannot be read again")
 	}
-	conn, err := src.open(e, new(atomic.Int64))
+	conn, err := src.open(e, new(retryCount))
 	if err != nil {
 		return err
 	}

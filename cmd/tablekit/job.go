@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -90,7 +89,7 @@ func (j *job) complete() (bool, error) {
 }
 
 // start shows the job's progress from here on.
-func (j *job) start(retries *atomic.Int64) { j.m = newMeter(j.e, j.verb, -1, j.cp.Done, retries) }
+func (j *job) start(retries *retryCount) { j.m = newMeter(j.e, j.verb, -1, j.cp.Done, retries) }
 
 // saveDue saves the checkpoint if the last save is old enough.
 func (j *job) saveDue() error {
@@ -116,7 +115,7 @@ func (j *job) end(err error) error {
 		if serr := j.save(false); serr != nil {
 			fmt.Fprintf(j.e.stderr, "tablekit %s: %v\n", j.verb, serr)
 		} else {
-			j.sv.tellResume(j.e)
+			j.sv.tellResume(j.e, err)
 		}
 		return err
 	}

@@ -23,8 +23,8 @@ type meter struct {
 	done    atomic.Int64 // entities done, including a resumed run's earlier ones
 	bytes   atomic.Int64 // -1 when unknown
 	rejects atomic.Int64
-	retries *atomic.Int64
-	base    int64 // done before this process started (resumed)
+	retries *retryCount // nil: none counted
+	base    int64       // done before this process started (resumed)
 
 	// inRead of inTotal bytes of the input are read: an import from a
 	// regular file knows its size, hence an ETA.
@@ -40,7 +40,7 @@ type meter struct {
 
 // newMeter starts showing progress; total is -1 when unknown (then there is
 // no ETA). base is the count already done by an earlier, resumed run.
-func newMeter(e *env, verb string, total, base int64, retries *atomic.Int64) *meter {
+func newMeter(e *env, verb string, total, base int64, retries *retryCount) *meter {
 	m := &meter{verb: verb, w: e.stderr, start: time.Now(), retries: retries, base: base, stop: make(chan struct{})}
 	m.done.Store(base)
 	m.bytes.Store(-1)
@@ -75,7 +75,7 @@ func newMeter(e *env, verb string, total, base int64, retries *atomic.Int64) *me
 			case <-t.C:
 				el := time.Since(m.start)
 				n := m.done.Load()
-				fmt.Fprintf(m.w, "tablekit: %s: %d entities, %.0f/s, %s elapsed%s\n", verb, n, rate(n-m.base, el), el.Round(time.Second), m.eta())
+				fmt.Fprintf(m.w, "tablekit: %s: %d entities, %.0f/s, %s elapsed%s%s\n", verb, n, rate(n-m.base, el), el.Round(time.Second), m.throttling(), m.eta())
 			}
 		}
 	}()
@@ -86,8 +86,8 @@ func (m *meter) add(n int) {
 	m.done.Add(int64(n))
 	if m.bar != nil {
 		m.mu.Lock()
-		if m.inTotal > 0 {
-			m.bar.Describe(m.verb + m.eta())
+		if m.inTotal > 0 || m.throttled() > 0 {
+			m.bar.Describe(m.verb + m.throttling() + m.eta())
 		}
 		_ = m.bar.Add(n)
 		m.mu.Unlock()
@@ -134,8 +134,25 @@ func (m *meter) finish() {
 	fmt.Fprintln(m.w, m.summary())
 }
 
+// throttled is how many retries followed throttling so far.
+func (m *meter) throttled() int64 {
+	if m.retries == nil {
+		return 0
+	}
+	return m.retries.throttled.Load()
+}
+
+// throttling is ", throttled N times" once the service has throttled the
+// run: the progress line says why it slowed down.
+func (m *meter) throttling() string {
+	if n := m.throttled(); n > 0 {
+		return fmt.Sprintf(", throttled %d times", n)
+	}
+	return ""
+}
+
 // summary is the one-line account of the run: entities, bytes when known,
-// seconds, rate, retries and rejects.
+// seconds, rate, retries (those after throttling) and rejects.
 func (m *meter) summary() string {
 	el := time.Since(m.start)
 	n := m.done.Load()
@@ -148,10 +165,10 @@ func (m *meter) summary() string {
 	}
 	var retries int64
 	if m.retries != nil {
-		retries = m.retries.Load()
+		retries = m.retries.all.Load()
 	}
-	return s + fmt.Sprintf(", %.1f s, %.0f entities/s, %d retries, %d rejects",
-		el.Seconds(), rate(n-m.base, el), retries, m.rejects.Load())
+	return s + fmt.Sprintf(", %.1f s, %.0f entities/s, %d retries (%d throttled), %d rejects",
+		el.Seconds(), rate(n-m.base, el), retries, m.throttled(), m.rejects.Load())
 }
 
 // gate passes writes to w until it is closed, then drops them, so that a

@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
@@ -68,7 +67,7 @@ func runTables(ctx context.Context, e *env, args []string) error {
 	if _, err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	conn, err := src.open(e, new(atomic.Int64))
+	conn, err := src.open(e, new(retryCount))
 	if err != nil {
 		return err
 	}
@@ -93,7 +92,7 @@ func tableCommand(e *env, c *command, args []string, extra func(*flag.FlagSet)) 
 	if bad := wire.CheckTableName(pos[0]); bad != nil {
 		return nil, "", &usageError{"table name " + bad.String()}
 	}
-	conn, err := src.open(e, new(atomic.Int64))
+	conn, err := src.open(e, new(retryCount))
 	return conn, pos[0], err
 }
 

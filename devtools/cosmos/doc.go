@@ -60,6 +60,13 @@
 // (spr=https,http): Azurite checks a SAS's protocol against its own
 // connection, which is the stand-in's plain http.
 //
+// Another process (the tablekit command in its end-to-end tests) reaches
+// the stand-in through [Server.StartProxy]: a CONNECT proxy on 127.0.0.1
+// for the account's host names only, and the stand-in's certificate in a
+// file; [Proxy.Env] is the environment (HTTPS_PROXY, SSL_CERT_FILE) to give
+// it. [Server.SetLatency] slows every request down, for a test that
+// interrupts a run.
+//
 // After [Server.Close] returns, none of its goroutines is still running a
 // request.
 package cosmos

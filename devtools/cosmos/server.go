@@ -52,6 +52,7 @@ type Server struct {
 	opts    Options
 	addr    string
 	roots   *x509.CertPool
+	certDER []byte // the certificate the stand-in serves, for Proxy
 	srv     *http.Server
 	tr      *http.Transport
 	rp      *httputil.ReverseProxy
@@ -67,6 +68,7 @@ type Server struct {
 	stats     Stats
 	throttles []*throttleState
 	budget    *bucket
+	latency   time.Duration
 	queries   queryCache
 	querySeq  uint64
 }
@@ -109,6 +111,7 @@ func Start(azurite string, o *Options) (*Server, error) {
 		opts:      opts,
 		addr:      ln.Addr().String(),
 		roots:     roots,
+		certDER:   cert.Certificate[0],
 		serveDone: make(chan struct{}),
 		counts:    map[string]int{},
 		stats:     Stats{Unsupported: map[string]int{}},
@@ -185,7 +188,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.counts[r.Method+" "+r.URL.Path]++
 	s.stats.Requests++
+	latency := s.latency
 	s.mu.Unlock()
+	if latency > 0 {
+		t := time.NewTimer(latency)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			closeConn(w)
+			return
+		}
+	}
 
 	if call := unsupportedCall(r, s.account); call != "" {
 		drain(r)
@@ -234,4 +248,12 @@ func (s *Server) enter() bool {
 	}
 	s.handlers.Add(1)
 	return true
+}
+
+// SetLatency delays every request by d before it is served, to slow a run
+// down (a test that interrupts one); 0 removes it.
+func (s *Server) SetLatency(d time.Duration) {
+	s.mu.Lock()
+	s.latency = d
+	s.mu.Unlock()
 }

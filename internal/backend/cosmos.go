@@ -19,7 +19,7 @@ func cosmos() Profile {
 		// ([SDK] MaxDirectModeBatchRequestBodySizeInBytes = 2,202,010).
 		// Unconfirmed: that the Table API measures the multipart $batch body
 		// (rather than the entities in it) against this limit.
-		MaxTransactionOps:   100,
+		MaxTransactionOps:   TransactionOps,
 		MaxTransactionBytes: 2 << 20,
 		// [Limits]: "Maximum size of an item: 2 MB (UTF-8 length of JSON
 		// representation)"; [SDK]: MaxResourceSizeInBytes = (2 * 1024 *

@@ -44,6 +44,14 @@ const (
 	UTF8Bytes
 )
 
+// String is the unit as a message says it after a number.
+func (u Unit) String() string {
+	if u == UTF8Bytes {
+		return "bytes of UTF-8"
+	}
+	return "UTF-16 code units"
+}
+
 // Limit is the greatest length a value may have, in a unit.
 type Limit struct {
 	Max  int
@@ -130,6 +138,9 @@ func (p Profile) ReservedProperties() []string {
 	}
 	return nil
 }
+
+// HasReserved reports a backend with ReservedProperties.
+func (p Profile) HasReserved() bool { return p.Kind == CosmosDB }
 
 // Reserved reports whether name is one of ReservedProperties, compared
 // exactly as the documentation spells them.

@@ -8,7 +8,7 @@ func storage() Profile {
 		Kind: TableStorage,
 		// "up to 100 entities ... the request payload doesn't exceed 4 MB";
 		// the design guide says "less than 4 MB": a body of 4 MiB is refused.
-		MaxTransactionOps:   100,
+		MaxTransactionOps:   TransactionOps,
 		MaxTransactionBytes: 4<<20 - 1,
 		// "An entity can be up to 1 MB in size", by the documented formula.
 		MaxEntityBytes: 1 << 20,
@@ -26,7 +26,7 @@ func storage() Profile {
 		TableNamesCaseSensitive: false,
 		KeyOrder:                true,
 		// "A query ... can return a maximum of 1,000 entities at one time".
-		MaxPageSize: 1000,
+		MaxPageSize: PageSize,
 
 		ServiceProperties: true,
 		ServiceStats:      true,

@@ -85,7 +85,7 @@ func plan(t *testing.T, v any) *Plan {
 
 func encode(t *testing.T, p *Plan, v any) ([]byte, error) {
 	t.Helper()
-	return p.Encode(nil, reflect.ValueOf(v))
+	return p.Encode(nil, reflect.ValueOf(v), &storage)
 }
 
 func TestRoundTripAllTypes(t *testing.T) {

@@ -1,11 +1,17 @@
 package codec
 
-import "reflect"
+import (
+	"reflect"
 
-// Convert re-encodes src as a D through the service's JSON, exactly as a
-// write of src followed by a read into D would: every write rule applies to
-// src, every read rule to D, and properties D does not map are dropped.
-// ETag and Timestamp are carried over when both types have them.
+	"github.com/tablekit/tablekit/internal/backend"
+)
+
+// Convert re-encodes src as a D through the service's JSON, as a write of
+// src followed by a read into D would: the write rules of every backend
+// apply to src (backend.Lenient: no table, so no backend, is known yet; a
+// write checks its backend's own), every read rule to D, and properties D
+// does not map are dropped. ETag and Timestamp are carried over when both
+// types have them.
 func Convert[D, S any](src S) (D, error) {
 	var dst D
 	sp, err := PlanFor[S]()
@@ -17,7 +23,8 @@ func Convert[D, S any](src S) (D, error) {
 		return dst, err
 	}
 	sv, dv := reflect.ValueOf(&src).Elem(), reflect.ValueOf(&dst).Elem()
-	body, err := sp.Encode(make([]byte, 0, 512), sv)
+	lenient := backend.Lenient()
+	body, err := sp.Encode(make([]byte, 0, 512), sv, &lenient)
 	if err != nil {
 		return dst, err
 	}

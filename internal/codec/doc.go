@@ -11,11 +11,15 @@
 // annotation wherever the JSON type alone would lose the EDM type (Int64 as
 // a string, Double even for 1.0 and as a string for NaN and the
 // infinities, DateTime with 100 ns, Guid, Binary). It
-// checks every service limit first (keys, string and binary sizes, ranges,
-// the 1 MiB entity size by the service's own formula) and reports a break as
-// a [*ValidationError] naming the property and the rule: a request the
+// checks every limit of the backend written to first, from its profile
+// (internal/backend): key lengths, string and binary sizes, property names
+// and count, the entity's size as the backend measures it (Table Storage's
+// formula, Cosmos DB's JSON), and the EDM ranges; it reports a break as a
+// [*ValidationError] naming the property and the rule: a request the
 // service would refuse is never sent, and the value is never echoed in the
-// message because it may be large or secret.
+// message because it may be large or secret. Where no table is known yet (a
+// conversion between entity types), backend.Lenient refuses only what no
+// backend takes.
 //
 // Decoding reads the flat object the service returns with wire.Scanner
 // rather than encoding/json, pairing each value with its annotation. A

@@ -76,7 +76,7 @@ func TestDoubleSpecialsWritten(t *testing.T) {
 			}
 
 			e := entityMirror{PartitionKey: "p", RowKey: "r", Properties: map[string]any{"D": x}}
-			body, err = dp.Encode(nil, reflect.ValueOf(e))
+			body, err = dp.Encode(nil, reflect.ValueOf(e), &storage)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -79,16 +80,16 @@ var namePool = sync.Pool{New: func() any { s := make([]string, 0, 32); return &s
 // value is written by a switch on its Go type, through the same checks and
 // writers as a struct field of that type, so a write of a table.Entity
 // costs little more than a write of the struct it mirrors.
-func (p *Plan) encodeDynamic(dst []byte, v reflect.Value) ([]byte, error) {
+func (p *Plan) encodeDynamic(dst []byte, v reflect.Value, prof *backend.Profile) ([]byte, error) {
 	pk, rk := p.Keys(v)
 	start := len(dst)
-	dst, size, err := appendKeys(dst, pk, rk)
+	dst, size, err := appendKeys(dst, prof, pk, rk)
 	if err != nil {
 		return dst, err
 	}
 	props, _ := v.FieldByIndex(p.dyn.props).Interface().(map[string]any)
-	if len(props) > MaxProperties {
-		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(len(props)) + " properties"}
+	if len(props) > prof.MaxProperties {
+		return dst[:start], checkTotals(prof, len(props), 0, 0)
 	}
 	np := namePool.Get().(*[]string)
 	names := (*np)[:0]
@@ -96,12 +97,12 @@ func (p *Plan) encodeDynamic(dst []byte, v reflect.Value) ([]byte, error) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	dst, size, err = p.appendDynamic(dst, size, names, props)
+	dst, size, err = p.appendDynamic(dst, prof, size, names, props)
 	clear(names) // the pool must not keep the caller's strings alive
 	*np = names[:0]
 	namePool.Put(np)
 	if err == nil {
-		err = checkTotals(len(names), size)
+		err = checkTotals(prof, len(names), size, len(dst)-start+1)
 	}
 	if err != nil {
 		return dst[:start], err
@@ -111,17 +112,17 @@ func (p *Plan) encodeDynamic(dst []byte, v reflect.Value) ([]byte, error) {
 
 // appendDynamic writes the properties names of props in that order and adds
 // their share of the service's size formula to size.
-func (p *Plan) appendDynamic(dst []byte, size int, names []string, props map[string]any) ([]byte, int, error) {
+func (p *Plan) appendDynamic(dst []byte, prof *backend.Profile, size int, names []string, props map[string]any) ([]byte, int, error) {
 	for _, name := range names {
-		if bad := wire.CheckPropertyName(name); bad != nil {
-			return dst, size, &ValidationError{Property: name, Rule: RulePropertyName, Detail: bad.String()}
+		if err := checkName(prof, name); err != nil {
+			return dst, size, err
 		}
 		var n int
 		var err error
 		switch x := props[name].(type) {
 		case string:
 			dst = wire.AppendMember(dst, name, "")
-			n, err = appendStringValue(&dst, name, x)
+			n, err = appendStringValue(&dst, prof, name, x)
 		case bool:
 			dst = wire.AppendMember(dst, name, "")
 			dst = strconv.AppendBool(dst, x)
@@ -142,7 +143,7 @@ func (p *Plan) appendDynamic(dst []byte, size int, names []string, props map[str
 			n = 8
 		case []byte:
 			dst = wire.AppendMember(dst, name, "Edm.Binary")
-			n, err = appendBinaryValue(&dst, name, x)
+			n, err = appendBinaryValue(&dst, prof, name, x)
 		case time.Time:
 			if x.IsZero() {
 				// Typed code leaves the zero time out; here it would vanish

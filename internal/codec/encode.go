@@ -10,43 +10,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/wire"
-)
-
-// Service limits, checked before any request.
-const (
-	MaxProperties  = 252 // user properties, PartitionKey/RowKey/Timestamp excluded
-	MaxKeyUTF16    = wire.MaxKeyUTF16
-	MaxStringUTF16 = 32 << 10 // 32 Ki UTF-16 code units = 64 KiB
-	MaxBinary      = 64 << 10
-	MaxEntity      = 1 << 20 // by the service's size formula
 )
 
 // dateTimeLayout keeps the service's 100 ns resolution (7 digits).
 const dateTimeLayout = "2006-01-02T15:04:05.0000000Z"
-
-// ValidateKey checks the value of the key named name (PartitionKey or
-// RowKey) by wire.CheckKey, as a *ValidationError.
-func ValidateKey(name, v string) error {
-	if v == "" {
-		return &ValidationError{Property: name, Rule: RuleKeyEmpty, Detail: "aztables v1.4.1 cannot address an entity with an empty key"}
-	}
-	if bad := wire.CheckKey(v); bad != nil {
-		return &ValidationError{Property: name, Rule: bad.Rule, Detail: bad.Detail}
-	}
-	return nil
-}
-
-// CheckKey is ValidateKey for a key given on its own (to Get, Delete, a
-// point query or a batch delete) rather than in an entity: the error says
-// so and also matches ErrInvalidKey.
-func CheckKey(name, v string) error {
-	err := ValidateKey(name, v)
-	if ve, ok := err.(*ValidationError); ok {
-		ve.key = true
-	}
-	return err
-}
 
 // Keys returns the PartitionKey and RowKey of v, a value of the plan's type.
 func (p *Plan) Keys(v reflect.Value) (pk, rk string) {
@@ -54,21 +23,26 @@ func (p *Plan) Keys(v reflect.Value) (pk, rk string) {
 }
 
 // Encode appends the entity's JSON (with @odata.type annotations where the
-// JSON type is ambiguous) to dst, validating every service rule first. v is a
-// value of the plan's type. The ETag and Timestamp fields are never sent.
-func (p *Plan) Encode(dst []byte, v reflect.Value) ([]byte, error) {
+// JSON type is ambiguous) to dst, validating every rule of the backend
+// whose profile is prof first. v is a value of the plan's type. The ETag
+// and Timestamp fields are never sent.
+func (p *Plan) Encode(dst []byte, v reflect.Value, prof *backend.Profile) ([]byte, error) {
 	if p.dyn != nil && p.dyn.raw {
-		return p.encodeRaw(dst, v)
+		return p.encodeRaw(dst, v, prof)
 	}
 	if p.dyn != nil {
-		return p.encodeDynamic(dst, v)
+		return p.encodeDynamic(dst, v, prof)
 	}
 	pk, rk := p.Keys(v)
 	start := len(dst)
-	dst, size, err := appendKeys(dst, pk, rk)
+	dst, size, err := appendKeys(dst, prof, pk, rk)
 	if err != nil {
 		return dst, err
 	}
+	// The names were checked when the plan was made (wire.CheckPropertyName
+	// and backend.Lenient); the backend's own rules are checked per name
+	// written, as a name that is nil or empty is not sent.
+	reserved := prof.HasReserved()
 	count := 0
 	for i := range p.fields {
 		f := &p.fields[i]
@@ -85,7 +59,7 @@ func (p *Plan) Encode(dst []byte, v reflect.Value) ([]byte, error) {
 		dst = append(dst, ',')
 		dst = append(dst, f.annoJSON...)
 		dst = append(dst, f.nameJSON...)
-		n, skip, err := appendValue(&dst, f, fv)
+		n, skip, err := appendValue(&dst, prof, f, fv)
 		if err != nil {
 			return dst[:start], err
 		}
@@ -93,19 +67,22 @@ func (p *Plan) Encode(dst []byte, v reflect.Value) ([]byte, error) {
 			dst = dst[:mark]
 			continue
 		}
+		if len(f.name) > prof.MaxPropertyName || reserved && prof.Reserved(f.name) {
+			return dst[:start], checkNameLimits(prof, f.name)
+		}
 		count++
 		size += 8 + 2*wire.UTF16Len(f.name) + n
 	}
-	if err := checkTotals(count, size); err != nil {
+	if err := checkTotals(prof, count, size, len(dst)-start+1); err != nil {
 		return dst[:start], err
 	}
 	return append(dst, '}'), nil
 }
 
 // Marshal is Encode into a new buffer, sized by the entities encoded before.
-func (p *Plan) Marshal(v reflect.Value) ([]byte, error) {
+func (p *Plan) Marshal(v reflect.Value, prof *backend.Profile) ([]byte, error) {
 	n := p.size.Load()
-	dst, err := p.Encode(make([]byte, 0, max(256, n+n/8)), v)
+	dst, err := p.Encode(make([]byte, 0, max(256, n+n/8)), v, prof)
 	if err == nil && len(dst) <= maxSizeHint {
 		p.size.Store(int64(len(dst)))
 	}
@@ -116,14 +93,14 @@ func (p *Plan) Marshal(v reflect.Value) ([]byte, error) {
 const maxSizeHint = 64 << 10
 
 // appendKeys validates the keys and opens the entity's JSON with them. It
-// returns their share of the service's documented size formula: 4 bytes and
-// the keys in UTF-16 (each property adds 8 bytes, its name in UTF-16 and
-// its value's size).
-func appendKeys(dst []byte, pk, rk string) ([]byte, int, error) {
-	if err := ValidateKey("PartitionKey", pk); err != nil {
+// returns their share of Table Storage's documented size formula: 4 bytes
+// and the keys in UTF-16 (each property adds 8 bytes, its name in UTF-16
+// and its value's size).
+func appendKeys(dst []byte, prof *backend.Profile, pk, rk string) ([]byte, int, error) {
+	if err := ValidateKey("PartitionKey", pk, prof.PartitionKey); err != nil {
 		return dst, 0, err
 	}
-	if err := ValidateKey("RowKey", rk); err != nil {
+	if err := ValidateKey("RowKey", rk, prof.RowKey); err != nil {
 		return dst, 0, err
 	}
 	dst = append(dst, `{"PartitionKey":`...)
@@ -133,32 +110,21 @@ func appendKeys(dst []byte, pk, rk string) ([]byte, int, error) {
 	return dst, 4 + 2*(wire.UTF16Len(pk)+wire.UTF16Len(rk)), nil
 }
 
-// checkTotals applies the entity-wide limits: property count and size.
-func checkTotals(count, size int) error {
-	if count > MaxProperties {
-		return &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(count) + " properties"}
-	}
-	if size > MaxEntity {
-		return &ValidationError{Property: "(entity)", Rule: RuleEntityTooLarge, Detail: strconv.Itoa(size) + " bytes by the service's formula"}
-	}
-	return nil
-}
-
 // appendValue writes one value and returns its size by the service's formula.
 // skip reports a value that is not stored at all (the zero time.Time).
-func appendValue(dst *[]byte, f *field, fv reflect.Value) (size int, skip bool, err error) {
+func appendValue(dst *[]byte, prof *backend.Profile, f *field, fv reflect.Value) (size int, skip bool, err error) {
 	if f.parse {
-		return appendParsed(dst, f, fv)
+		return appendParsed(dst, prof, f, fv)
 	}
-	*dst, size, skip, err = appendKind(*dst, f, fv)
+	*dst, size, skip, err = appendKind(*dst, prof, f, fv)
 	return size, skip, err
 }
 
 // appendKind is appendValue for a value written by its Go kind.
-func appendKind(b []byte, f *field, fv reflect.Value) ([]byte, int, bool, error) {
+func appendKind(b []byte, prof *backend.Profile, f *field, fv reflect.Value) ([]byte, int, bool, error) {
 	switch f.kind {
 	case kString:
-		n, err := appendStringValue(&b, f.name, fv.String())
+		n, err := appendStringValue(&b, prof, f.name, fv.String())
 		return b, n, false, err
 	case kBool:
 		b = strconv.AppendBool(b, fv.Bool())
@@ -226,7 +192,7 @@ func appendKind(b []byte, f *field, fv reflect.Value) ([]byte, int, bool, error)
 		b = append(b, '"')
 		return b, 16, false, nil
 	case kBinary:
-		n, err := appendBinaryValue(&b, f.name, fv.Bytes())
+		n, err := appendBinaryValue(&b, prof, f.name, fv.Bytes())
 		return b, n, false, err
 	case kText:
 		tm, ok := fv.Interface().(encoding.TextMarshaler)
@@ -237,22 +203,23 @@ func appendKind(b []byte, f *field, fv reflect.Value) ([]byte, int, bool, error)
 		if err != nil {
 			return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
-		n, err := appendStringValue(&b, f.name, string(text))
+		n, err := appendStringValue(&b, prof, f.name, string(text))
 		return b, n, false, err
 	case kJSON:
 		raw, err := json.Marshal(fv.Interface())
 		if err != nil {
 			return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
-		n, err := appendStringValue(&b, f.name, string(raw))
+		n, err := appendStringValue(&b, prof, f.name, string(raw))
 		return b, n, false, err
 	}
 	return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: "unsupported kind"}
 }
 
-// appendStringValue writes s as an Edm.String value after checking it, and
-// returns its size by the service's formula: 4 bytes and 2 per code unit.
-func appendStringValue(b *[]byte, name, s string) (int, error) {
+// appendStringValue writes s as an Edm.String value after checking it
+// against the backend's limit, and returns its size by Table Storage's
+// formula: 4 bytes and 2 per code unit.
+func appendStringValue(b *[]byte, prof *backend.Profile, name, s string) (int, error) {
 	units := len(s) // of a plain string, which also needs no escaping
 	plain := wire.Plain(s)
 	if !plain {
@@ -261,8 +228,8 @@ func appendStringValue(b *[]byte, name, s string) (int, error) {
 		}
 		units = wire.UTF16Len(s)
 	}
-	if units > MaxStringUTF16 {
-		return 0, &ValidationError{Property: name, Rule: RuleStringTooLong, Detail: strconv.Itoa(units) + " UTF-16 code units"}
+	if lim := prof.MaxString; len(s) > lim.Max && !lim.Fits(s) {
+		return 0, &ValidationError{Property: name, Rule: RuleStringTooLong, Detail: over(lim.Len(s), lim.Max, lim.Unit.String())}
 	}
 	if plain {
 		*b = append(*b, '"')
@@ -288,10 +255,11 @@ func appendTimeValue(b *[]byte, name string, t time.Time) (int, error) {
 }
 
 // appendBinaryValue writes raw as an Edm.Binary value after checking its
-// length, and returns its size by the service's formula.
-func appendBinaryValue(b *[]byte, name string, raw []byte) (int, error) {
-	if len(raw) > MaxBinary {
-		return 0, &ValidationError{Property: name, Rule: RuleBinaryTooLarge, Detail: strconv.Itoa(len(raw)) + " bytes"}
+// length against the backend's limit, and returns its size by Table
+// Storage's formula.
+func appendBinaryValue(b *[]byte, prof *backend.Profile, name string, raw []byte) (int, error) {
+	if len(raw) > prof.MaxBinaryBytes {
+		return 0, &ValidationError{Property: name, Rule: RuleBinaryTooLarge, Detail: over(len(raw), prof.MaxBinaryBytes, "bytes")}
 	}
 	*b = append(*b, '"')
 	*b = base64.StdEncoding.AppendEncode(*b, raw)

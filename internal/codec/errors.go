@@ -44,18 +44,18 @@ func (e *TypeError) Is(target error) bool { return target == ErrInvalidType }
 
 // Validation rules, as named in ValidationError.Rule.
 const (
-	RuleKeyTooLong   = wire.RuleKeyTooLong
+	RuleKeyTooLong   = "key too long"
 	RuleKeyCharacter = wire.RuleKeyCharacter
 	// RuleKeyEmpty: the service allows empty keys, but aztables v1.4.1
 	// refuses an empty PartitionKey on Get, Delete, Upsert, Update and in
 	// transactions, and an empty RowKey on Update; one rule for every call
 	// is clearer than keys that work on some paths only.
 	RuleKeyEmpty          = "empty key"
-	RuleTooManyProperties = "more than 252 properties"
+	RuleTooManyProperties = "too many properties"
 	RulePropertyName      = "invalid property name"
-	RuleStringTooLong     = "string longer than 32 Ki UTF-16 code units (64 KiB)"
-	RuleBinaryTooLarge    = "binary value larger than 64 KiB"
-	RuleEntityTooLarge    = "entity larger than 1 MiB"
+	RuleStringTooLong     = "string too long"
+	RuleBinaryTooLarge    = "binary value too large"
+	RuleEntityTooLarge    = "entity too large"
 	RuleInt32Range        = "integer out of Edm.Int32 range"
 	RuleInt64Range        = "integer out of Edm.Int64 range"
 	RuleDateTimeRange     = "time outside the Edm.DateTime range 1601-01-01 to 9999-12-31"

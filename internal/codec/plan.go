@@ -11,6 +11,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -157,8 +158,8 @@ func build(t reflect.Type) (*Plan, error) {
 	if p.pk < 0 || p.rk < 0 {
 		return nil, &TypeError{Type: typeName, Reason: "needs string fields for PartitionKey and RowKey (named so, or tagged `table:\"PartitionKey\"` / `table:\"RowKey\"`)"}
 	}
-	if len(p.fields) > MaxProperties {
-		return nil, &TypeError{Type: typeName, Reason: "maps more than 252 properties; split it (wide entities pattern)"}
+	if max := backend.Lenient().MaxProperties; len(p.fields) > max {
+		return nil, &TypeError{Type: typeName, Reason: fmt.Sprintf("maps %d properties, more than an entity holds (%d); split it (wide entities pattern)", len(p.fields), max)}
 	}
 	return p, nil
 }
@@ -257,8 +258,11 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 		return f, nil
 	}
 	if f.role == roleProp {
-		if bad := wire.CheckPropertyName(f.name); bad != nil {
-			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: bad.String()}
+		// The name rules of every backend; the backend's own are checked
+		// when an entity is written to it.
+		lenient := backend.Lenient()
+		if err := checkName(&lenient, f.name); err != nil {
+			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: err.(*ValidationError).Rule + " (" + err.(*ValidationError).Detail + ")"}
 		}
 	}
 	if t.Kind() == reflect.Pointer && !asJSON {
@@ -360,7 +364,8 @@ func (p *Plan) HasProperty(name string) bool {
 		return true
 	}
 	if p.dyn != nil {
-		return wire.CheckPropertyName(name) == nil // any property may exist
+		lenient := backend.Lenient()
+		return checkName(&lenient, name) == nil // any property may exist
 	}
 	_, ok := p.byName[name]
 	return ok

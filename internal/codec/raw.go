@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/base64"
 	"reflect"
-	"strconv"
 	"sync"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -373,13 +373,15 @@ func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) 
 // encodeRaw is Encode for table.RawEntity: the keys, then the members of
 // its Properties object after checking that it is an object of scalar
 // members with valid property names (annotations beside them), at most
-// MaxProperties of them, each value in its annotated type's form and
-// range, written in rawReader's order. The entity size limit is left to
-// the service: the raw form does not say each value's stored size.
-func (p *Plan) encodeRaw(dst []byte, v reflect.Value) ([]byte, error) {
+// the backend's MaxProperties of them, each value in its annotated type's
+// form and range, written in rawReader's order. A backend that measures
+// entities as JSON has its size limit checked; Table Storage's formula is
+// left to the service, as the raw form does not say each value's stored
+// size.
+func (p *Plan) encodeRaw(dst []byte, v reflect.Value, prof *backend.Profile) ([]byte, error) {
 	pk, rk := p.Keys(v)
 	start := len(dst)
-	dst, _, err := appendKeys(dst, pk, rk)
+	dst, _, err := appendKeys(dst, prof, pk, rk)
 	if err != nil {
 		return dst, err
 	}
@@ -392,13 +394,14 @@ func (p *Plan) encodeRaw(dst []byte, v reflect.Value) ([]byte, error) {
 	r := rawReader{data: props, members: (*mp)[:0]}
 	defer func() { clear(r.members); *mp = r.members[:0]; rawPool.Put(mp) }()
 	prevEnd := 1
+	reserved := prof.HasReserved()
 	err = s.Object(func(name []byte) error {
 		start := prevEnd
 		defer func() { prevEnd = s.Pos }()
 		prop, _ := bytes.CutSuffix(name, []byte(annoSuffix))
-		if !plainName(prop) {
-			if bad := wire.CheckPropertyName(string(prop)); bad != nil {
-				return &ValidationError{Property: string(prop), Rule: RulePropertyName, Detail: bad.String()}
+		if !plainName(prop, prof.MaxPropertyName) || reserved && prof.Reserved(string(prop)) {
+			if err := checkName(prof, string(prop)); err != nil {
+				return err
 			}
 		}
 		return r.add(&s, name, start)
@@ -417,21 +420,21 @@ func (p *Plan) encodeRaw(dst []byte, v reflect.Value) ([]byte, error) {
 	if pr == nil {
 		dst, count, pr = r.write(dst, false)
 	}
-	switch {
-	case pr != nil:
+	if pr != nil {
 		return dst[:start], &ValidationError{Property: pr.property, Rule: pr.rule, Detail: pr.reason}
-	case count > MaxProperties:
-		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: strconv.Itoa(count) + " properties"}
+	}
+	if err := checkTotals(prof, count, 0, len(dst)-start+1); err != nil {
+		return dst[:start], err
 	}
 	return append(dst, '}'), nil
 }
 
-// plainName reports an ASCII property name that passes
-// wire.CheckPropertyName, without converting it to a string: letters,
-// digits and '_', not starting with a digit, not a system property. Any
-// other name goes through CheckPropertyName.
-func plainName(name []byte) bool {
-	if len(name) == 0 || len(name) > wire.MaxPropertyNameLen || wire.IsSystemProperty(string(name)) {
+// plainName reports an ASCII property name of at most max bytes that
+// passes wire.CheckPropertyName, without converting it to a string:
+// letters, digits and '_', not starting with a digit, not a system
+// property. Any other name goes through checkName.
+func plainName(name []byte, max int) bool {
+	if len(name) == 0 || len(name) > max || wire.IsSystemProperty(string(name)) {
 		return false
 	}
 	for i, c := range name {

@@ -60,7 +60,7 @@ func TestRawDecodeEncode(t *testing.T) {
 			if got := string(e.Properties); got != c.props {
 				t.Errorf("Properties:\n got %s\nwant %s", got, c.props)
 			}
-			out, err := p.Encode(nil, reflect.ValueOf(e))
+			out, err := p.Encode(nil, reflect.ValueOf(e), &storage)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -92,7 +92,7 @@ func TestRawDecodeRefuses(t *testing.T) {
 // TestPlainName: the fast check takes plain ASCII names and never one
 // that wire.CheckPropertyName refuses.
 func TestPlainName(t *testing.T) {
-	long := make([]byte, wire.MaxPropertyNameLen+1)
+	long := make([]byte, storage.MaxPropertyName+1)
 	for i := range long {
 		long[i] = 'a'
 	}
@@ -104,7 +104,7 @@ func TestPlainName(t *testing.T) {
 		{"1a", false}, {"", false}, {"a-b", false}, {"a b", false}, {"PartitionKey", false},
 		{"RowKey", false}, {"Timestamp", false}, {"café", false}, {"a$", false}, {string(long), false},
 	} {
-		if got := plainName([]byte(c.name)); got != c.plain {
+		if got := plainName([]byte(c.name), storage.MaxPropertyName); got != c.plain {
 			t.Errorf("plainName(%.20q) = %v, want %v", c.name, got, c.plain)
 		}
 		if c.plain && wire.CheckPropertyName(c.name) != nil {
@@ -150,7 +150,7 @@ func TestRawAnnotationNeverRetypes(t *testing.T) {
 			checkDecodeError(t, "RawEntity read", err, c.prop, c.reason)
 
 			e = rawMirror{PartitionKey: "p", RowKey: "r", Properties: []byte(props)}
-			_, err = p.Encode(nil, reflect.ValueOf(e))
+			_, err = p.Encode(nil, reflect.ValueOf(e), &storage)
 			var ve *ValidationError
 			if !errors.As(err, &ve) || !errors.Is(err, ErrInvalidEntity) {
 				t.Fatalf("RawEntity write: err = %v, want a *ValidationError", err)
@@ -187,7 +187,7 @@ func TestRawOrder(t *testing.T) {
 				t.Errorf("read:\n got %s\nwant %s", got, c.want)
 			}
 			e.Properties = []byte(c.props)
-			out, err := p.Encode(nil, reflect.ValueOf(e))
+			out, err := p.Encode(nil, reflect.ValueOf(e), &storage)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +209,7 @@ func TestRawOrder(t *testing.T) {
 		`{"A@odata.type":5,"A":5}`,
 	} {
 		e := rawMirror{PartitionKey: "p", RowKey: "r", Properties: []byte(props)}
-		_, err := p.Encode(nil, reflect.ValueOf(e))
+		_, err := p.Encode(nil, reflect.ValueOf(e), &storage)
 		var ve *ValidationError
 		if !errors.As(err, &ve) || ve.Rule != RuleMarshal {
 			t.Errorf("write %s: err = %v, want a ValidationError (%s)", props, err, RuleMarshal)
@@ -229,7 +229,7 @@ func FuzzRaw(f *testing.F) {
 		if err := p.Decode(data, reflect.ValueOf(&e).Elem()); err != nil {
 			return
 		}
-		body, err := p.Encode(nil, reflect.ValueOf(e))
+		body, err := p.Encode(nil, reflect.ValueOf(e), &storage)
 		if err != nil {
 			return // a name the service would refuse, keys included
 		}

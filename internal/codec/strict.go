@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/tablekit/tablekit/internal/backend"
 )
 
 // The EDM types that travel as JSON strings with an annotation. Under
@@ -81,7 +83,7 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 
 // appendParsed writes a "parse" field as the Edm.String its other writers
 // store, so that a read-modify-write never changes the property's type.
-func appendParsed(b *[]byte, f *field, fv reflect.Value) (size int, skip bool, err error) {
+func appendParsed(b *[]byte, prof *backend.Profile, f *field, fv reflect.Value) (size int, skip bool, err error) {
 	var text []byte
 	switch f.kind {
 	case kTime:
@@ -100,12 +102,12 @@ func appendParsed(b *[]byte, f *field, fv reflect.Value) (size int, skip bool, e
 		text = g.AppendText(nil)
 	case kBinary:
 		raw := fv.Bytes()
-		if len(raw) > MaxBinary {
-			return 0, false, &ValidationError{Property: f.name, Rule: RuleBinaryTooLarge}
+		if len(raw) > prof.MaxBinaryBytes {
+			return 0, false, &ValidationError{Property: f.name, Rule: RuleBinaryTooLarge, Detail: over(len(raw), prof.MaxBinaryBytes, "bytes")}
 		}
 		text = base64.StdEncoding.AppendEncode(nil, raw)
 	}
-	n, err := appendStringValue(b, f.name, string(text))
+	n, err := appendStringValue(b, prof, f.name, string(text))
 	return n, false, err
 }
 

@@ -11,15 +11,6 @@ import (
 // PlanFor returns the plan of T, computing it once (see For).
 func PlanFor[T any]() (*Plan, error) { return For(reflect.TypeFor[T]()) }
 
-// Marshal encodes e as the service's JSON after checking every service rule.
-func Marshal[T any](e T) ([]byte, error) {
-	p, err := PlanFor[T]()
-	if err != nil {
-		return nil, err
-	}
-	return p.Marshal(reflect.ValueOf(&e).Elem())
-}
-
 // Unmarshal decodes one entity as the service returns it.
 func Unmarshal[T any](data []byte) (T, error) {
 	var e T

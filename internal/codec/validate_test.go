@@ -24,7 +24,7 @@ type small struct {
 
 func TestValidation(t *testing.T) {
 	base := func() small { return small{PartitionKey: "p", RowKey: "r", Lvl: 1} }
-	big := strings.Repeat("x", MaxStringUTF16)
+	big := strings.Repeat("x", storage.MaxString.Max)
 	tests := []struct {
 		name     string
 		mut      func(*small)
@@ -40,13 +40,13 @@ func TestValidation(t *testing.T) {
 		{"rk control", func(s *small) { s.RowKey = "a\x01b" }, "RowKey", RuleKeyCharacter},
 		{"rk del", func(s *small) { s.RowKey = "a\x7fb" }, "RowKey", RuleKeyCharacter},
 		{"rk c1 control", func(s *small) { s.RowKey = "a\u0085b" }, "RowKey", RuleKeyCharacter},
-		{"pk too long", func(s *small) { s.PartitionKey = strings.Repeat("k", MaxKeyUTF16+1) }, "PartitionKey", RuleKeyTooLong},
-		{"rk too long in UTF-16", func(s *small) { s.RowKey = strings.Repeat("😀", MaxKeyUTF16/2+1) }, "RowKey", RuleKeyTooLong},
+		{"pk too long", func(s *small) { s.PartitionKey = strings.Repeat("k", storage.PartitionKey.Max+1) }, "PartitionKey", RuleKeyTooLong},
+		{"rk too long in UTF-16", func(s *small) { s.RowKey = strings.Repeat("😀", storage.PartitionKey.Max/2+1) }, "RowKey", RuleKeyTooLong},
 		{"key invalid utf8", func(s *small) { s.RowKey = "\xff" }, "RowKey", RuleInvalidUTF8},
 		{"string too long", func(s *small) { s.S = big + "y" }, "S", RuleStringTooLong},
-		{"string too long in UTF-16", func(s *small) { s.S = strings.Repeat("😀", MaxStringUTF16/2+1) }, "S", RuleStringTooLong},
+		{"string too long in UTF-16", func(s *small) { s.S = strings.Repeat("😀", storage.MaxString.Max/2+1) }, "S", RuleStringTooLong},
 		{"string invalid utf8", func(s *small) { s.S = "ok\xc3" }, "S", RuleInvalidUTF8},
-		{"binary too large", func(s *small) { s.Bin = make([]byte, MaxBinary+1) }, "Bin", RuleBinaryTooLarge},
+		{"binary too large", func(s *small) { s.Bin = make([]byte, storage.MaxBinaryBytes+1) }, "Bin", RuleBinaryTooLarge},
 		{"int32 overflow", func(s *small) { s.I = math.MaxInt32 + 1 }, "I", RuleInt32Range},
 		{"int32 underflow", func(s *small) { s.I = math.MinInt32 - 1 }, "I", RuleInt32Range},
 		{"uint64 over int64", func(s *small) { s.U64 = math.MaxInt64 + 1 }, "U64", RuleInt64Range},
@@ -58,7 +58,7 @@ func TestValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			v := base()
 			tc.mut(&v)
-			_, err := p.Encode(nil, reflect.ValueOf(v))
+			_, err := p.Encode(nil, reflect.ValueOf(v), &storage)
 			var ve *ValidationError
 			if !errors.As(err, &ve) {
 				t.Fatalf("err = %v, want *ValidationError", err)
@@ -76,9 +76,9 @@ func TestValidation(t *testing.T) {
 	}
 	// Limits themselves are accepted.
 	ok := []func(*small){
-		func(s *small) { s.PartitionKey = strings.Repeat("k", MaxKeyUTF16) },
+		func(s *small) { s.PartitionKey = strings.Repeat("k", storage.PartitionKey.Max) },
 		func(s *small) { s.S = big },
-		func(s *small) { s.Bin = make([]byte, MaxBinary) },
+		func(s *small) { s.Bin = make([]byte, storage.MaxBinaryBytes) },
 		func(s *small) { s.I = math.MaxInt32 },
 		func(s *small) { s.U64 = math.MaxInt64 },
 		func(s *small) { s.T = time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC) },
@@ -88,7 +88,7 @@ func TestValidation(t *testing.T) {
 	for i, mut := range ok {
 		v := base()
 		mut(&v)
-		if _, err := p.Encode(nil, reflect.ValueOf(v)); err != nil {
+		if _, err := p.Encode(nil, reflect.ValueOf(v), &storage); err != nil {
 			t.Errorf("case %d: limit value rejected: %v", i, err)
 		}
 	}
@@ -109,16 +109,16 @@ func TestEntityTooLarge(t *testing.T) {
 	size := 4 + 2*2
 	for i := 0; i < 15; i++ {
 		name := "B" + strconv.Itoa(i)
-		rv.FieldByName(name).SetBytes(make([]byte, MaxBinary))
-		size += 8 + 2*len(name) + 4 + MaxBinary
+		rv.FieldByName(name).SetBytes(make([]byte, storage.MaxBinaryBytes))
+		size += 8 + 2*len(name) + 4 + storage.MaxBinaryBytes
 	}
-	room := MaxEntity - size - (8 + 2*len("B15") + 4)
+	room := storage.MaxEntityBytes - size - (8 + 2*len("B15") + 4)
 	rv.FieldByName("B15").SetBytes(make([]byte, room))
-	if _, err := p.Encode(nil, rv); err != nil {
+	if _, err := p.Encode(nil, rv, &storage); err != nil {
 		t.Fatalf("entity of exactly 1 MiB rejected: %v", err)
 	}
 	rv.FieldByName("B15").SetBytes(make([]byte, room+1))
-	_, err := p.Encode(nil, rv)
+	_, err := p.Encode(nil, rv, &storage)
 	var ve *ValidationError
 	if !errors.As(err, &ve) || ve.Rule != RuleEntityTooLarge {
 		t.Fatalf("1 MiB + 1 byte: err = %v, want %s", err, RuleEntityTooLarge)
@@ -130,15 +130,15 @@ func TestTooManyProperties(t *testing.T) {
 		{Name: "PartitionKey", Type: reflect.TypeFor[string]()},
 		{Name: "RowKey", Type: reflect.TypeFor[string]()},
 	}
-	for i := 0; i < MaxProperties+1; i++ {
+	for i := 0; i < storage.MaxProperties+1; i++ {
 		fields = append(fields, reflect.StructField{Name: "P" + strconv.Itoa(i), Type: reflect.TypeFor[int32]()})
 	}
 	_, err := For(reflect.StructOf(fields))
 	if !errors.Is(err, ErrInvalidType) || !strings.Contains(err.Error(), "252") {
 		t.Fatalf("253 properties: err = %v, want ErrInvalidType about 252", err)
 	}
-	ok, err := For(reflect.StructOf(fields[:2+MaxProperties]))
-	if err != nil || len(ok.fields) != MaxProperties {
+	ok, err := For(reflect.StructOf(fields[:2+storage.MaxProperties]))
+	if err != nil || len(ok.fields) != storage.MaxProperties {
 		t.Fatalf("252 properties: err = %v", err)
 	}
 }
@@ -308,6 +308,6 @@ func FuzzDecode(f *testing.F) {
 			return
 		}
 		// Whatever decodes must encode or fail validation, never panic.
-		_, _ = p.Encode(nil, reflect.ValueOf(v))
+		_, _ = p.Encode(nil, reflect.ValueOf(v), &storage)
 	})
 }

@@ -28,7 +28,7 @@ type aztablesPath struct {
 }
 
 func newAztablesPath(c *aztables.Client) *aztablesPath {
-	return &aztablesPath{c: c, sizer: txwire.NewSizer(txwire.FallbackEndpoint(), "t")}
+	return &aztablesPath{c: c, sizer: txwire.NewSizer(txwire.FallbackEndpoint(), "t", true)}
 }
 
 func (a *aztablesPath) get(ctx context.Context, pk, rk string) ([]byte, azcore.ETag, error) {

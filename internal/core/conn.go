@@ -4,22 +4,20 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
 
-	"github.com/tablekit/tablekit/internal/wire"
+	"github.com/tablekit/tablekit/internal/backend"
 )
 
 // Conn is what the pipeline path needs of a service: the pipeline package
-// table built for it, the endpoint its requests are built on, its tracer
-// and its pool size. It is shared by every table of the service.
+// table built for it, the endpoint its requests are built on, the profile
+// of the backend behind it, its tracer and its pool size. It is shared by
+// every table of the service.
 type Conn struct {
 	pl       runtime.Pipeline
 	endpoint string
+	profile  backend.Profile
 	tracer   tracing.Tracer
 	pool     int
 	echo     bool
-	// cosmos: the endpoint is the Cosmos DB Table API's. The backend
-	// profile (internal/backend) takes this place: the data path asks it
-	// how to send a merge.
-	cosmos bool
 }
 
 // Config describes a Conn.
@@ -31,6 +29,9 @@ type Config struct {
 	// "/?" and the SAS query when the credential is a SAS: the URL aztables
 	// is given for the same service, from which it builds its requests.
 	Endpoint string
+	// Profile is the backend's (internal/backend): its limits, what it
+	// lacks, and how it takes a merge.
+	Profile backend.Profile
 	// Tracer starts the spans of the requests.
 	Tracer tracing.Tracer
 	// PoolSize is the transport's idle pool per host; 0 when unknown.
@@ -42,8 +43,11 @@ type Config struct {
 
 // NewConn returns the Conn c describes.
 func NewConn(c Config) *Conn {
-	return &Conn{pl: c.Pipeline, endpoint: c.Endpoint, tracer: c.Tracer, pool: c.PoolSize, echo: c.EchoInserts, cosmos: wire.IsCosmosEndpoint(c.Endpoint)}
+	return &Conn{pl: c.Pipeline, endpoint: c.Endpoint, profile: c.Profile, tracer: c.Tracer, pool: c.PoolSize, echo: c.EchoInserts}
 }
 
 // PoolSize is the transport's idle pool per host; 0 when unknown.
 func (c *Conn) PoolSize() int { return c.pool }
+
+// Profile is the profile of the service's backend.
+func (c *Conn) Profile() *backend.Profile { return &c.profile }

@@ -54,12 +54,15 @@ type pipelinePath struct {
 	// The URLs that do not depend on the request: Insert Entity's, Query
 	// Entities' (parameters apart) and $batch's.
 	tableURL, pageURL, batchURL string
-	echo, cosmos                bool
-	sizer                       *txwire.Sizer
+	echo                        bool
+	// mergeAsPost: the backend takes a merge as POST with X-HTTP-Method:
+	// MERGE (Cosmos DB, as aztables' cosmosPatchTransformPolicy sends it).
+	mergeAsPost bool
+	sizer       *txwire.Sizer
 }
 
 func newPipelinePath(c *Conn, table string) *pipelinePath {
-	p := &pipelinePath{pl: c.pl, tracer: c.tracer, endpoint: c.endpoint, table: table, echo: c.echo, cosmos: c.cosmos}
+	p := &pipelinePath{pl: c.pl, tracer: c.tracer, endpoint: c.endpoint, table: table, echo: c.echo, mergeAsPost: c.profile.MergeAsPost}
 	if u, err := url.Parse(c.endpoint); err == nil {
 		p.sas = u.Query()
 		p.query = p.sas.Encode()
@@ -67,7 +70,7 @@ func newPipelinePath(c *Conn, table string) *pipelinePath {
 	p.tableURL = runtime.JoinPaths(c.endpoint, "/"+url.PathEscape(table))
 	p.pageURL = runtime.JoinPaths(c.endpoint, "/"+url.PathEscape(table)+"()")
 	p.batchURL = runtime.JoinPaths(c.endpoint, "$batch")
-	p.sizer = txwire.NewSizer(c.endpoint, table)
+	p.sizer = txwire.NewSizer(c.endpoint, table, p.mergeAsPost)
 	return p
 }
 
@@ -111,7 +114,15 @@ func (p *pipelinePath) send(req *policy.Request, ok ...int) (*http.Response, err
 }
 
 func setEntity(req *policy.Request, entity []byte) error {
-	return req.SetBody(streaming.NopCloser(bytes.NewReader(entity)), "application/json")
+	return setBody(req, entity, "application/json")
+}
+
+// setBody makes b the request's body and leaves the bytes on the request
+// (reqshape.Body), so that every attempt of the retry policy reads them
+// through a reader of its own.
+func setBody(req *policy.Request, b []byte, contentType string) error {
+	req.SetOperationValue(reqshape.Body{Bytes: b})
+	return req.SetBody(streaming.NopCloser(bytes.NewReader(b)), contentType)
 }
 
 func (p *pipelinePath) get(ctx context.Context, pk, rk string) (body []byte, etag azcore.ETag, err error) {
@@ -151,9 +162,8 @@ func (p *pipelinePath) insert(ctx context.Context, entity []byte) (etag azcore.E
 	return azcore.ETag(resp.Header.Get("ETag")), nil
 }
 
-// write sends an upsert or an update: PUT replaces, PATCH merges (on
-// Cosmos DB a POST with X-HTTP-Method: MERGE, as aztables'
-// cosmosPatchTransformPolicy sends it).
+// write sends an upsert or an update: PUT replaces, PATCH merges (POST
+// with X-HTTP-Method: MERGE where the backend takes merges so).
 func (p *pipelinePath) write(ctx context.Context, w Write) (etag azcore.ETag, err error) {
 	span := spanUpsert
 	if w.IfMatch != nil {
@@ -164,7 +174,7 @@ func (p *pipelinePath) write(ctx context.Context, w Write) (etag azcore.ETag, er
 	method := http.MethodPut
 	if w.Merge {
 		method = http.MethodPatch
-		if p.cosmos {
+		if p.mergeAsPost {
 			method = http.MethodPost
 		}
 	}
@@ -176,7 +186,7 @@ func (p *pipelinePath) write(ctx context.Context, w Write) (etag azcore.ETag, er
 	if w.IfMatch != nil {
 		h["If-Match"] = []string{string(*w.IfMatch)}
 	}
-	if w.Merge && p.cosmos {
+	if w.Merge && p.mergeAsPost {
 		h.Set("X-HTTP-Method", "MERGE")
 	}
 	if err = setEntity(req, w.Entity); err != nil {
@@ -285,7 +295,7 @@ func (p *pipelinePath) submit(ctx context.Context, parts []TxPart, once bool) (r
 	h.Set("x-ms-version", apiVersion)
 	h.Set("DataServiceVersion", "3.0")
 	h.Set("Accept", wire.MinimalMetadata)
-	if err = req.SetBody(streaming.NopCloser(bytes.NewReader(body)), contentType); err != nil {
+	if err = setBody(req, body, contentType); err != nil {
 		return nil, err
 	}
 	if once {

@@ -19,6 +19,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/reqshape"
 	"github.com/tablekit/tablekit/internal/txwire"
@@ -138,7 +139,7 @@ func pair(t *testing.T, ep string, tableURL string, reply *canned) (*aztables.Cl
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, NewTable(NewConn(Config{Pipeline: pl, Endpoint: endpoint}), c, "mytable", plan)
+	return c, NewTable(NewConn(Config{Pipeline: pl, Endpoint: endpoint, Profile: backend.Of(backend.Detect(endpoint))}), c, "mytable", plan)
 }
 
 // TestRequestsMatchAztables: every data request of the pipeline path is
@@ -341,7 +342,7 @@ func TestSingleAttemptMarked(t *testing.T) {
 		reply := &canned{status: 202}
 		pl := runtime.NewPipeline("tablekit", "v0.0.0", runtime.PipelineOptions{PerCall: []policy.Policy{spy}}, &policy.ClientOptions{Transport: reply})
 		plan, _ := codec.For(reflect.TypeFor[struct{ PartitionKey, RowKey string }]())
-		tb := NewTable(NewConn(Config{Pipeline: pl, Endpoint: "https://acct.table.core.windows.net"}), &aztables.Client{}, "t", plan)
+		tb := NewTable(NewConn(Config{Pipeline: pl, Endpoint: "https://acct.table.core.windows.net", Profile: backend.Of(backend.TableStorage)}), &aztables.Client{}, "t", plan)
 		if _, err := tb.Submit(context.Background(), nil, once); err != nil {
 			t.Fatal(err)
 		}

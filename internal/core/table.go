@@ -8,18 +8,20 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/codec"
 )
 
 // Table is one table as tablekit reaches it. The zero Table is not usable
 // (Usable reports it); package table checks that before any other call.
 type Table struct {
-	name   string
-	plan   *codec.Plan
-	client *aztables.Client
-	data   dataPath
-	tracer tracing.Tracer
-	pool   int
+	name    string
+	plan    *codec.Plan
+	client  *aztables.Client
+	data    dataPath
+	profile *backend.Profile
+	tracer  tracing.Tracer
+	pool    int
 }
 
 // dataPath sends a table's data-plane requests: pipelinePath builds them
@@ -38,14 +40,16 @@ type dataPath interface {
 // entities plan maps. client is the aztables client of the same table on
 // the same transport, for management calls and table.Table.Client.
 func NewTable(c *Conn, client *aztables.Client, name string, plan *codec.Plan) *Table {
-	return &Table{name: name, plan: plan, client: client, data: newPipelinePath(c, name), tracer: c.tracer, pool: c.pool}
+	return &Table{name: name, plan: plan, client: client, data: newPipelinePath(c, name), profile: &c.profile, tracer: c.tracer, pool: c.pool}
 }
 
 // WrapClient returns the table of an aztables client that tablekit did not
 // build: its data requests go through the client's public methods. It has
-// no tracer and no known pool size.
+// no tracer, no known pool size, and the profile of an unknown backend
+// (backend.Unknown): aztables does not expose the client's endpoint.
 func WrapClient(client *aztables.Client, name string, plan *codec.Plan) *Table {
-	return &Table{name: name, plan: plan, client: client, data: newAztablesPath(client)}
+	p := backend.Unknown()
+	return &Table{name: name, plan: plan, client: client, data: newAztablesPath(client), profile: &p}
 }
 
 // WithPlan returns the same table with entities of another type.
@@ -56,7 +60,9 @@ func (t *Table) WithPlan(plan *codec.Plan) *Table {
 }
 
 // Usable reports a Table made by NewTable or WrapClient.
-func (t *Table) Usable() bool { return t != nil && t.client != nil && t.plan != nil && t.data != nil }
+func (t *Table) Usable() bool {
+	return t != nil && t.client != nil && t.plan != nil && t.data != nil && t.profile != nil
+}
 
 // Name is the table's name; "" for a nil Table.
 func (t *Table) Name() string {
@@ -68,6 +74,10 @@ func (t *Table) Name() string {
 
 // Plan maps the table's entity type.
 func (t *Table) Plan() *codec.Plan { return t.plan }
+
+// Profile is the profile of the table's backend: every limit a request to
+// it is checked against. Never nil for a usable Table.
+func (t *Table) Profile() *backend.Profile { return t.profile }
 
 // Client is the aztables client of the table; nil for a nil Table.
 func (t *Table) Client() *aztables.Client {

@@ -21,13 +21,21 @@ func TableCreate(req *http.Request) bool {
 }
 
 // EntityInsert reports an Insert Entity request: POST to a table's path,
-// that is neither Create Table (.../Tables) nor a batch (.../$batch).
+// that is neither Create Table (.../Tables) nor a batch (.../$batch), nor
+// a merge sent as POST to an entity's path (Cosmos DB's form, see
+// entityMerge).
 func EntityInsert(req *http.Request) bool {
-	if req == nil || req.Method != http.MethodPost {
+	if req == nil || req.Method != http.MethodPost || entityMerge(req) {
 		return false
 	}
 	seg := lastSegment(req.URL)
-	return seg != "" && !strings.EqualFold(seg, "Tables") && seg != "$batch"
+	return seg != "" && !strings.EqualFold(seg, "Tables") && seg != "$batch" && !entityPath(req.URL)
+}
+
+// entityMerge reports a merge sent as POST with X-HTTP-Method: MERGE, as
+// aztables and tablekit send every merge to Cosmos DB.
+func entityMerge(req *http.Request) bool {
+	return req.Method == http.MethodPost && strings.EqualFold(req.Header.Get("X-HTTP-Method"), "MERGE") && entityPath(req.URL)
 }
 
 func lastSegment(u *url.URL) string {
@@ -42,10 +50,14 @@ func lastSegment(u *url.URL) string {
 }
 
 // EntityUpdate reports a conditional Update or Merge Entity request: PUT or
-// PATCH to an entity's path with an If-Match other than "*". Without
-// If-Match it is an upsert, and with "*" it cannot fail a precondition.
+// PATCH to an entity's path (or a merge as POST, entityMerge) with an
+// If-Match other than "*". Without If-Match it is an upsert, and with "*"
+// it cannot fail a precondition.
 func EntityUpdate(req *http.Request) bool {
-	if req == nil || (req.Method != http.MethodPut && req.Method != http.MethodPatch) || !entityPath(req.URL) {
+	if req == nil || !entityPath(req.URL) {
+		return false
+	}
+	if req.Method != http.MethodPut && req.Method != http.MethodPatch && !entityMerge(req) {
 		return false
 	}
 	m := req.Header.Get("If-Match")

@@ -3,6 +3,7 @@ package reqshape
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -23,13 +24,18 @@ func TestRequestKinds(t *testing.T) {
 		{"GET", "/devstoreaccount1/Tables", false, false},
 		{"POST", "/", false, false},
 		{"POST", "", false, false},
+		// A POST to an entity's path is Cosmos DB's merge, never an insert.
+		{"POST", "/devstoreaccount1/mytable(PartitionKey='p',RowKey='r')", false, false},
 	}
 	for _, tc := range tests {
 		u, err := url.Parse("http://127.0.0.1" + tc.path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		req := &http.Request{Method: tc.method, URL: u}
+		req := &http.Request{Method: tc.method, URL: u, Header: http.Header{}}
+		if strings.Contains(tc.path, "(PartitionKey=") {
+			req.Header.Set("X-HTTP-Method", "MERGE")
+		}
 		if got := TableCreate(req); got != tc.tableCreate {
 			t.Errorf("TableCreate(%s %s): got %v, want %v", tc.method, tc.path, got, tc.tableCreate)
 		}

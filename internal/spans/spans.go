@@ -14,21 +14,22 @@ import (
 
 // Attribute keys, one spelling for every package.
 const (
-	Table        = "tablekit.table"
-	Partition    = "tablekit.partition"
-	Ops          = "tablekit.ops"
-	Bytes        = "tablekit.bytes"
-	Attempts     = "tablekit.attempts"
-	Outcome      = "tablekit.outcome"
-	Transactions = "tablekit.transactions"
-	Committed    = "tablekit.committed"
-	Retries      = "tablekit.retries"
-	Pages        = "tablekit.pages"
-	Entities     = "tablekit.entities"
-	Continuation = "tablekit.continuation"
-	Segment      = "tablekit.segment"
-	Segments     = "tablekit.segments"
-	Parallelism  = "tablekit.parallelism"
+	Table            = "tablekit.table"
+	Partition        = "tablekit.partition"
+	Ops              = "tablekit.ops"
+	Bytes            = "tablekit.bytes"
+	Attempts         = "tablekit.attempts"
+	Outcome          = "tablekit.outcome"
+	Transactions     = "tablekit.transactions"
+	Committed        = "tablekit.committed"
+	Retries          = "tablekit.retries"
+	ThrottledRetries = "tablekit.throttled"
+	Pages            = "tablekit.pages"
+	Entities         = "tablekit.entities"
+	Continuation     = "tablekit.continuation"
+	Segment          = "tablekit.segment"
+	Segments         = "tablekit.segments"
+	Parallelism      = "tablekit.parallelism"
 )
 
 type key struct{}

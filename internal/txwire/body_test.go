@@ -44,7 +44,7 @@ func TestBodyMatchesAztables(t *testing.T) {
 		tr := &captureTransport{}
 		c := newClient(t, tu.url, tu.sas, tr)
 		u, _ := url.Parse(tu.url)
-		s := NewSizer(EndpointOf(u), "mytable")
+		s := NewSizer(EndpointOf(u), "mytable", mergeAsPost(tu.url))
 		var actions []aztables.TransactionAction
 		var parts [][]byte
 		want := Envelope()

@@ -8,8 +8,9 @@
 // re-encodes it). For an aztables client tablekit did not build
 // (table.Wrap), which writes the body itself and shows it to nobody,
 // [Sizer.OpSize] computes its exact length from the same inputs and with
-// the same library calls. Either way the 4 MiB limit is checked before any
-// request; tests compare both with the bytes aztables really sends.
+// the same library calls. Either way the backend's body limit is checked
+// before any request (package batch, from internal/backend); tests compare
+// both with the bytes aztables really sends.
 //
 // Replies: aztables does not parse the multipart reply beyond finding the
 // first failure. [Parse] reads every part (CRLF or bare LF line ends, the

@@ -15,14 +15,6 @@ import (
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
-// Service limits of one entity group transaction.
-const (
-	// MaxOps is the most operations one transaction may hold.
-	MaxOps = 100
-	// MaxBody is the service's request body limit: a body must be smaller.
-	MaxBody = 4 << 20
-)
-
 // The body aztables v1.4.1 writes (transactional_batch.go), with B and C the
 // batch and changeset boundaries "batch_<uuid>" and "changeset_<uuid>":
 //
@@ -86,7 +78,9 @@ type Op struct {
 type Sizer struct {
 	endpoint string
 	table    string
-	cosmos   bool
+	// mergeAsPost: merges go as POST with X-HTTP-Method: MERGE, as aztables
+	// sends them to Cosmos DB.
+	mergeAsPost bool
 	// query is the request URL's query re-encoded as aztables does it,
 	// without and with $format: it depends on the endpoint only.
 	query [2]string
@@ -101,9 +95,10 @@ type Sizer struct {
 
 // NewSizer returns a Sizer for the table behind a client whose endpoint is
 // endpoint: the URL aztables was given for the service, with a SAS query
-// when the client has one (see EndpointOf).
-func NewSizer(endpoint, table string) *Sizer {
-	s := &Sizer{endpoint: endpoint, table: table, cosmos: wire.IsCosmosEndpoint(endpoint)}
+// when the client has one (see EndpointOf). mergeAsPost is the backend's
+// form of a merge (backend.Profile.MergeAsPost).
+func NewSizer(endpoint, table string, mergeAsPost bool) *Sizer {
+	s := &Sizer{endpoint: endpoint, table: table, mergeAsPost: mergeAsPost}
 	if u, err := url.Parse(runtime.JoinPaths(endpoint, "/t")); err == nil {
 		q := u.Query()
 		s.query[0] = q.Encode()
@@ -176,7 +171,7 @@ func (s *Sizer) opHeaders(dst []header, op Op, body int) []header {
 	if op.Type == aztables.TransactionTypeAdd {
 		dst = append(dst, header{"Prefer", "return-no-content"})
 	}
-	if s.cosmos && isMerge(op.Type) {
+	if s.mergeAsPost && isMerge(op.Type) {
 		dst = append(dst, header{"X-Http-Method", "MERGE"})
 	}
 	return append(dst, header{"x-ms-version", ""})
@@ -198,7 +193,7 @@ func (s *Sizer) appendRequestLine(dst []byte, op Op) ([]byte, error) {
 		method, keyed, format = http.MethodPost, false, true
 	case aztables.TransactionTypeUpdateMerge, aztables.TransactionTypeInsertMerge:
 		method = http.MethodPatch
-		if s.cosmos {
+		if s.mergeAsPost {
 			method = http.MethodPost
 		}
 	case aztables.TransactionTypeUpdateReplace, aztables.TransactionTypeInsertReplace:

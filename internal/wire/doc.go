@@ -1,8 +1,9 @@
 // Package wire holds the facts of the Table service's wire format that more
-// than one package needs: the rules for table names, keys and property
-// names, Edm.Double's JSON forms (NaN and the infinities are strings),
-// OData string literals and $select lists, the ETag's timestamp, the OData
-// error body, a JSON scanner, which endpoints are Cosmos DB's, and how a URL
+// than one package needs: the rules for table names, and the characters of
+// keys and property names, that both backends share (their lengths are
+// each backend's, in internal/backend), Edm.Double's JSON forms (NaN and
+// the infinities are strings), OData string literals and $select lists,
+// the ETag's timestamp, the OData error body, a JSON scanner, and how a URL
 // loses its query (where a SAS signature lives) before it goes into an
 // error.
 //

@@ -5,27 +5,19 @@ import (
 	"unicode/utf8"
 )
 
-// MaxKeyUTF16 is the service's 1 KiB limit on a PartitionKey or RowKey,
-// counted in UTF-16 code units as the service stores strings.
-const MaxKeyUTF16 = 1024
-
 // Rules broken by keys and strings.
 const (
-	RuleKeyTooLong   = "key longer than 1 KiB"
 	RuleKeyCharacter = `key contains / \ # ? or a control character`
 	RuleInvalidUTF8  = "string is not valid UTF-8"
 )
 
-// CheckKey applies the service's rules for a PartitionKey or RowKey value:
-// valid UTF-8, at most MaxKeyUTF16 code units, and none of / \ # ? or a
-// control character (C0, DEL or C1). It returns nil when v is a legal key;
-// the empty key is legal.
+// CheckKey applies the rules every backend has for a PartitionKey or
+// RowKey value: valid UTF-8, and none of / \ # ? or a control character
+// (C0, DEL or C1). It returns nil when v is a legal key; the empty key is
+// legal. How long a key may be is the backend's (internal/backend).
 func CheckKey(v string) *Violation {
 	if !utf8.ValidString(v) {
 		return &Violation{Rule: RuleInvalidUTF8}
-	}
-	if n := UTF16Len(v); n > MaxKeyUTF16 {
-		return &Violation{Rule: RuleKeyTooLong, Detail: strconv.Itoa(n) + " UTF-16 code units"}
 	}
 	for i, r := range v {
 		if r == '/' || r == '\\' || r == '#' || r == '?' || r < 0x20 || (r >= 0x7f && r <= 0x9f) {

@@ -7,9 +7,6 @@ import (
 	"unicode/utf8"
 )
 
-// MaxPropertyNameLen is the service's limit on a property name.
-const MaxPropertyNameLen = 255
-
 // Rules broken by table and property names.
 const (
 	RuleTableNameLength   = "table name must have 3 to 63 characters"
@@ -17,7 +14,7 @@ const (
 	RuleTableNameChars    = "table name must contain only letters and digits"
 	RuleTableNameReserved = `"tables" is a reserved table name`
 
-	RulePropertyNameLength   = "property name must have 1 to 255 characters"
+	RulePropertyNameEmpty    = "property name is empty"
 	RulePropertyNameReserved = "property name is reserved by the service"
 	RulePropertyNameUTF8     = "property name is not valid UTF-8"
 	RulePropertyNameChars    = "property name is not a valid identifier (letters, digits and _; not starting with a digit)"
@@ -50,12 +47,13 @@ func IsSystemProperty(name string) bool {
 	return name == "PartitionKey" || name == "RowKey" || name == "Timestamp"
 }
 
-// CheckPropertyName applies the service's rules to the name of a property
-// other than the keys: a C#-identifier-like name of at most 255 characters
-// that is not a system property.
+// CheckPropertyName applies the rules every backend has to the name of a
+// property other than the keys: a C#-identifier-like name that is not a
+// system property. How long it may be, and which other names a backend
+// keeps for itself, are the backend's (internal/backend).
 func CheckPropertyName(name string) *Violation {
-	if name == "" || len(name) > MaxPropertyNameLen {
-		return &Violation{Rule: RulePropertyNameLength}
+	if name == "" {
+		return &Violation{Rule: RulePropertyNameEmpty}
 	}
 	if IsSystemProperty(name) {
 		return &Violation{Rule: RulePropertyNameReserved, Detail: strconv.Quote(name)}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/devtools/cosmos"
+	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/query"
+)
+
+// cosmosRun is the command pointed at a Cosmos DB stand-in in front of the
+// test emulator: the connection string of its account and the environment
+// (the stand-in's proxy and certificate) with which the binary reaches it.
+type cosmosRun struct {
+	az   *testenv.Env
+	cs   *cosmos.Server
+	conn string
+	env  []string
+}
+
+func newCosmosRun(t *testing.T, o *cosmos.Options) cosmosRun {
+	t.Helper()
+	az := testenv.Azurite(t)
+	cs := az.Cosmos(t, o)
+	conn := cs.ConnectionString(az.Key)
+	return cosmosRun{az: az, cs: cs, conn: conn, env: append(childEnv(conn), az.CosmosProxy(t, cs)...)}
+}
+
+func (c cosmosRun) tk(t *testing.T, args ...string) result {
+	t.Helper()
+	return tkEnv(t, c.env, args...)
+}
+
+// interrupted runs the command with 200 ms added to every request and
+// sends it SIGINT (Ctrl-C) once its scan asks for its first page (of
+// $top=1000: the probes before it ask for 1): it must stop (exit 130) with
+// a checkpoint, or have finished.
+func (c cosmosRun) interrupted(t *testing.T, ckpt string, args ...string) {
+	t.Helper()
+	var scanning atomic.Bool
+	c.cs.SetThrottle(cosmos.Throttle{Match: func(r *http.Request) bool {
+		if r.URL.Query().Get("$top") == "1000" {
+			scanning.Store(true)
+		}
+		return false // never throttles: it only watches
+	}})
+	c.cs.SetLatency(200 * time.Millisecond)
+	defer func() { c.cs.SetLatency(0); c.cs.SetThrottle() }()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = c.env
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); !scanning.Load(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("%s did not start its scan within a minute\n%s", args[0], errb.String())
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+			t.Fatalf("interrupted %s: %v, want exit %d\n%s", args[0], err, exitInterrupted, errb.String())
+		}
+		if _, err := os.Stat(ckpt); err != nil {
+			t.Fatalf("no checkpoint after SIGINT during the scan: %v\n%s", err, errb.String())
+		}
+		return
+	}
+	t.Logf("%s finished before the signal: the resumed run has nothing left", args[0])
+}
+
+// keysIn reads a table's keys through the emulator itself.
+func (c cosmosRun) keysIn(t *testing.T, name string) map[string]int {
+	t.Helper()
+	keys := map[string]int{}
+	for k := range readTable(t, dynTableOf(t, c.az.ConnectionString, name)) {
+		keys[k]++
+	}
+	return keys
+}
+
+// TestE2ECosmosKillAndResume kills each scanning command (SIGKILL) once it
+// saved a checkpoint, while it reads a Cosmos DB table whose results come
+// in no key order, and runs it again: the job finishes with every entity
+// exactly once. Export, count and copy resume through positions that count
+// the entities of a page; delete keeps none and scans again.
+func TestE2ECosmosKillAndResume(t *testing.T) {
+	c := newCosmosRun(t, nil)
+	parts := []string{"p0", "p1", "p2", "p3"}
+	per := 40
+	total := len(parts) * per
+	name := seed(t, c.az, parts, per)
+	dir := t.TempDir()
+	fast := []string{"--checkpoint-every", "1ms", "--parallel", "2"}
+	resume := func(args []string) []string { return append(slices.Clip(args), "--checkpoint-every", "1s") }
+
+	t.Run("export", func(t *testing.T) {
+		file, ckpt := filepath.Join(dir, "all.jsonl"), filepath.Join(dir, "exp.ckpt")
+		args := append([]string{"export", name, "-o", file, "--checkpoint", ckpt}, fast...)
+		killWhenCheckpointedEnv(t, c.env, ckpt, args...)
+		wantCode(t, c.tk(t, resume(args)...), 0, "resumed export")
+		wantOnce(t, "export", keysOf(t, file), total)
+	})
+	// count and delete save on Ctrl-C: interrupt them, slowed down.
+	t.Run("count", func(t *testing.T) {
+		ckpt := filepath.Join(dir, "count.ckpt")
+		args := []string{"count", name, "--checkpoint", ckpt, "--parallel", "2"}
+		c.interrupted(t, ckpt, args...)
+		r := c.tk(t, args...)
+		wantCode(t, r, 0, "resumed count")
+		if got := strings.TrimSpace(r.stdout); got != fmt.Sprint(total) {
+			t.Errorf("count: %s, want %d", got, total)
+		}
+	})
+	t.Run("copy", func(t *testing.T) {
+		dname := testenv.TableName(t)
+		t.Cleanup(func() { _ = dynTableOf(t, c.az.ConnectionString, dname).DeleteTable(context.Background()) })
+		ckpt := filepath.Join(dir, "copy.ckpt")
+		args := append([]string{"copy", name, dname, "--checkpoint", ckpt}, fast...)
+		killWhenCheckpointedEnv(t, c.env, ckpt, args...)
+		wantCode(t, c.tk(t, resume(args)...), 0, "resumed copy")
+		wantOnce(t, "copy", c.keysIn(t, dname), total)
+	})
+	t.Run("delete", func(t *testing.T) {
+		ckpt := filepath.Join(dir, "delete.ckpt")
+		args := []string{"delete", name, "--prefix", "p", "--yes", "--checkpoint", ckpt, "--parallel", "2"}
+		c.interrupted(t, ckpt, args...)
+		wantCode(t, c.tk(t, args...), 0, "resumed delete")
+		if left := c.keysIn(t, name); len(left) != 0 {
+			t.Errorf("%d entities left after the delete", len(left))
+		}
+	})
+}
+
+// TestE2ECosmosChangingOrder: when the service orders a page differently
+// every time it is read, a resumed export either finishes with every
+// entity once or stops, says why and that the checkpoint cannot be
+// resumed; it never writes a wrong file and calls it done.
+func TestE2ECosmosChangingOrder(t *testing.T) {
+	c := newCosmosRun(t, &cosmos.Options{Order: cosmos.Changing, Seed: 11})
+	const total = 120
+	name := seed(t, c.az, []string{"a", "b", "c"}, total/3)
+	refused := 0
+	for i := range 3 {
+		dir := t.TempDir()
+		file, ckpt := filepath.Join(dir, "all.jsonl"), filepath.Join(dir, "exp.ckpt")
+		args := []string{"export", name, "-o", file, "--checkpoint", ckpt, "--checkpoint-every", "1ms", "--parallel", "1"}
+		killWhenCheckpointedEnv(t, c.env, ckpt, args...)
+		r := c.tk(t, args...)
+		switch r.code {
+		case 0:
+			wantOnce(t, fmt.Sprintf("run %d", i), keysOf(t, file), total)
+		case exitFailed:
+			if !strings.Contains(r.stderr, query.ErrPositionLost.Error()) || !strings.Contains(r.stderr, "delete the file to start again") {
+				t.Errorf("run %d: the refusal does not say why and what to do:\n%s", i, r.stderr)
+			}
+			refused++
+			if err := os.Remove(ckpt); err != nil {
+				t.Fatal(err)
+			}
+			wantCode(t, c.tk(t, args...), 0, "export again without the checkpoint")
+			wantOnce(t, fmt.Sprintf("run %d, started again", i), keysOf(t, file), total)
+		default:
+			wantCode(t, r, 0, "resumed export")
+		}
+	}
+	t.Logf("%d of 3 resumed exports refused, the others exact", refused)
+}
+
+// TestE2ECosmosThrottled: the command's summary says how many of its
+// retries followed throttling (Cosmos DB's 429, with and without
+// x-ms-retry-after-ms), and the import is whole.
+func TestE2ECosmosThrottled(t *testing.T) {
+	c := newCosmosRun(t, nil)
+	dname := testenv.TableName(t)
+	t.Cleanup(func() { _ = dynTableOf(t, c.az.ConnectionString, dname).DeleteTable(context.Background()) })
+	var lines []string
+	for i := range 250 {
+		lines = append(lines, fmt.Sprintf(`{"PartitionKey":"p%d","RowKey":"%03d","N":%d}`, i%2, i, i))
+	}
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	batches := faults.And(faults.Method(http.MethodPost), faults.PathContains("$batch"))
+	c.cs.SetThrottle(
+		cosmos.Throttle{Match: batches, Times: 2, RetryAfter: 20e6},
+		cosmos.Throttle{Match: batches, Times: 1},
+	)
+	r := c.tk(t, "import", dname, in, "--create")
+	wantCode(t, r, 0, "import through 429s")
+	if !strings.Contains(r.stderr, "3 retries (3 throttled)") {
+		t.Errorf("the summary does not count the throttling:\n%s", r.stderr)
+	}
+	if got := c.keysIn(t, dname); len(got) != len(lines) {
+		t.Errorf("imported %d entities, want %d", len(got), len(lines))
+	}
+}

@@ -1,0 +1,91 @@
+package table
+
+import (
+	"fmt"
+
+	"github.com/tablekit/tablekit/internal/backend"
+)
+
+// Backend is the service behind an endpoint. Azure Table Storage and Azure
+// Cosmos DB for Table speak the same REST API with different limits, calls
+// and query order; tablekit checks each request against its backend's
+// before sending it (docs/cosmos.md lists the differences).
+type Backend int
+
+const (
+	// DetectBackend tells the backend by the endpoint's host, as aztables
+	// does: a host containing ".table.cosmos." or ".table.cosmosdb." (or
+	// localhost:8902, the Cosmos DB emulator) is Cosmos DB, any other host
+	// Table Storage. It is the default.
+	DetectBackend Backend = iota
+	// TableStorage is Azure Table Storage (and Azurite, which emulates it).
+	TableStorage
+	// CosmosDB is Azure Cosmos DB for Table. Choose it for a custom domain
+	// in front of a Cosmos DB account.
+	CosmosDB
+)
+
+func (b Backend) String() string {
+	switch b {
+	case DetectBackend:
+		return "DetectBackend"
+	case TableStorage:
+		return "TableStorage"
+	case CosmosDB:
+		return "CosmosDB"
+	}
+	return fmt.Sprintf("Backend(%d)", int(b))
+}
+
+// kind is b as internal/backend names it.
+func (b Backend) kind() (backend.Kind, bool) {
+	switch b {
+	case DetectBackend:
+		return backend.Auto, true
+	case TableStorage:
+		return backend.TableStorage, true
+	case CosmosDB:
+		return backend.CosmosDB, true
+	}
+	return backend.Auto, false
+}
+
+// backendOf is the Backend of a concrete kind.
+func backendOf(k backend.Kind) Backend {
+	if k == backend.CosmosDB {
+		return CosmosDB
+	}
+	return TableStorage
+}
+
+// kind is Options.Backend as internal/backend names it; an unknown value
+// is ErrInvalidOptions.
+func (o *Options) kind() (backend.Kind, error) {
+	if o == nil {
+		return backend.Auto, nil
+	}
+	k, ok := o.Backend.kind()
+	if !ok {
+		return backend.Auto, fmt.Errorf("%w: Backend %v", ErrInvalidOptions, o.Backend)
+	}
+	return k, nil
+}
+
+// profile is the profile of the backend at endpoint: Options.Backend's, or
+// the one its host names.
+func (o *Options) profile(endpoint string) (backend.Profile, error) {
+	k, err := o.kind()
+	if err != nil {
+		return backend.Profile{}, err
+	}
+	return backend.For(endpoint, k)
+}
+
+// Backend is the backend of the service: Options.Backend, or the one the
+// endpoint's host names. DetectBackend for a zero Service.
+func (s *Service) Backend() Backend {
+	if s.ready() != nil {
+		return DetectBackend
+	}
+	return backendOf(s.conn.Profile().Kind)
+}
