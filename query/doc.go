@@ -145,6 +145,22 @@
 // table.Shard, for keys spread over shards); segments must not overlap,
 // which these constructors check.
 //
+// When you do not know where the keys are, [Query.Split] reads them and
+// cuts the query's key range into parts of about equal size: its
+// [Split].Segments run them, and its bounds, plain strings, can be saved
+// and given to other machines. Within one partition (PartitionKey eq) it
+// cuts RowKeys; otherwise PartitionKeys, never splitting a partition, so
+// a range of one partition is one part. Its keys-only queries (one for
+// keys that fit in a page, at most about 130 by default) find the keys'
+// common prefix and end, read pages spread over them, then more where the
+// count is least sure; between pages a key's share of the key space stands
+// for its share of the entities. For zero-padded numbers, GUIDs, dates,
+// reverse ticks or p00..p99 the parts come within a few tens of percent of
+// one another; balance is an estimate, coverage is not: the bounds always
+// tile the range, also while the table changes. The rest of the filter
+// does not narrow the reads, which are key seeks; Cosmos DB for Table does
+// not return keys in order, so there the parts' sizes are guesses.
+//
 // [ParallelCursor.All] streams entities as pages arrive. With
 // [ParallelOptions].Ordered it merges the segments in (PartitionKey,
 // RowKey) order instead: each segment's results are in that order, so a

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -37,23 +36,10 @@ func PartitionSegments(partitionKeys ...string) []Segment {
 // must increase strictly: n bounds make n+1 segments, PartitionKey lt b1,
 // b1 <= PartitionKey < b2, ..., PartitionKey ge bn. Together they cover
 // every partition exactly once. Choose bounds that split your keys evenly
-// (for zero-padded numeric keys, evenly spaced numbers).
+// (for zero-padded numeric keys, evenly spaced numbers), or let Query.Split
+// find them.
 func RangeSegments(bounds ...string) []Segment {
-	out := make([]Segment, len(bounds)+1)
-	for i := range out {
-		var lo, hi Filter
-		if i > 0 {
-			lo = PartitionKey.Ge(String(bounds[i-1]))
-		}
-		if i < len(bounds) {
-			hi = PartitionKey.Lt(String(bounds[i]))
-		}
-		out[i].Filter = And(lo, hi)
-		if i > 0 && i < len(bounds) && wire.CompareUTF16(bounds[i-1], bounds[i]) >= 0 {
-			out[i].Filter = errFilter(fmt.Errorf("%w: range bounds must increase: %q then %q", ErrInvalidFilter, bounds[i-1], bounds[i]))
-		}
-	}
-	return out
+	return Split{Property: PartitionKey, Bounds: bounds}.Segments()
 }
 
 // PrefixSegments makes one segment per PartitionKey prefix (a key range,

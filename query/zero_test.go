@@ -15,7 +15,8 @@ func TestZeroValuesDoNotPanic(t *testing.T) {
 		"Page": new(Page[item]), "Cursor": new(Cursor[item]), "Filter": new(Filter),
 		"Property": new(Property), "Value": new(Value), "ParallelOptions": new(ParallelOptions),
 		"ParallelCursor": new(ParallelCursor[item]), "Query": new(Query[item]), "Scope": new(Scope),
-		"Segment": new(Segment), "PositionError": new(PositionError),
+		"Segment": new(Segment), "Split": new(Split), "SplitOptions": new(SplitOptions),
+		"PositionError": new(PositionError),
 	}
 	testenv.CheckZeroValues(t, zero)
 }

@@ -8,11 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/tablekit/tablekit/query"
 )
 
 // checkpointVersion is bumped when the file's meaning changes, so that an
 // old file is refused instead of misread.
-const checkpointVersion = 2
+const checkpointVersion = 3
 
 // Checkpoint is what a long run needs to continue after a crash or Ctrl-C:
 // the parallel scan's token and how much was done. Job names the run
@@ -68,13 +70,23 @@ func (c checkpointFile) save(cp Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(c.path)
-	f, err := os.CreateTemp(dir, filepath.Base(c.path)+".tmp*")
-	if err != nil {
+	if err := writeFileAtomic(c.path, append(b, '\n')); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
+	return nil
+}
+
+// writeFileAtomic writes a temporary file in path's directory, syncs it
+// and renames it over path: a crash at any moment leaves the old file or
+// the new one, never a torn one.
+func writeFileAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
 	tmp := f.Name()
-	_, err = f.Write(append(b, '\n'))
+	_, err = f.Write(b)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -82,11 +94,11 @@ func (c checkpointFile) save(cp Checkpoint) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, c.path)
+		err = os.Rename(tmp, path)
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("checkpoint: %w", err)
+		return err
 	}
 	// Sync the directory so that the rename itself survives a power loss.
 	if d, err := os.Open(dir); err == nil {
@@ -94,4 +106,61 @@ func (c checkpointFile) save(cp Checkpoint) error {
 		d.Close()
 	}
 	return nil
+}
+
+// saver writes a run's checkpoint now and then; without --checkpoint it
+// does nothing.
+type saver struct {
+	file  *checkpointFile
+	job   string
+	every time.Duration
+	last  time.Time
+	Extra map[string]string
+}
+
+// checkpointEvery bounds the work lost in a crash (not on Ctrl-C, which
+// saves at once).
+var checkpointEvery = 5 * time.Second
+
+// startCheckpoint loads the checkpoint of this job, if --checkpoint names
+// one, and returns the saver and the position to resume from.
+func startCheckpoint(path, job string) (*saver, *Checkpoint, error) {
+	s := &saver{job: job, every: checkpointEvery, last: time.Now()}
+	if path == "" {
+		return s, &Checkpoint{}, nil
+	}
+	s.file = &checkpointFile{path}
+	cp, err := loadCheckpoint(path, job)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cp == nil {
+		cp = &Checkpoint{}
+	}
+	return s, cp, nil
+}
+
+// due says whether the last save is old enough for another.
+func (s *saver) due() bool { return s.file != nil && time.Since(s.last) >= s.every }
+
+func (s *saver) save(token string, done int64, complete bool) error {
+	if s.file == nil {
+		return nil
+	}
+	s.last = time.Now()
+	return s.file.save(Checkpoint{Job: s.job, Token: token, Done: done, Extra: s.Extra, Complete: complete})
+}
+
+// tellResume says, after a run that stopped early with err, where its
+// position is, or that it cannot be resumed: a position in the middle of a
+// page on a backend without key order whose page came back different
+// (query.ErrPositionLost).
+func (s *saver) tellResume(e *env, err error) {
+	switch {
+	case s.file == nil:
+	case errors.Is(err, query.ErrPositionLost):
+		fmt.Fprintf(e.stderr, "tablekit: the position saved in %s cannot be resumed exactly (the service returned its page differently): delete the file to start again\n", s.file.path)
+	default:
+		fmt.Fprintf(e.stderr, "tablekit: position saved in %s: run the same command again to resume\n", s.file.path)
+	}
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
@@ -16,7 +14,7 @@ import (
 
 func init() {
 	register(&command{
-		name: "copy", args: "SRC_TABLE DST_TABLE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "copy", args: "SRC_TABLE DST_TABLE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "copy entities to another table, in this account or another, without holding the table in memory",
 		example: `tablekit copy orders orders2 --parallel 16 --checkpoint copy.ckpt
 # interrupted, even by kill -9? the same command again completes the copy
@@ -62,11 +60,10 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	plan, err := sf.plan("copy", pos[0])
+	j, plan, err := sf.start(e, "copy", pos[0], fmt.Sprintf(" to=%s", pos[1]), every)
 	if err != nil {
 		return err
 	}
-	plan.job += fmt.Sprintf(" to=%s", pos[1])
 	// Raw entities: the copy moves each entity's JSON from the page into
 	// the $batch body without decoding its values.
 	st, err := table.New[table.RawEntity](sconn.svc, pos[0])
@@ -77,16 +74,10 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	sv, cp, err := startCheckpoint(sf.checkpoint, plan.job)
-	if err != nil {
+	if done, err := j.complete(); done {
 		return err
 	}
-	sv.every = every
-	if cp.Complete || (cp.Done > 0 && cp.Token == "") {
-		fmt.Fprintf(e.stderr, "tablekit copy: the checkpoint says this copy is complete (%d entities)\n", cp.Done)
-		return sv.save("", cp.Done, true)
-	}
-	if err := plan.discover(ctx, sconn.svc, cp, sv); err != nil {
+	if err := plan.discover(ctx, sconn.svc, j.cp, j.sv); err != nil {
 		return err
 	}
 	if create {
@@ -96,23 +87,19 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	}
 	plan.readers = copyReaders(plan.parallel)
 	tuneStreamGC()
-	cur, err := openScan(query.New(st), plan, cp.Token)
+	cur, err := openScan(query.New(st), plan, j.cp.Token)
 	if err != nil {
 		return err
 	}
 	w := &roundWriter{rt: dt, kind: batch.Upsert, mode: table.Replace,
 		opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: dconn.policy}}
-	m := newMeter(e, "copy", -1, cp.Done, retries)
+	j.start(retries)
 	// Unbuffered: one round written, one being read, and no third waiting.
-	rounds := make(chan round)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return scanRounds(gctx, cur, rounds) })
-	token, done := cp.Token, cp.Done
-	g.Go(func() error {
-		for r := range rounds {
-			stored, rejs, err := w.write(gctx, r.items)
-			done += int64(stored)
-			m.add(stored)
+	err = pipe(ctx, 0, func(ctx context.Context, out chan<- round) error { return scanRounds(ctx, cur, out) },
+		func(ctx context.Context, r round) error {
+			stored, rejs, err := w.write(ctx, r.items)
+			j.done += int64(stored)
+			j.m.add(stored)
 			if err != nil {
 				return err
 			}
@@ -121,24 +108,10 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 				// input's fault: stop before the checkpoint passes it.
 				return fmt.Errorf("the target refused %d entities, first %s", len(rejs), rejs[0].Reason)
 			}
-			token = r.next
-			if err := sv.maybe(token, done); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	err = g.Wait()
-	m.finish()
-	if err != nil {
-		if serr := sv.save(token, done, false); serr != nil {
-			fmt.Fprintf(e.stderr, "tablekit copy: %v\n", serr)
-		} else {
-			sv.tellResume(e, err)
-		}
-		return err
-	}
-	return sv.save("", done, true)
+			j.token = r.next
+			return j.saveDue()
+		})
+	return j.end(err)
 }
 
 // copyReaders bounds the scan's requests in flight, and so what it reads
@@ -164,7 +137,7 @@ func scanRounds(ctx context.Context, cur *query.ParallelCursor[table.RawEntity],
 	defer close(out)
 	var r round
 	send := func() error {
-		r.next = cur.Token()
+		r.next = scanPosition(cur.Token())
 		select {
 		case out <- r:
 			r = round{}

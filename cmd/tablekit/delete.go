@@ -6,8 +6,6 @@ import (
 	"flag"
 	"fmt"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -15,7 +13,7 @@ import (
 
 func init() {
 	register(&command{
-		name: "delete", args: "TABLE (--filter ODATA | --partition PK | --prefix P) --yes [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "delete", args: "TABLE (--filter ODATA | --partition PK | --prefix P) --yes [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "delete the matching entities: a keys-only scan, then deletes in entity group transactions",
 		example: `tablekit delete logs --filter "Timestamp lt datetime'2024-01-01T00:00:00Z'" --yes --checkpoint logs.ckpt
 # interrupted? the same command again resumes from logs.ckpt
@@ -51,7 +49,7 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if !yes {
 		return usagef("deleting is final: add --yes")
 	}
-	plan, err := sf.plan("delete", name)
+	j, plan, err := sf.start(e, "delete", name, "", 0)
 	if err != nil {
 		return err
 	}
@@ -59,15 +57,10 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	sv, cp, err := startCheckpoint(sf.checkpoint, plan.job)
-	if err != nil {
+	if done, err := j.complete(); done {
 		return err
 	}
-	if cp.Complete {
-		fmt.Fprintf(e.stderr, "tablekit delete: the checkpoint says this delete is complete (%d entities)\n", cp.Done)
-		return nil
-	}
-	if err := plan.discover(ctx, conn.svc, cp, sv); err != nil {
+	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
 		return err
 	}
 	// Without key order (Cosmos DB) a position in the middle of a page is
@@ -75,95 +68,80 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	// read changes. So the checkpoint keeps no position there: a resumed
 	// run scans from the start, where only what is left is found.
 	keepPosition := conn.svc.Backend() != table.CosmosDB
-	start := cp.Token
 	if !keepPosition {
-		start = ""
+		j.token = ""
 	}
-	c, err := openScan(query.New(t).Select(), plan, start)
+	c, err := openScan(query.New(t).Select(), plan, j.token)
 	if err != nil {
 		return err
 	}
-	m := newMeter(e, "delete", -1, cp.Done, conn.retries)
+	j.start(conn.retries)
 
 	type round struct {
 		keys  []keyEntity
 		token string // the scan's position after keys
 	}
-	rounds := make(chan round, 1)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
+	produce := func(ctx context.Context, rounds chan<- round) error {
 		defer close(rounds)
 		var keys []keyEntity
-		for k, err := range c.All(gctx) {
+		for k, err := range c.All(ctx) {
 			if err != nil {
 				return err
 			}
 			keys = append(keys, k)
 			if len(keys) >= deleteRound {
 				select {
-				case rounds <- round{keys, c.Token()}:
-				case <-gctx.Done():
-					return gctx.Err()
+				case rounds <- round{keys, scanPosition(c.Token())}:
+				case <-ctx.Done():
+					return ctx.Err()
 				}
 				keys = nil
 			}
 		}
 		select {
-		case rounds <- round{keys, c.Token()}:
+		case rounds <- round{keys, scanPosition(c.Token())}:
 			return nil
-		case <-gctx.Done():
-			return gctx.Err()
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-	})
-	// The checkpoint moves only past rounds whose every delete committed,
+	}
+	// The position moves only past rounds whose every delete committed,
 	// so a resumed run reads again whatever was not deleted.
-	token, done, gone, frozen := start, cp.Done, 0, false
+	gone, frozen := 0, false
 	wopts := &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: conn.policy}
 	var rejected error
-	g.Go(func() error {
-		for r := range rounds {
-			res, err := deleteKeys(gctx, t, r.keys, wopts)
-			m.add(res.deleted)
-			m.rejects.Add(int64(res.failed))
-			done += int64(res.deleted)
-			gone += res.gone
-			if err != nil && gctx.Err() != nil {
-				return err
+	consume := func(ctx context.Context, r round) error {
+		res, err := deleteKeys(ctx, t, r.keys, wopts)
+		j.m.add(res.deleted)
+		j.m.rejects.Add(int64(res.failed))
+		j.done += int64(res.deleted)
+		gone += res.gone
+		if err != nil && ctx.Err() != nil {
+			return err
+		}
+		if err != nil {
+			if rejected == nil {
+				rejected = err
 			}
-			if err != nil {
-				if rejected == nil {
-					rejected = err
-				}
-				frozen = true // keep the position before the failure for a resume
+			frozen = true // keep the position before the failure for a resume
+		}
+		if !frozen {
+			if keepPosition {
+				j.token = r.token
 			}
-			if !frozen {
-				if keepPosition {
-					token = r.token
-				}
-				if err := sv.maybe(token, done); err != nil {
-					return err
-				}
-			}
+			return j.saveDue()
 		}
 		return nil
-	})
-	err = g.Wait()
-	m.finish()
+	}
+	err = pipe(ctx, 1, produce, consume)
+	j.stop()
 	if gone > 0 {
 		fmt.Fprintf(e.stderr, "tablekit delete: %d entities were already gone\n", gone)
 	}
-	if err != nil || rejected != nil {
-		if serr := sv.save(token, done, false); serr != nil {
-			fmt.Fprintf(e.stderr, "tablekit delete: %v\n", serr)
-			sv.file = nil
-		}
-		if err == nil {
-			err = fmt.Errorf("%d entities not deleted: %w", m.rejects.Load(), rejected)
-		}
-		sv.tellResume(e, err)
-		return err
+	if err == nil && rejected != nil {
+		err = fmt.Errorf("%d entities not deleted: %w", j.m.rejects.Load(), rejected)
 	}
-	return sv.save("", done, true)
+	return j.end(err)
 }
 
 type deleteResult struct{ deleted, gone, failed int }

@@ -1,7 +1,7 @@
 // Command tablekit works with Azure Table Storage from the command line:
 // list, create and drop tables, count and delete entities with parallel
-// keys-only scans, export, import and copy entities resumably, and issue
-// table SAS URLs.
+// keys-only scans, export, import and copy entities resumably, over many
+// machines with a plan of shares, and issue table SAS URLs.
 //
 //	go install github.com/tablekit/tablekit/cmd/tablekit@latest
 //	export TABLEKIT_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...'
@@ -35,7 +35,9 @@
 // ServerBusy). The exit status is 0 only when everything asked was
 // done, 1 after a failure or any reject, 2 for a bad command line (nothing
 // was sent; drop and delete refuse to run without --yes, delete also without
-// --filter, --partition or --prefix), and 130 after Ctrl-C.
+// --filter, --partition or --prefix; a plan that does not fit the command,
+// --segment i/n without --plan, or env:VAR/n without $VAR), and 130 after
+// Ctrl-C.
 //
 // # Scans: count and delete
 //
@@ -63,7 +65,7 @@
 // With --checkpoint FILE the scan's position is saved every few seconds and
 // on Ctrl-C (written to a temporary file, synced, renamed: never torn).
 // Running the same command with the same file resumes; a checkpoint of
-// another command, table, filter, segment or --parallel is refused. delete
+// another command, table, filter, share, plan or --parallel is refused. delete
 // saves only positions whose deletes all committed, so resuming never skips
 // an entity.
 //
@@ -76,38 +78,48 @@
 // changes the pages): a resumed delete scans again from the start, where
 // only what is left is found.
 //
-// # Splitting a table over n machines: --segment i/n
+// # Splitting a table over n machines: plan, --plan and --segment i/n
 //
-// --segment i/n (1 <= i <= n) takes share i of n of the key space. The
-// shares are PartitionKey ranges (RowKey ranges with --partition) cut at
-// fixed bounds of the first three key characters, so they depend only on i,
-// n and --key-chars, never on the data: the n shares cover every possible
-// key exactly once, and together the machines read the table once.
+// tablekit plan cuts a table into n shares by its own keys, once; every
+// machine is given the file and reads its share:
 //
-//	machine 1: tablekit delete events --filter "Level eq 'debug'" --yes --segment 1/3 --checkpoint d1.ckpt
-//	machine 2: tablekit delete events --filter "Level eq 'debug'" --yes --segment 2/3 --checkpoint d2.ckpt
-//	machine 3: tablekit delete events --filter "Level eq 'debug'" --yes --segment 3/3 --checkpoint d3.ckpt
+//	tablekit plan events --shares 3 -o events.plan
+//	machine 1: tablekit export events -o events-1.jsonl --plan events.plan --segment 1/3 --checkpoint e1.ckpt
+//	machine 2: tablekit export events -o events-2.jsonl --plan events.plan --segment 2/3 --checkpoint e2.ckpt
+//	machine 3: tablekit export events -o events-3.jsonl --plan events.plan --segment 3/3 --checkpoint e3.ckpt
 //
-// Give every machine the same n, --filter and --key-chars. --key-chars
-// only balances the shares: name the characters your keys start with
-// (alnum, the default; hex for GUIDs and hashes; digits; printable; or the
-// characters themselves). Keys outside the set are still covered exactly
-// once, in whichever share their range falls. Keys that all begin alike
-// ("customer-0001", "2024-05-...") land in one share: split such a table
-// over machines with --filter ranges of your own, or by --partition.
+// The plan reads pages of keys where the keys are (keys-only queries: 1
+// when the keys fit in a page, else about 30 to 130, which it reports):
+// their common prefix, their end, pages spread over them, then more where
+// its count is least sure. Shares come out within a few tens of percent of
+// one another for keys such as p00..p99, customer-000001.., GUIDs, ISO
+// dates and reverse ticks; a partition is never split, so a table of few
+// partitions gives uneven or empty shares (--partition cuts one
+// partition's RowKeys). The plan's --partition and --prefix, its table and
+// its number of shares must be the ones of the command that reads it.
+//
+// The shares are ranges of keys between the plan's bounds: every key that
+// can exist falls in exactly one, so the machines together read the table
+// exactly once, also when it is written meanwhile. An entity stored
+// throughout a run is read once, in its share; one written or deleted
+// during the run is read at most once. Machines that each probed a table
+// being written could cut it in different places, leaving keys to no
+// share or to two: that is why --segment i/n (n > 1) needs --plan.
+//
+// A Kubernetes Indexed Job numbers its pods from 0 in JOB_COMPLETION_INDEX;
+// --segment env:JOB_COMPLETION_INDEX/n reads it and takes share index+1,
+// so every pod runs the same command line (deploy/k8s in the repository
+// has the manifest of an export and a copy, and how to collect the files).
 //
 // # Within a share: --parallel
 //
 // Each machine splits its share again, into up to 4 segments per request
-// in flight, and this split follows the data: before the scan, a dozen or
-// so keys-only probes ($top=1 queries, a few at a time) find the share's
-// first key, the prefix all its keys have in common and which ranges after
-// it hold keys, and the segment bounds go between those. So "p00".."p49"
-// becomes 50 segments and a table with one partition (or --partition) is
-// split by RowKey. The probes see --partition and --prefix but not
-// --filter: they are key seeks, cheap on the service. Whatever they find,
-// the segments tile the share exactly. The bounds are saved in the
-// checkpoint, and a resumed run scans the same segments without probing
+// in flight, where its keys are: the same splitter as plan, with fewer
+// keys-only queries (about 12, most of them for a single key or 100; none
+// with --parallel 1). The
+// queries see --partition, --prefix and the share, not --filter: they are
+// key seeks, cheap on the service. The bounds are saved in the checkpoint,
+// and a resumed run scans the same segments without reading the keys
 // again, even if the table changed meanwhile.
 //
 // # Export, import and copy
@@ -131,6 +143,14 @@
 // too. A double that is NaN or infinite is written NaN, Infinity or
 // -Infinity (as Microsoft's SDKs write it: in JSON Lines, a string with
 // the Edm.Double annotation); CSV import also reads INF and -INF.
+//
+// export --ordered writes the entities in key order (PartitionKey, then
+// RowKey), so that two exports of a table diff: --parallel's segments are
+// merged in key order, which holds a page of each (one segment per request
+// in flight) and reads ahead; it is slower than an unordered export of a
+// large table. --limit N stops after N entities (per share with
+// --segment): with --ordered the first N in key order, without it any N. A
+// CSV export's first pass still reads the whole scan for its columns.
 //
 // import reads the first line before it creates the table or writes
 // anything: one that is not in the format chosen (a CSV file named .jsonl,
@@ -170,8 +190,11 @@
 // entitytext.go turns rows and JSON lines into entities, roundwrite.go
 // writes rounds and sorts out rejects, addexisting.go settles adds that
 // find their entity stored, output.go keeps an output file's length for
-// resumes. filtercheck.go checks --filter's literals; openScan runs any
-// projection of a plan; copy's target comes from targetFlags
-// (--to-connection-string or TABLEKIT_TARGET_CONNECTION_STRING, else the
-// source account).
+// resumes. filtercheck.go checks --filter's literals. job.go is the
+// checkpointed run every moving or reading command shares (checkpoint,
+// progress, resume or complete, the reader and writer side by side);
+// scan.go plans a scan (scope, share, segments) and runs any projection of
+// it; share.go reads --segment and plan files, plan.go writes them. copy's
+// target comes from targetFlags (--to-connection-string or
+// TABLEKIT_TARGET_CONNECTION_STRING, else the source account).
 package main

@@ -45,15 +45,17 @@ func (c cosmosRun) tk(t *testing.T, args ...string) result {
 }
 
 // interrupted runs the command with 200 ms added to every request and
-// sends it SIGINT (Ctrl-C) once its scan asks for its first page (of
-// $top=1000: the probes before it ask for 1): it must stop (exit 130) with
-// a checkpoint, or have finished.
+// sends it SIGINT (Ctrl-C) once its scan asks for its first page: the
+// second request for a full page ($top=1000), since the split of the
+// table's few keys reads them all in the first one. It must stop (exit
+// 130) with a checkpoint, or have finished.
 func (c cosmosRun) interrupted(t *testing.T, ckpt string, args ...string) {
 	t.Helper()
-	var scanning atomic.Bool
+	var pages atomic.Int32
+	scanning := func() bool { return pages.Load() >= 2 }
 	c.cs.SetThrottle(cosmos.Throttle{Match: func(r *http.Request) bool {
 		if r.URL.Query().Get("$top") == "1000" {
-			scanning.Store(true)
+			pages.Add(1)
 		}
 		return false // never throttles: it only watches
 	}})
@@ -66,7 +68,7 @@ func (c cosmosRun) interrupted(t *testing.T, ckpt string, args ...string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); !scanning.Load(); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); !scanning(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
 			t.Fatalf("%s did not start its scan within a minute\n%s", args[0], errb.String())

@@ -164,17 +164,18 @@ func checkSeeded(t *testing.T, got map[string]table.Entity, total int) {
 	}
 }
 
-// TestE2ESegmentsExport exports each share of --segment i/n: together the
+// TestE2ESegmentsExport exports each share of a plan of n: together the
 // shares hold every entity exactly once.
 func TestE2ESegmentsExport(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
 	name := seed(t, az, []string{"0a", "3f", "Alice", "bob", "zz9", "~x", "é"}, 20)
 	for _, n := range []int{2, 3} {
+		plan := planFile(t, cs, name, n)
 		union := map[string]int{}
 		for i := 1; i <= n; i++ {
 			file := filepath.Join(t.TempDir(), "share.jsonl")
-			wantCode(t, tk(t, cs, "export", name, "-o", file, "--segment", fmt.Sprintf("%d/%d", i, n)), 0, "export share")
+			wantCode(t, tk(t, cs, "export", name, "-o", file, "--plan", plan, "--segment", fmt.Sprintf("%d/%d", i, n)), 0, "export share")
 			for k, c := range keysOf(t, file) {
 				union[k] += c
 			}
@@ -246,4 +247,54 @@ func azuriteRefuses() string {
 		fmt.Fprintf(&b, `,"B%d@odata.type":"Edm.Binary","B%d":%q`, i, i, v)
 	}
 	return b.String() + "}"
+}
+
+// editCheckpoint rewrites a checkpoint file as edit says.
+func editCheckpoint(t *testing.T, path string, edit func(*Checkpoint)) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cp Checkpoint
+	if err := json.Unmarshal(b, &cp); err != nil {
+		t.Fatal(err)
+	}
+	edit(&cp)
+	if err := (checkpointFile{path}).save(cp); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestE2EPositionStartAndEnd resumes from the two positions a scan's
+// token alone cannot tell apart: a copy stopped in its first round (some
+// entities written, the position still the start) must copy everything,
+// and a count whose scan had read everything prints what it counted.
+func TestE2EPositionStartAndEnd(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	name := seed(t, az, []string{"a", "b", "c"}, 50)
+	dir := t.TempDir()
+
+	dst, dname := newDynTable(t, cs)
+	ckpt := filepath.Join(dir, "copy.ckpt")
+	wantCode(t, tk(t, cs, "copy", name, dname, "--checkpoint", ckpt), 0, "copy")
+	editCheckpoint(t, ckpt, func(cp *Checkpoint) { cp.Complete, cp.Token, cp.Done = false, "", 7 })
+	wantCode(t, tk(t, cs, "delete", dname, "--filter", "N ge 0", "--yes"), 0, "empty the copy")
+	r := tk(t, cs, "copy", name, dname, "--checkpoint", ckpt)
+	wantCode(t, r, 0, "copy from the start")
+	if got, want := len(readTable(t, dst)), 150; got != want {
+		t.Errorf("copy resumed from the start: got %d entities, want %d\n%s", got, want, r.stderr)
+	}
+
+	ckpt = filepath.Join(dir, "count.ckpt")
+	if got := count(t, cs, name, "--checkpoint", ckpt); got != 150 {
+		t.Fatalf("count = %d, want 150", got)
+	}
+	editCheckpoint(t, ckpt, func(cp *Checkpoint) { cp.Complete, cp.Token = false, scanEnd })
+	r = tk(t, cs, "count", name, "--checkpoint", ckpt)
+	wantCode(t, r, 0, "count read to its end")
+	if got, want := strings.TrimSpace(r.stdout), "150"; got != want || !strings.Contains(r.stderr, "complete") {
+		t.Errorf("count read to its end: got %q, %q; want %s, complete", got, r.stderr, want)
+	}
 }

@@ -33,10 +33,11 @@ func savedBounds(t *testing.T, ckpt string) []string {
 }
 
 // TestE2EAdaptiveSplit scans a table whose keys share a long prefix, which
-// the fixed grid of --key-chars put into one segment: the split must find
-// the keys (many segments), cover them exactly once, in every --segment
-// share too, and a run killed with SIGKILL must resume on the segments it
-// began with even after the table changed.
+// a split by the alphabet of the keys' first characters put into one
+// segment: the split must find the keys (many segments), cover them
+// exactly once, in every share of a plan too, and a run killed with
+// SIGKILL must resume on the segments it began with even after the table
+// changed.
 func TestE2EAdaptiveSplit(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
@@ -74,10 +75,11 @@ func TestE2EAdaptiveSplit(t *testing.T) {
 	})
 	t.Run("shares", func(t *testing.T) {
 		for _, n := range []int{2, 5} {
+			plan := planFile(t, cs, name, n)
 			union := map[string]int{}
 			for i := 1; i <= n; i++ {
 				file := filepath.Join(t.TempDir(), "share.jsonl")
-				wantCode(t, tk(t, cs, "export", name, "-o", file, "--parallel", "3", "--segment", fmt.Sprintf("%d/%d", i, n)), 0, "export share")
+				wantCode(t, tk(t, cs, "export", name, "-o", file, "--parallel", "3", "--plan", plan, "--segment", fmt.Sprintf("%d/%d", i, n)), 0, "export share")
 				for k, c := range keysOf(t, file) {
 					union[k] += c
 				}

@@ -153,6 +153,16 @@ func count(t *testing.T, conn string, args ...string) int {
 	return n
 }
 
+// planFile writes a plan of n shares of table name (scope: --partition,
+// --prefix) and returns its path.
+func planFile(t *testing.T, conn, name string, n int, scope ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "shares.plan")
+	args := append([]string{"plan", name, "--shares", strconv.Itoa(n), "-o", path}, scope...)
+	wantCode(t, tk(t, conn, args...), 0, "plan")
+	return path
+}
+
 func TestE2ETablesCreateDrop(t *testing.T) {
 	az := testenv.Azurite(t)
 	name := testenv.TableName(t)
@@ -220,9 +230,14 @@ func TestE2ECount(t *testing.T) {
 	}
 	for _, n := range []int{1, 3, 4} {
 		for _, extra := range [][]string{nil, {"--partition", "Alice"}, {"--filter", "N ge 25", "--parallel", "1"}} {
+			var scope []string
+			if len(extra) > 0 && extra[0] == "--partition" {
+				scope = extra
+			}
+			plan := planFile(t, cs, name, n, scope...)
 			sum := 0
 			for i := 1; i <= n; i++ {
-				sum += count(t, cs, append([]string{name, "--segment", fmt.Sprintf("%d/%d", i, n)}, extra...)...)
+				sum += count(t, cs, append([]string{name, "--plan", plan, "--segment", fmt.Sprintf("%d/%d", i, n)}, extra...)...)
 			}
 			want := count(t, cs, append([]string{name}, extra...)...)
 			if sum != want {

@@ -16,12 +16,14 @@ import (
 
 func init() {
 	register(&command{
-		name: "export", args: "TABLE [-o FILE|-] [--format jsonl|csv] [--delimiter C] [--filter ODATA] [--partition PK] [--prefix P] [--select a,b] [--segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "export", args: "TABLE [-o FILE|-] [--format jsonl|csv] [--delimiter C] [--filter ODATA] [--partition PK] [--prefix P] [--select a,b] [--limit N] [--ordered] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "write the entities to JSON Lines (exact EDM types) or Storage Explorer CSV, with a parallel scan",
 		example: `tablekit export orders -o orders.jsonl --parallel 16 --checkpoint orders.ckpt
 # interrupted, even by kill -9? the same command again completes orders.jsonl
 tablekit export orders --select Name,Total -o orders.csv    # CSV, from the extension
-tablekit export logs --filter "Level eq 'error'" | gzip > errors.jsonl.gz`,
+tablekit export logs --filter "Level eq 'error'" | gzip > errors.jsonl.gz
+tablekit export orders --ordered -o orders.jsonl          # in key order: files of two runs diff
+tablekit export orders --ordered --limit 10               # the first 10 in key order`,
 		run: runExport,
 	})
 }
@@ -40,12 +42,16 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	var ff formatFlags
 	var out, sel string
 	var every time.Duration
+	var limit int
+	var ordered bool
 	conn, name, err := tableCommand(e, commands["export"], args, func(fs *flag.FlagSet) {
 		sf.register(fs)
 		everyFlag(fs, &every)
 		fs.StringVar(&out, "o", "-", "output file, - for stdout (--checkpoint needs a file)")
 		ff.register(fs)
 		fs.StringVar(&sel, "select", "", "only these properties, comma-separated (the keys and Timestamp always come)")
+		fs.IntVar(&limit, "limit", 0, "at most this many entities (per share with --segment); 0: all")
+		fs.BoolVar(&ordered, "ordered", false, "write the entities in key order (PartitionKey, then RowKey), for files that diff: --parallel's segments are merged in key order")
 	})
 	if err != nil {
 		return err
@@ -57,6 +63,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if sf.checkpoint != "" && out == "-" {
 		return usagef("--checkpoint needs -o FILE: a resumed run truncates the file to the saved position")
 	}
+	if limit < 0 {
+		return usagef("--limit %d: want 0 (all) or more", limit)
+	}
 	var cols []string
 	if sel != "" {
 		for _, c := range strings.Split(sel, ",") {
@@ -65,58 +74,61 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	plan, err := sf.plan("export", name)
+	id := fmt.Sprintf(" format=%s select=%q", format, sel)
+	if format == formatCSV && delim != ',' {
+		id += fmt.Sprintf(" delimiter=%q", string(delim))
+	}
+	if limit > 0 {
+		id += fmt.Sprintf(" limit=%d", limit)
+	}
+	if ordered {
+		id += " ordered"
+	}
+	j, plan, err := sf.start(e, "export", name, id, every)
 	if err != nil {
 		return err
 	}
-	plan.job += fmt.Sprintf(" format=%s select=%q", format, sel)
-	if format == formatCSV && delim != ',' {
-		plan.job += fmt.Sprintf(" delimiter=%q", string(delim))
+	plan.ordered = ordered
+	if limit > 0 && j.cp.Done >= int64(limit) && !j.cp.Complete {
+		j.cp.Token, j.token = scanEnd, scanEnd // all the limit asks for was read
 	}
 	t, err := table.New[table.Entity](conn.svc, name)
 	if err != nil {
 		return err
 	}
-	sv, cp, err := startCheckpoint(sf.checkpoint, plan.job)
-	if err != nil {
-		return err
+	if j.scanned() {
+		// Everything was read; the output is cut to what the checkpoint
+		// saw written before the run was marked complete.
+		o, err := openOutput(out, e.stdout, j.cp.Extra)
+		if err == nil {
+			err = o.close()
+		}
+		if err != nil {
+			return err
+		}
 	}
-	sv.every = every
-	if cp.Complete {
-		fmt.Fprintf(e.stderr, "tablekit export: the checkpoint says this export is complete (%d entities)\n", cp.Done)
-		return nil
+	if done, err := j.complete(); done {
+		return err
 	}
 	q := query.New(t)
 	if sel != "" {
 		q = q.Select(cols...)
 	}
-	resumed := cp.Token != "" || cp.Done > 0
-	if resumed && cp.Token == "" {
-		// Every segment had finished; only the final save was missed.
-		o, err := openOutput(out, e.stdout, cp.Extra)
-		if err == nil {
-			err = o.close()
-		}
-		if err == nil {
-			err = sv.save("", cp.Done, true)
-		}
-		return err
-	}
-	if err := plan.discover(ctx, conn.svc, cp, sv); err != nil {
+	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
 		return err
 	}
 	var resume map[string]string
-	if resumed {
-		resume = cp.Extra
+	if j.cp.Token != "" {
+		resume = j.cp.Extra
 	}
 	tuneStreamGC() // for both passes of a CSV export
 	w := &entityWriter{}
 	if format == formatCSV {
-		if cols, err = csvColumns(ctx, e, q, plan, conn, cp, sv, sel != "", cols); err != nil {
+		if cols, err = csvColumns(ctx, e, q, plan, conn, j.cp, j.sv, sel != "", cols); err != nil {
 			return err
 		}
 		b, _ := json.Marshal(cols)
-		sv.Extra[extraColumns] = string(b)
+		j.sv.Extra[extraColumns] = string(b)
 	}
 	o, err := openOutput(out, e.stdout, resume)
 	if err != nil {
@@ -124,20 +136,24 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	}
 	if format == formatCSV {
 		w.csv = newCSVWriter(o, delim, cols)
-		w.csv.wrote = resumed // the header is in the file already
+		w.csv.wrote = resume != nil // the header is in the file already
 	} else {
 		w.jsonl = o
 	}
-	c, err := openScan(q, plan, cp.Token)
+	if limit > 0 {
+		// After the CSV columns' pass, which reads the whole scan: a limit
+		// without --ordered picks no set entities.
+		q = q.Limit(limit - int(j.done))
+	}
+	c, err := openScan(q, plan, j.cp.Token)
 	if err != nil {
 		o.close()
 		return err
 	}
-	m := newMeter(e, "export", -1, cp.Done, conn.retries)
-	done := cp.Done
-	// save flushes and syncs the output before the checkpoint names a
+	j.start(conn.retries)
+	// A save flushes and syncs the output before the checkpoint names a
 	// position after it: a crash then leaves at most a tail to truncate.
-	save := func(complete bool) error {
+	j.save = func(complete bool) error {
 		if err := w.flush(); err != nil {
 			return err
 		}
@@ -145,42 +161,18 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		m.bytes.Store(n)
-		if sv.Extra == nil {
-			sv.Extra = map[string]string{}
+		j.m.bytes.Store(n)
+		if j.sv.Extra == nil {
+			j.sv.Extra = map[string]string{}
 		}
-		sv.Extra[extraBytes] = strconv.FormatInt(n, 10)
-		return sv.save(c.Token(), done, complete)
+		j.sv.Extra[extraBytes] = strconv.FormatInt(n, 10)
+		return j.sv.save(j.at(), j.done, complete)
 	}
-	for ent, err2 := range c.All(ctx) {
-		if err = err2; err != nil {
-			break
-		}
-		if err = w.write(ent); err != nil {
-			break
-		}
-		done++
-		m.add(1)
-		if sv.due() {
-			if err = save(false); err != nil {
-				break
-			}
-		}
+	err = j.end(stream(ctx, j, c, w.write))
+	if cerr := o.close(); err == nil {
+		err = cerr
 	}
-	m.finish()
-	if err != nil {
-		if serr := save(false); serr != nil {
-			fmt.Fprintf(e.stderr, "tablekit export: %v\n", serr)
-		} else {
-			sv.tellResume(e, err)
-		}
-		o.close()
-		return err
-	}
-	if err := save(true); err != nil {
-		return err
-	}
-	return o.close()
+	return err
 }
 
 // entityWriter writes entities in the chosen format.

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -96,11 +94,11 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	w.t = t
 	w.opts = &batch.WriteOptions{InFlight: parallel, ContinueOnError: true, Retry: conn.policy}
 	job := fmt.Sprintf("import table=%s input=%q format=%s mode=%s delimiter=%q rejects=%q", name, path, format, mode, string(d), rejectsPath)
-	sv, cp, err := startCheckpoint(ckpt, job)
+	j, err := newJob(e, "import", ckpt, job, every)
 	if err != nil {
 		return err
 	}
-	sv.every = every
+	cp := j.cp
 	if cp.Complete {
 		// Nothing to do; the outcome is the one the run that completed it had.
 		rejected, _ := strconv.ParseInt(cp.Extra[extraRejects], 10, 64)
@@ -161,18 +159,18 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		}
 		defer rejOut.close()
 	}
-	m := newMeter(e, "import", -1, cp.Done, conn.retries)
-	m.inRead, m.inTotal = &read, total
-	m.rejects.Store(rejected)
-	rounds := make(chan round, 1)
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return readRounds(gctx, next, from, rounds) })
-	token, done, shown := cp.Token, cp.Done, 0
-	g.Go(func() error {
-		for r := range rounds {
-			stored, rejs, err := w.write(gctx, r.items)
-			done += int64(stored)
-			m.add(stored)
+	j.start(conn.retries)
+	j.m.inRead, j.m.inTotal = &read, total
+	j.m.rejects.Store(rejected)
+	j.save = func(complete bool) error {
+		return saveImport(j.sv, rejOut, j.token, j.done, j.m.rejects.Load(), w.existing, complete)
+	}
+	shown := 0
+	err = pipe(ctx, 1, func(ctx context.Context, out chan<- round) error { return readRounds(ctx, next, from, out) },
+		func(ctx context.Context, r round) error {
+			stored, rejs, err := w.write(ctx, r.items)
+			j.done += int64(stored)
+			j.m.add(stored)
 			if err != nil {
 				return err
 			}
@@ -187,36 +185,21 @@ func runImport(ctx context.Context, e *env, args []string) error {
 					}
 				}
 			}
-			m.rejects.Add(int64(len(rejs)))
-			token = r.next
-			if sv.due() {
-				if err := saveImport(sv, rejOut, token, done, m.rejects.Load(), w.existing, false); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	err = g.Wait()
-	m.finish()
+			j.m.rejects.Add(int64(len(rejs)))
+			j.token = r.next
+			return j.saveDue()
+		})
+	j.stop()
 	if shown > 20 {
 		fmt.Fprintf(e.stderr, "tablekit import: %d more rejects not shown\n", shown-20)
 	}
 	if w.existing > 0 {
 		fmt.Fprintf(e.stderr, "tablekit import: %d entities were already there and were left as they are\n", w.existing)
 	}
-	if err != nil {
-		if serr := saveImport(sv, rejOut, token, done, m.rejects.Load(), w.existing, false); serr != nil {
-			fmt.Fprintf(e.stderr, "tablekit import: %v\n", serr)
-		} else {
-			sv.tellResume(e, err)
-		}
+	if err := j.end(err); err != nil {
 		return err
 	}
-	if err := saveImport(sv, rejOut, token, done, m.rejects.Load(), w.existing, true); err != nil {
-		return err
-	}
-	return rejectsError(m.rejects.Load(), rejectsPath)
+	return rejectsError(j.m.rejects.Load(), rejectsPath)
 }
 
 // rejectsError is the outcome of an import that rejected n lines: the exit

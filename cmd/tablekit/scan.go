@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"time"
 
+	"github.com/tablekit/tablekit/internal/keyspace"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -23,9 +23,9 @@ type keyEntity struct {
 // scanFlags select the entities of a scan and how it is split: every
 // command that reads a table (count, delete, export, copy) takes them all.
 type scanFlags struct {
-	filter, partition, prefix, segment, keyChars, checkpoint string
-	parallel                                                 int
-	checkFilter                                              bool
+	filter, partition, prefix, segment, plan, checkpoint string
+	parallel                                             int
+	checkFilter                                          bool
 }
 
 func (s *scanFlags) register(fs *flag.FlagSet) {
@@ -33,8 +33,8 @@ func (s *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.partition, "partition", "", "only this PartitionKey (segments then split its RowKeys)")
 	fs.StringVar(&s.prefix, "prefix", "", "only PartitionKeys starting with this (RowKeys with --partition)")
 	fs.BoolVar(&s.checkFilter, "check-filter", true, "before acting, read a few entities (one request) to check that --filter compares each property with a literal of the type it has in the table; false skips it (a property with several types)")
-	fs.StringVar(&s.segment, "segment", "", "i/n: only share i of n (1 <= i <= n) of the key space, for n machines; the n shares cover the table exactly once")
-	fs.StringVar(&s.keyChars, "key-chars", "alnum", "characters the keys are made of, to balance --segment (and guide --parallel's split): alnum, hex, HEX, digits, printable or the characters themselves (all machines must use the same)")
+	fs.StringVar(&s.segment, "segment", "", "i/n: only share i of n (1 <= i <= n) of --plan's, for n machines; env:VAR/n takes i-1 from $VAR (a 0-based index such as Kubernetes' JOB_COMPLETION_INDEX)")
+	fs.StringVar(&s.plan, "plan", "", "the shares of --segment, from tablekit plan: every machine gets the same file, and the n shares cover the table exactly once")
 	fs.IntVar(&s.parallel, "parallel", query.DefaultParallelism, fmt.Sprintf("requests in flight, 1 to %d", query.MaxParallelism))
 	fs.StringVar(&s.checkpoint, "checkpoint", "", "file to save the position in, periodically and on Ctrl-C; a later run with the same file and flags resumes")
 }
@@ -42,81 +42,146 @@ func (s *scanFlags) register(fs *flag.FlagSet) {
 // scanPlan is a validated scan: the filter of the query and, once
 // discover has split the share where the keys are, its segments.
 type scanPlan struct {
-	filter   query.Filter
+	filter   query.Filter // the keys and --filter
 	segs     []query.Segment
 	parallel int
+	ordered  bool   // export --ordered: the segments merged in key order
 	job      string // identifies the run in a checkpoint
 	readers  int    // the scan's requests in flight; 0: parallel
 	raw      string // --filter, when its literals are to be checked
 
 	table string
 	split query.Property // the key the segments split
-	scope query.Filter   // the key filters (--partition, --prefix): what probes see
-	share keyRange       // --segment's share of split's keys
-	chars string
+	keys  query.Filter   // the key filters (--partition, --prefix, the share): what the split reads
+	share keyspace.Range // the share's keys, on split
 }
 
 // segmentsPerWorker gives the parallel run more segments than requests in
 // flight, so that a short segment does not leave a worker idle.
 const segmentsPerWorker = 4
 
-func (s *scanFlags) plan(command, tableName string) (scanPlan, error) {
-	sh, err := parseShare(s.segment)
-	if err != nil {
-		return scanPlan{}, &usageError{err.Error()}
+// splitRequests bounds the keys-only queries that split a share for
+// --parallel: where the keys are matters less than between machines, and
+// every run of a command makes them.
+const splitRequests = 12
+
+// scope is the key filter of --partition and --prefix, on the property
+// the segments split.
+func scope(partition, prefix string) (query.Filter, error) {
+	var fs []query.Filter
+	if partition != "" {
+		if bad := wire.CheckKey(partition); bad != nil {
+			return query.Filter{}, usagef("--partition: %s", bad)
+		}
+		fs = append(fs, query.Partition(partition))
 	}
-	chars, err := keyChars(s.keyChars)
+	if prefix != "" {
+		fs = append(fs, splitOf(partition).HasPrefix(prefix))
+	}
+	return query.And(fs...), nil
+}
+
+func (s *scanFlags) makePlan(command, tableName string, getenv func(string) string) (scanPlan, error) {
+	sh, err := parseShare(s.segment, getenv)
 	if err != nil {
 		return scanPlan{}, &usageError{err.Error()}
 	}
 	if s.parallel < 1 || s.parallel > query.MaxParallelism {
 		return scanPlan{}, usagef("--parallel %d: want 1 to %d", s.parallel, query.MaxParallelism)
 	}
-	var fs []query.Filter
-	split := query.PartitionKey
-	if s.partition != "" {
-		if bad := wire.CheckKey(s.partition); bad != nil {
-			return scanPlan{}, usagef("--partition: %s", bad)
-		}
-		fs = append(fs, query.Partition(s.partition))
-		split = query.RowKey
+	switch {
+	case s.plan != "" && s.segment == "":
+		return scanPlan{}, usagef("--plan needs --segment i/n (or env:VAR/n): the share of the plan to read")
+	case sh.N > 1 && s.plan == "":
+		return scanPlan{}, usagef("--segment %s needs --plan FILE: make it once with tablekit plan %s --shares %d -o FILE and give it to every machine (machines that each cut a table being written could cut it in different places)", s.segment, tableName, sh.N)
 	}
-	if s.prefix != "" {
-		fs = append(fs, split.HasPrefix(s.prefix))
-	}
-	scope := query.And(fs...)
-	if s.filter != "" {
-		fs = append(fs, query.Raw(s.filter))
-	}
-	f := query.And(fs...)
-	if err := f.Err(); err != nil {
-		return scanPlan{}, usagef("--filter: %v", err)
-	}
-	whole, err := splitRanges(chars, sh, 1)
+	sc, err := scope(s.partition, s.prefix)
 	if err != nil {
-		return scanPlan{}, &usageError{err.Error()}
+		return scanPlan{}, err
 	}
-	job := fmt.Sprintf("%s table=%s filter=%q partition=%q segment=%s key-chars=%q parallel=%d",
-		command, tableName, s.filter, s.partition, sh, s.keyChars, s.parallel)
+	split := splitOf(s.partition)
+	p := scanPlan{parallel: s.parallel, table: tableName, split: split, share: scopeRange(s.prefix)}
+	job := fmt.Sprintf("%s table=%s filter=%q partition=%q segment=%s parallel=%d",
+		command, tableName, s.filter, s.partition, sh, s.parallel)
 	if s.prefix != "" {
 		job += fmt.Sprintf(" prefix=%q", s.prefix)
 	}
-	p := scanPlan{filter: f, parallel: s.parallel, job: job,
-		table: tableName, split: split, scope: scope, share: whole[0], chars: chars}
+	keys := []query.Filter{sc}
+	if s.plan != "" {
+		pl, err := readPlan(s.plan)
+		if err == nil {
+			err = pl.check(s.plan, tableName, s.partition, s.prefix, sh)
+		}
+		if err != nil {
+			return scanPlan{}, &usageError{err.Error()}
+		}
+		whole := p.share
+		p.share = pl.of(sh)
+		if p.share.Lo != whole.Lo {
+			keys = append(keys, split.Ge(query.String(p.share.Lo)))
+		}
+		if p.share.HasHi && (!whole.HasHi || p.share.Hi != whole.Hi) {
+			keys = append(keys, split.Lt(query.String(p.share.Hi)))
+		}
+		job += " plan=" + pl.id()
+	}
+	p.keys = query.And(keys...)
+	p.filter = p.keys
+	if s.filter != "" {
+		p.filter = query.And(p.keys, query.Raw(s.filter))
+	}
+	if err := p.filter.Err(); err != nil {
+		return scanPlan{}, usagef("--filter: %v", err)
+	}
+	p.job = job
 	if s.checkFilter {
 		p.raw = s.filter
 	}
 	return p, nil
 }
 
+// start plans a scan command's run and loads its checkpoint; extra names
+// what else the run depends on (export's format, copy's target), so that
+// the checkpoint of another run is refused.
+func (s *scanFlags) start(e *env, verb, name, extra string, every time.Duration) (*job, scanPlan, error) {
+	plan, err := s.makePlan(verb, name, e.getenv)
+	if err != nil {
+		return nil, plan, err
+	}
+	plan.job += extra
+	j, err := newJob(e, verb, s.checkpoint, plan.job, every)
+	return j, plan, err
+}
+
+// stream hands the scan's entities to each, one at a time, counting them
+// done; the job's position is the scan's, saved now and then.
+func stream[T any](ctx context.Context, j *job, c *query.ParallelCursor[T], each func(T) error) error {
+	j.position = func() string { return scanPosition(c.Token()) }
+	for ent, err := range c.All(ctx) {
+		if err != nil {
+			return err
+		}
+		if err := each(ent); err != nil {
+			return err
+		}
+		j.done++
+		j.m.add(1)
+		if err := j.saveDue(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // discover checks --filter's literals (see checkFilter) and splits the
-// share where the keys are (see adaptiveBounds), or, on a resumed run, as
-// the checkpoint says the run began: its token holds a position per
-// segment, so the segments must be the same. The bounds go into the
-// checkpoint with the first save. Every command calls it before it acts.
+// share where its keys are (query.Split, a few keys-only queries), or, on
+// a resumed run, as the checkpoint says the run began: its token holds a
+// position per segment, so the segments must be the same even if the
+// table changed. The bounds go into the checkpoint with the first save.
+// Every scan command calls it before it acts.
 func (p *scanPlan) discover(ctx context.Context, svc *table.Service, cp *Checkpoint, sv *saver) error {
 	if p.raw != "" {
-		if err := checkFilter(ctx, svc, p.table, p.scope, p.raw); err != nil {
+		if err := checkFilter(ctx, svc, p.table, p.keys, p.raw); err != nil {
 			return err
 		}
 	}
@@ -125,26 +190,47 @@ func (p *scanPlan) discover(ctx context.Context, svc *table.Service, cp *Checkpo
 		if err := json.Unmarshal([]byte(s), &bounds); err != nil {
 			return fmt.Errorf("checkpoint: bad %s: %w", extraSplit, err)
 		}
-		if err := checkBounds(bounds, p.share); err != nil {
-			return err
+		if err := keyspace.CheckBounds(bounds, p.share); err != nil {
+			return fmt.Errorf("checkpoint: the saved segment bounds do not fit this share (%v); start again without the checkpoint", err)
 		}
 	} else if cp.Token != "" {
 		return fmt.Errorf("checkpoint: no segment bounds saved with the position; start again without the checkpoint")
-	} else {
-		probe, err := newProber(svc, p.table, p.split, p.scope)
+	} else if parts := p.segments(); parts > 1 {
+		t, err := table.New[keyEntity](svc, p.table)
 		if err != nil {
 			return err
 		}
-		if bounds, err = adaptiveBounds(ctx, probe, p.share, p.chars, p.parallel*segmentsPerWorker, p.parallel); err != nil {
+		sp, err := query.New(t).Where(p.keys).Split(ctx, parts, &query.SplitOptions{Requests: splitRequests})
+		if err != nil {
 			return fmt.Errorf("splitting the scan: %w", err)
 		}
+		bounds = sp.Bounds
 	}
-	p.segs = segments(p.split, boundsRanges(p.share, bounds))
+	p.segs = query.Split{Property: p.split, Bounds: bounds}.Segments()
 	if sv.Extra == nil {
 		sv.Extra = map[string]string{}
 	}
-	sv.Extra[extraSplit] = encodeBounds(bounds)
+	b, _ := json.Marshal(bounds)
+	sv.Extra[extraSplit] = string(b)
 	return nil
+}
+
+// extraSplit keeps the segment bounds in the checkpoint: a resumed run
+// must scan the same segments, since the token holds a position per
+// segment.
+const extraSplit = "split-bounds"
+
+// segments is how many segments the scan wants: none to split for one
+// request in flight; for a merge in key order, which holds a page of every
+// segment, one per request.
+func (p *scanPlan) segments() int {
+	switch {
+	case p.parallel == 1:
+		return 1
+	case p.ordered:
+		return p.parallel
+	}
+	return p.parallel * segmentsPerWorker
 }
 
 // openScan starts (or, with a token, resumes) the plan's parallel scan of
@@ -157,71 +243,7 @@ func openScan[T any](q query.Query[T], p scanPlan, resume string) (*query.Parall
 	}
 	return q.Where(p.filter).PageSize(query.MaxPageSize).Parallel(p.segs, &query.ParallelOptions{
 		Parallelism: readers,
+		Ordered:     p.ordered,
 		Resume:      resume,
 	})
-}
-
-// saver writes a run's checkpoint now and then; without --checkpoint it
-// does nothing.
-type saver struct {
-	file  *checkpointFile
-	job   string
-	every time.Duration
-	last  time.Time
-	Extra map[string]string
-}
-
-// checkpointEvery bounds the work lost in a crash (not on Ctrl-C, which
-// saves at once).
-var checkpointEvery = 5 * time.Second
-
-// startCheckpoint loads the checkpoint of this job, if --checkpoint names
-// one, and returns the saver and the position to resume from.
-func startCheckpoint(path, job string) (*saver, *Checkpoint, error) {
-	s := &saver{job: job, every: checkpointEvery, last: time.Now()}
-	if path == "" {
-		return s, &Checkpoint{}, nil
-	}
-	s.file = &checkpointFile{path}
-	cp, err := loadCheckpoint(path, job)
-	if err != nil {
-		return nil, nil, err
-	}
-	if cp == nil {
-		cp = &Checkpoint{}
-	}
-	return s, cp, nil
-}
-
-// due says whether the last save is old enough for another.
-func (s *saver) due() bool { return s.file != nil && time.Since(s.last) >= s.every }
-
-// maybe saves if the last save is old enough.
-func (s *saver) maybe(token string, done int64) error {
-	if s.file == nil || time.Since(s.last) < s.every {
-		return nil
-	}
-	return s.save(token, done, false)
-}
-
-func (s *saver) save(token string, done int64, complete bool) error {
-	if s.file == nil {
-		return nil
-	}
-	s.last = time.Now()
-	return s.file.save(Checkpoint{Job: s.job, Token: token, Done: done, Extra: s.Extra, Complete: complete})
-}
-
-// tellResume says, after a run that stopped early with err, where its
-// position is, or that it cannot be resumed: a position in the middle of a
-// page on a backend without key order whose page came back different
-// (query.ErrPositionLost).
-func (s *saver) tellResume(e *env, err error) {
-	switch {
-	case s.file == nil:
-	case errors.Is(err, query.ErrPositionLost):
-		fmt.Fprintf(e.stderr, "tablekit: the position saved in %s cannot be resumed exactly (the service returned its page differently): delete the file to start again\n", s.file.path)
-	default:
-		fmt.Fprintf(e.stderr, "tablekit: position saved in %s: run the same command again to resume\n", s.file.path)
-	}
 }

@@ -83,3 +83,16 @@ func PrefixEnd(prefix string) (string, bool) {
 	}
 	return "", false
 }
+
+// CompareRunes compares two characters in UTF-16 code unit order: -1, 0
+// or +1.
+func CompareRunes(a, b rune) int {
+	ra, rb := rank(a), rank(b)
+	switch {
+	case ra < rb:
+		return -1
+	case ra > rb:
+		return 1
+	}
+	return 0
+}
