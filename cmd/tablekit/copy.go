@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tablekit/tablekit/batch"
@@ -53,7 +54,8 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	dconn, err := dst.open(e, retries)
 	if errors.Is(err, errNoTarget) {
 		dconn, err = sconn, nil
-		if pos[0] == pos[1] {
+		// Table names are case-insensitive: Events and events are one table.
+		if strings.EqualFold(pos[0], pos[1]) {
 			return usagef("copying %s onto itself: name another table or give --to-connection-string", pos[0])
 		}
 	}

@@ -189,6 +189,7 @@ func TestE2ECopy(t *testing.T) {
 	wantCode(t, tk(t, cs, "copy", name, dname), 0, "copy")
 	checkSame(t, readTable(t, dst), want)
 	wantCode(t, tk(t, cs, "copy", name, name), exitUsage, "copy onto itself")
+	wantCode(t, tk(t, cs, "copy", name, strings.ToUpper(name)), exitUsage, "copy onto itself, named in capitals")
 }
 
 // TestE2EDoubleSpellings: NaN and the infinities in every spelling writers
