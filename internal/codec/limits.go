@@ -59,8 +59,12 @@ func checkName(prof *backend.Profile, name string) error {
 // checkNameLimits is the backend's part of checkName, for a name that
 // passed wire.CheckPropertyName.
 func checkNameLimits(prof *backend.Profile, name string) error {
+	// The limit is in characters (UTF-16 code units, as the service
+	// counts): a name of 200 accented letters is 400 bytes and valid.
 	if len(name) > prof.MaxPropertyName {
-		return &ValidationError{Property: name, Rule: RulePropertyName, Detail: over(len(name), prof.MaxPropertyName, "bytes")}
+		if n := wire.UTF16Len(name); n > prof.MaxPropertyName {
+			return &ValidationError{Property: name, Rule: RulePropertyName, Detail: over(n, prof.MaxPropertyName, "characters")}
+		}
 	}
 	if prof.HasReserved() && prof.Reserved(name) {
 		return reservedName(prof, name)

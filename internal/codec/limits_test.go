@@ -203,3 +203,29 @@ func TestConvertIsLenient(t *testing.T) {
 		t.Errorf("converted ID %q and %d bytes of B19, want x and %d", got.ID, len(got.B19), storage.MaxBinaryBytes)
 	}
 }
+
+// TestPropertyNameLengthInCharacters: the name limit counts characters, not
+// bytes, so a long name of two-byte letters that the service stores is
+// written, and one character more is refused.
+func TestPropertyNameLengthInCharacters(t *testing.T) {
+	dyn := dynPlan(t)
+	for _, c := range []struct {
+		name string
+		n    int
+		ok   bool
+	}{
+		{"two-byte letters at the limit", storage.MaxPropertyName, true},
+		{"two-byte letters over the limit", storage.MaxPropertyName + 1, false},
+	} {
+		name := strings.Repeat("é", c.n)
+		d := entityMirror{PartitionKey: "p", RowKey: "r", Properties: map[string]any{name: "v"}}
+		_, err := dyn.Encode(nil, reflect.ValueOf(d), &storage)
+		var ve *ValidationError
+		switch {
+		case c.ok && err != nil:
+			t.Errorf("%s: got %v, want it written", c.name, err)
+		case !c.ok && (!errors.As(err, &ve) || ve.Rule != RulePropertyName || !strings.Contains(ve.Detail, "characters")):
+			t.Errorf("%s: got %v, want a name refused in characters", c.name, err)
+		}
+	}
+}
