@@ -1,13 +1,16 @@
 // Command tablekit works with Azure Table Storage from the command line:
-// list, create and drop tables, count and delete entities with parallel
-// keys-only scans, export, import and copy entities resumably, over many
-// machines with a plan of shares, and issue table SAS URLs.
+// list, create and drop tables, read, query, write and delete single
+// entities, count and delete entities with parallel keys-only scans,
+// export, import and copy entities resumably, over many machines with a
+// plan of shares, and issue table SAS URLs.
 //
 //	go install github.com/tablekit/tablekit/cmd/tablekit@latest
 //	export TABLEKIT_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...'
 //	tablekit tables --prefix logs
 //	tablekit create orders
 //	tablekit count orders --partition alice
+//	tablekit get orders alice 0001
+//	tablekit query orders --filter "PartitionKey eq 'alice'" --format table
 //	tablekit delete logs --filter "Timestamp lt datetime'2024-01-01T00:00:00Z'" --yes --checkpoint logs.ckpt
 //	tablekit sas orders --permissions r --expiry 1h --partition alice
 //	tablekit drop orders --yes
@@ -32,12 +35,50 @@
 // and how many of them followed throttling, rejects) go to stderr: a live
 // display on a terminal, a line every 10 seconds otherwise; both say when
 // the service throttled the run (Cosmos DB's 429, Table Storage's 503
-// ServerBusy). The exit status is 0 only when everything asked was
-// done, 1 after a failure or any reject, 2 for a bad command line (nothing
-// was sent; drop and delete refuse to run without --yes, delete also without
-// --filter, --partition or --prefix; a plan that does not fit the command,
-// --segment i/n without --plan, or env:VAR/n without $VAR), and 130 after
-// Ctrl-C.
+// ServerBusy). The exit status is 0 only when everything asked was done;
+// otherwise:
+//
+//	1    a failure, or any reject
+//	2    a bad command line: nothing was sent or written (drop and delete
+//	     refuse to run without --yes, delete also without --filter,
+//	     --partition or --prefix; a plan that does not fit the command,
+//	     --segment i/n without --plan, or env:VAR/n without $VAR; a bad
+//	     line in put's input)
+//	3    not found: the entity (get, rm, put --if-match) or the table
+//	4    precondition failed: --if-match names an ETag the entity no
+//	     longer has (someone changed it since it was read)
+//	5    the outcome is unknown: a write's reply was lost and it may or may
+//	     not be stored (read it back with get)
+//	6    verify found differences
+//	130  interrupted (Ctrl-C)
+//
+// # Entities: get, query, put, rm
+//
+// get prints one entity as a JSON line: the service's JSON with its
+// "odata.etag", every @odata.type annotation JSON would otherwise lose, and
+// Timestamp. query prints what --filter (OData) matches, at most --top
+// (default 1000, 0 for all) in key order, with --select's properties
+// only: --format jsonl (get's lines, the default), table (aligned
+// columns for a terminal; values longer than 60 characters are cut with
+// "…" and control characters escaped) or csv (Storage Explorer's
+// layout); table and csv hold up to 10,000 rows to print their columns
+// first.
+//
+//	tablekit get orders alice 0001 > e.jsonl
+//	tablekit put orders e.jsonl --if-match "$(jq -r '."odata.etag"' e.jsonl)"
+//	tablekit rm orders alice 0001
+//
+// put writes JSON lines (a file, or standard input) one request per
+// entity: replace (insert or replace) by default, insert or merge with
+// --merge. It reads and checks every line (up to 1,000; import is the
+// command for more) before it writes any, so a bad line writes nothing.
+// With --if-match ETAG it updates only the stored entity with that ETag
+// (* for any existing one), and rm --if-match deletes only that version;
+// without, rm deletes whatever is stored. Each entity written is printed
+// with its new ETag. A conditional write retried after a lost reply that
+// then finds another ETag may have been the first attempt's own: exit
+// status 5, not 4. A delete whose retry finds the entity gone has done
+// what was asked (status 0).
 //
 // # Scans: count and delete
 //
@@ -184,6 +225,8 @@
 //
 // # Internals
 //
+// exitcode.go maps errors to exit statuses (the one place), entity.go is
+// get, put and rm, querycmd.go is query and its aligned columns.
 // format.go picks a file's format and checks an input's first line,
 // csvformat.go converts Storage Explorer's CSV to neutral rows, csvread.go
 // is its RFC 4180 reader, double.go the text of NaN and the infinities,
