@@ -223,10 +223,42 @@
 // run does nothing more and says the same. --checkpoint-every sets how
 // often to save.
 //
+// # Verify: how a migration ends
+//
+//	tablekit verify orders orders2 --parallel 16
+//	tablekit verify orders orders --to-connection-string '...' --checkpoint v.ckpt
+//	tablekit verify orders orders.jsonl
+//
+// verify compares a table with another (in the same account, or the one of
+// --to-connection-string or TABLEKIT_TARGET_CONNECTION_STRING) or with an
+// export file (a DST holding a / or a . is a file, JSON Lines or CSV as
+// for import), property by property with their EDM types, ignoring
+// Timestamp and ETag: an Int32 against an Int64 is a difference, NaN
+// equals NaN. It prints the counts of both sides, the keys missing from the
+// target, the extra ones, the entities changed (and how many of those have
+// a property of another type), then the first --show (default 10)
+// differences by key, and exits 0 only when the two are equal, 6 when
+// they differ.
+//
+// Both tables are read in key order, each by an ordered parallel scan
+// (the source's segments, used on both sides, merged in key order as
+// export --ordered does), and the two streams are merged by key: memory
+// holds a page per segment, not a table. A file is sorted first, in runs
+// of up to 100,000 entities sorted in memory and merged from temporary
+// files; a key it holds twice keeps its last line, as import does. With
+// --checkpoint the last key compared and the counts so far are saved; the
+// same command resumes after that key on both sides. --partition,
+// --prefix, --plan with --segment and --filter select on both tables the
+// same way (a file is filtered by keys; --filter, which only the service
+// evaluates, is refused with a file). Cosmos DB for Table returns no key
+// order, so verify is refused there (query's Ordered is unsupported).
+//
 // # Internals
 //
 // exitcode.go maps errors to exit statuses (the one place), entity.go is
-// get, put and rm, querycmd.go is query and its aligned columns.
+// get, put and rm, querycmd.go is query and its aligned columns;
+// verify.go merges two streams in key order, entitydiff.go compares two
+// entities, verifyfile.go sorts a file's entities in bounded memory.
 // format.go picks a file's format and checks an input's first line,
 // csvformat.go converts Storage Explorer's CSV to neutral rows, csvread.go
 // is its RFC 4180 reader, double.go the text of NaN and the infinities,
