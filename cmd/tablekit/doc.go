@@ -2,7 +2,8 @@
 // list, create and drop tables, read, query, write and delete single
 // entities, count and delete entities with parallel keys-only scans,
 // export, import and copy entities resumably, over many machines with a
-// plan of shares, and issue table SAS URLs.
+// plan of shares, verify that two tables (or a table and a file) hold the
+// same, issue table and account SAS URLs and manage stored access policies.
 //
 //	go install github.com/tablekit/tablekit/cmd/tablekit@latest
 //	export TABLEKIT_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...'
@@ -44,7 +45,8 @@
 //	     --partition or --prefix; a plan that does not fit the command,
 //	     --segment i/n without --plan, or env:VAR/n without $VAR; a bad
 //	     line in put's input)
-//	3    not found: the entity (get, rm, put --if-match) or the table
+//	3    not found: the entity (get, rm, put --if-match), the table, or
+//	     the stored access policy (policy rm)
 //	4    precondition failed: --if-match names an ETag the entity no
 //	     longer has (someone changed it since it was read)
 //	5    the outcome is unknown: a write's reply was lost and it may or may
@@ -223,6 +225,29 @@
 // run does nothing more and says the same. --checkpoint-every sets how
 // often to save.
 //
+// # SAS and stored access policies
+//
+//	tablekit sas orders --permissions r --expiry 1h --partition alice
+//	tablekit sas orders --start-pk a --end-pk m --ip 203.0.113.0-203.0.113.255 --start 2030-01-01T00:00:00Z --expiry 24h
+//	tablekit policy set orders readers --permissions r --start 0s --expiry 720h
+//	tablekit sas orders --policy readers
+//	tablekit policy rm orders readers
+//	tablekit sas --account --permissions rl --resource-types sco --expiry 1h
+//
+// sas signs what package sas signs: --permissions, --start and --expiry
+// (a duration from now or an RFC 3339 time; the start defaults to 15
+// minutes ago, for clock skew), a PartitionKey and RowKey range
+// (--partition for one partition, or --start-pk, --start-rk, --end-pk,
+// --end-rk, inclusive), --ip (an IPv4 address or a range A-B), a stored
+// access policy by name (--policy: the token takes from it what the flags
+// do not give, and stops working when it is removed), or --account, an
+// account SAS for the table service (--permissions from rwdlacu,
+// --resource-types from sco). https only, except for an http endpoint (the
+// emulator). A value the service would refuse is exit status 2, before
+// signing. policy list, set and rm read and change a table's stored access
+// policies (at most 5; set replaces one of the same ID, rm of a missing
+// one is status 3); Cosmos DB for Table has none, and says so (status 1).
+//
 // # Verify: how a migration ends
 //
 //	tablekit verify orders orders2 --parallel 16
@@ -257,6 +282,7 @@
 //
 // exitcode.go maps errors to exit statuses (the one place), entity.go is
 // get, put and rm, querycmd.go is query and its aligned columns;
+// sas.go signs, policy.go holds every stored access policy call;
 // verify.go merges two streams in key order, entitydiff.go compares two
 // entities, verifyfile.go sorts a file's entities in bounded memory.
 // format.go picks a file's format and checks an input's first line,

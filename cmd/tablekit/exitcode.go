@@ -6,6 +6,7 @@ import (
 	"flag"
 
 	"github.com/tablekit/tablekit/retry"
+	"github.com/tablekit/tablekit/sas"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -16,7 +17,7 @@ const (
 	exitOK           = 0
 	exitFailed       = 1 // a request failed, or some entities were rejected
 	exitUsage        = 2 // bad flags or arguments; nothing was done
-	exitNotFound     = 3 // the entity or table does not exist
+	exitNotFound     = 3 // the entity, table or stored access policy does not exist
 	exitPrecondition = 4 // --if-match: the entity's ETag is another one
 	exitUnknown      = 5 // a write's reply was lost: it may or may not be stored
 	exitDiffer       = 6 // verify: the two sides differ
@@ -46,7 +47,7 @@ func exitStatus(ctx context.Context, err error) (code int, show bool) {
 		return exitInterrupted, true
 	case errors.Is(err, errOutcomeUnknown) || errors.Is(err, table.ErrMaybeCommitted):
 		return exitUnknown, true
-	case errors.Is(err, table.ErrNotFound) || errors.Is(err, table.ErrTableNotFound):
+	case errors.Is(err, table.ErrNotFound) || errors.Is(err, table.ErrTableNotFound) || errors.Is(err, sas.ErrPolicyNotFound):
 		return exitNotFound, true
 	case errors.Is(err, table.ErrPreconditionFailed):
 		return exitPrecondition, true
