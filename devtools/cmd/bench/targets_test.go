@@ -51,7 +51,7 @@ func synthBench() *bench {
 	set("cli/copy", 50_000, 5000, 100, 140)
 	set("cli/copy-big", 200_000, 7300, 100, 140)
 	set(cliLibScanPair, 50_000, 15000, 60, 90)
-	set(cliVerify, 50_000, 12500, 70, 90)  // 0.83x of the two scans
+	set(cliVerify, 50_000, 12500, 70, 90) // 0.83x of the two scans
 	set(cliShares, 50_000, 11000, 50, 45) // 0.79x of one export: a miss
 	for i := range b.res["cli/copy"] {
 		b.res["cli/copy"][i].rss = 40 << 10 // KiB
