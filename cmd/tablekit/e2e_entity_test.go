@@ -103,7 +103,9 @@ func TestE2EEntityCommands(t *testing.T) {
 	wantCode(t, tk(t, cs, "put", name, writeFile(t, `{"PartitionKey":"a","RowKey":"new","S":"z"}`), "--if-match", "*"), exitNotFound, "put --if-match * on a missing entity")
 
 	// rm: a stale ETag is refused, then a delete, then not found.
-	wantCode(t, tk(t, cs, "rm", name, "a", "0002", "--if-match", etag), exitPrecondition, "rm --if-match stale")
+	stale := getLine(t, cs, name, "a", "0002")["odata.etag"].(string)
+	wantCode(t, tk(t, cs, "put", name, writeFile(t, `{"PartitionKey":"a","RowKey":"0002","S":"v"}`), "--merge"), exitOK, "put a/0002")
+	wantCode(t, tk(t, cs, "rm", name, "a", "0002", "--if-match", stale), exitPrecondition, "rm --if-match stale")
 	wantCode(t, tk(t, cs, "rm", name, "a", "0002"), exitOK, "rm")
 	wantCode(t, tk(t, cs, "rm", name, "a", "0002"), exitNotFound, "rm again")
 	wantCode(t, tk(t, cs, "get", name, "a", "0002"), exitNotFound, "get deleted")

@@ -180,7 +180,7 @@ func TestCLISectionFlatMemory(t *testing.T) {
 	if !strings.Contains(text, "does not grow with the table") || !strings.Contains(text, "1.10x") {
 		t.Errorf("section text: %s", text)
 	}
-	if n := len(b.cliSection().Tables[0].Rows); n != 7 {
-		t.Errorf("%d rows, want 7", n)
+	if n := len(b.cliSection().Tables[0].Rows); n != 10 {
+		t.Errorf("%d rows, want 10", n)
 	}
 }
