@@ -265,18 +265,23 @@
 // differences by key, and exits 0 only when the two are equal, 6 when
 // they differ.
 //
-// Both tables are read in key order, each by an ordered parallel scan
-// (the source's segments, used on both sides, merged in key order as
-// export --ordered does), and the two streams are merged by key: memory
-// holds a page per segment, not a table. A file is sorted first, in runs
-// of up to 100,000 entities sorted in memory and merged from temporary
-// files; a key it holds twice keeps its last line, as import does. With
-// --checkpoint the last key compared and the counts so far are saved; the
-// same command resumes after that key on both sides. --partition,
-// --prefix, --plan with --segment and --filter select on both tables the
-// same way (a file is filtered by keys; --filter, which only the service
-// evaluates, is refused with a file). Cosmos DB for Table returns no key
-// order, so verify is refused there (query's Ordered is unsupported).
+// The source's share is split into segments where its keys are, as for
+// any scan, and up to --parallel segments are compared at once: the
+// service returns each segment of both tables in key order, so the two
+// scans of a segment are merged by key, a page read ahead on each side;
+// memory holds at most two pages per side of a segment in flight, not a
+// table.
+// Properties that are the same JSON on both sides are equal without being
+// decoded. A file is sorted first, in runs of up to 100,000 entities
+// sorted in memory and merged from temporary files (a key it holds twice
+// keeps its last line, as import does), and compared with one ordered
+// parallel scan of the table (as export --ordered reads). With
+// --checkpoint the last key compared in each segment and the counts so
+// far are saved together; the same command resumes after those keys.
+// --partition, --prefix, --plan with --segment and --filter select on both
+// tables the same way (a file is filtered by keys; --filter, which only
+// the service evaluates, is refused with a file). Cosmos DB for Table
+// returns no key order, so verify is refused there.
 //
 // # Internals
 //

@@ -128,12 +128,23 @@ func TestE2ESASFields(t *testing.T) {
 	}
 }
 
-func TestE2EPolicyCosmos(t *testing.T) {
+// TestE2ECosmosRefusals: what Cosmos DB for Table lacks is refused with
+// a message saying so: stored access policies, and the key order verify
+// merges in.
+func TestE2ECosmosRefusals(t *testing.T) {
 	c := newCosmosRun(t, nil)
-	name := testenv.TableName(t)
-	r := c.tk(t, "policy", "list", name)
-	wantCode(t, r, exitFailed, "policy list on Cosmos DB")
-	if !strings.Contains(r.stderr, "Cosmos DB for Table has none") {
-		t.Errorf("stderr %q does not say Cosmos DB has no policies", r.stderr)
+	name := seed(t, c.az, []string{"a"}, 3)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"policy", "list", name}, "Cosmos DB for Table has none"},
+		{[]string{"verify", name, name + "x"}, "Cosmos DB for Table returns entities in none"},
+	} {
+		r := c.tk(t, tt.args...)
+		wantCode(t, r, exitFailed, strings.Join(tt.args, " ")+" on Cosmos DB")
+		if !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%v: stderr %q does not say %q", tt.args, r.stderr, tt.want)
+		}
 	}
 }

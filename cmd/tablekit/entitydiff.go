@@ -14,10 +14,14 @@ import (
 // compareKeys orders entities as the service does: PartitionKey, then
 // RowKey, by UTF-16 code units.
 func compareKeys(a, b *table.Entity) int {
-	if c := wire.CompareUTF16(a.PartitionKey, b.PartitionKey); c != 0 {
+	return compareKeyStrings(a.PartitionKey, a.RowKey, b.PartitionKey, b.RowKey)
+}
+
+func compareKeyStrings(apk, ark, bpk, brk string) int {
+	if c := wire.CompareUTF16(apk, bpk); c != 0 {
 		return c
 	}
-	return wire.CompareUTF16(a.RowKey, b.RowKey)
+	return wire.CompareUTF16(ark, brk)
 }
 
 // propDiff is one property that differs between two entities of the same

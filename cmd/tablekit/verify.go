@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
@@ -31,7 +36,12 @@ type verifyStats struct {
 	Source, Target   int64
 	Missing, Extra   int64 // in the source only; in the target only
 	Changed, Retyped int64 // entities whose properties differ; of them, with a type changed
-	First            []string
+	First            []difference
+}
+
+// difference is one of the first differences, by key.
+type difference struct {
+	PK, RK, Kind, Detail string
 }
 
 const extraVerify = "verify-stats"
@@ -39,6 +49,42 @@ const extraVerify = "verify-stats"
 // isFile tells verify's DST file from a table name, which has neither a
 // slash nor a dot.
 func isFile(dst string) bool { return strings.ContainsAny(dst, "/.") }
+
+// row is one entity of a side: its keys and properties, as the service's
+// JSON (a table: decoded only when it differs) or decoded (a file).
+type row struct {
+	PartitionKey, RowKey string
+	raw                  json.RawMessage
+	props                map[string]any
+}
+
+func compareRows(a, b *row) int {
+	return compareKeyStrings(a.PartitionKey, a.RowKey, b.PartitionKey, b.RowKey)
+}
+
+// tally counts what verify finds, from every segment at once, and keeps
+// the first show differences by key.
+type tally struct {
+	mu   sync.Mutex
+	vs   verifyStats
+	show int
+}
+
+func (t *tally) note(kind string, r *row, detail string) {
+	if t.show == 0 {
+		return
+	}
+	d := difference{r.PartitionKey, r.RowKey, kind, detail}
+	i, _ := slices.BinarySearchFunc(t.vs.First, d, func(x, y difference) int {
+		return compareKeyStrings(x.PK, x.RK, y.PK, y.RK)
+	})
+	if i < t.show {
+		t.vs.First = slices.Insert(t.vs.First, i, d)
+		if len(t.vs.First) > t.show {
+			t.vs.First = t.vs.First[:t.show]
+		}
+	}
+}
 
 func runVerify(ctx context.Context, e *env, args []string) error {
 	c := commands["verify"]
@@ -86,7 +132,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var dconn *connection
+	dconn := sconn
 	if !file {
 		dconn, err = dst.open(e, retries)
 		if errors.Is(err, errNoTarget) {
@@ -99,119 +145,260 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	if sconn.svc.Backend() == table.CosmosDB || dconn.svc.Backend() == table.CosmosDB {
+		return fmt.Errorf("verify compares tables in key order, and Cosmos DB for Table returns entities in none: %w", table.ErrUnsupported)
+	}
 	j, plan, err := sf.start(e, "verify", pos[0], fmt.Sprintf(" to=%s", pos[1]), 0)
 	if err != nil {
 		return err
 	}
-	plan.ordered = true
-	st, err := table.New[table.Entity](sconn.svc, pos[0])
-	if err != nil {
-		return err
-	}
-	var vs verifyStats
+	plan.ordered = file // a file is one sorted stream; tables compare segment by segment
+	ta := &tally{show: show}
 	if s, ok := j.cp.Extra[extraVerify]; ok {
-		if err := json.Unmarshal([]byte(s), &vs); err != nil {
+		if err := json.Unmarshal([]byte(s), &ta.vs); err != nil {
 			return fmt.Errorf("checkpoint: bad %s: %w", extraVerify, err)
 		}
 	}
 	if j.cp.Complete {
 		fmt.Fprintf(e.stderr, "tablekit verify: the checkpoint says this verify is complete\n")
-		return report(e, pos, &vs)
+		return report(e, pos, &ta.vs)
+	}
+	st, err := table.New[table.RawEntity](sconn.svc, pos[0])
+	if err != nil {
+		return err
+	}
+	dyn, err := table.New[table.Entity](sconn.svc, pos[0]) // decodes what differs
+	if err != nil {
+		return err
 	}
 	if err := plan.discover(ctx, sconn.svc, j.cp, j.sv); err != nil {
 		return err
 	}
-	var after *table.Entity // the last key compared, on a resumed run
+	// The position is the last key compared in each segment (a file: in
+	// the one stream), saved with the counts.
+	nseg := len(plan.segs)
+	if file {
+		nseg = 1
+	}
+	last := make([]segPos, nseg)
 	if j.cp.Token != "" {
-		var k [2]string
-		if err := json.Unmarshal([]byte(j.cp.Token), &k); err != nil {
+		if err := json.Unmarshal([]byte(j.cp.Token), &last); err != nil || len(last) != nseg {
 			return fmt.Errorf("checkpoint: bad position %q", j.cp.Token)
 		}
-		after = &table.Entity{PartitionKey: k[0], RowKey: k[1]}
-		plan.filter = query.And(plan.filter, query.Or(
-			query.PartitionKey.Gt(query.String(k[0])),
-			query.And(query.Partition(k[0]), query.RowKey.Gt(query.String(k[1])))))
 	}
-	scur, err := openScan(query.New(st), plan, "")
-	if err != nil {
-		return err
-	}
-	var dseq iter.Seq2[table.Entity, error]
-	if file {
-		keep := func(ent *table.Entity) bool {
-			k := ent.PartitionKey
-			if sf.partition != "" {
-				if ent.PartitionKey != sf.partition {
-					return false
-				}
-				k = ent.RowKey
-			}
-			return plan.share.Contains(k) && (after == nil || compareKeys(ent, after) > 0)
-		}
-		dseq = sortedFile(st, pos[1], format, delim, keep)
-	} else {
-		dt, err := table.New[table.Entity](dconn.svc, pos[1])
-		if err != nil {
-			return err
-		}
-		dcur, err := openScan(query.New(dt), plan, "")
-		if err != nil {
-			return err
-		}
-		dseq = dcur.All(ctx)
-	}
-	last := after
 	j.position = func() string {
-		if last == nil {
-			return ""
-		}
-		b, _ := json.Marshal([2]string{last.PartitionKey, last.RowKey})
+		b, _ := json.Marshal(last)
 		return string(b)
 	}
 	j.save = func(complete bool) error {
 		if j.sv.Extra == nil {
 			j.sv.Extra = map[string]string{}
 		}
-		b, _ := json.Marshal(&vs)
+		b, _ := json.Marshal(&ta.vs)
 		j.sv.Extra[extraVerify] = string(b)
 		return j.sv.save(j.at(), j.done, complete)
 	}
-	j.start(retries)
-	err = compareStreams(scur.All(ctx), dseq, &vs, show, func(k *table.Entity) error {
-		last = k
+	// done moves segment i past key k with the counts: a run stopped
+	// later resumes after k, each key counted once.
+	done := func(i int, k *row) error {
+		last[i].Key = &[2]string{k.PartitionKey, k.RowKey}
 		j.done++
 		j.m.add(1)
 		return j.saveDue()
-	})
+	}
+	decode := func(r *row) (map[string]any, error) { return decodeRow(dyn, r) }
+	j.start(retries)
+	if file {
+		err = verifyFile(ctx, st, dyn, plan, sf.partition, pos[1], format, delim, last[0].Key, ta, decode, func(k *row) error { return done(0, k) })
+	} else {
+		var dt *table.Table[table.RawEntity]
+		if dt, err = table.New[table.RawEntity](dconn.svc, pos[1]); err == nil {
+			err = verifySegments(ctx, st, dt, plan, last, ta, decode, done)
+		}
+	}
 	if err := j.end(err); err != nil {
 		return err
 	}
-	return report(e, pos, &vs)
+	return report(e, pos, &ta.vs)
 }
 
-// compareStreams merges two streams in key order and counts what differs;
-// done is called after each key, when everything up to it is compared.
-func compareStreams(src, dst iter.Seq2[table.Entity, error], vs *verifyStats, show int, done func(*table.Entity) error) error {
+// segPos is how far verify got in one segment: the last key compared, or
+// the whole segment.
+type segPos struct {
+	Key  *[2]string `json:"k,omitempty"`
+	Done bool       `json:"done,omitempty"`
+}
+
+// after is the filter of the keys after k, nil for all.
+func after(k *[2]string) query.Filter {
+	if k == nil {
+		return query.And()
+	}
+	return query.Or(query.PartitionKey.Gt(query.String(k[0])),
+		query.And(query.Partition(k[0]), query.RowKey.Gt(query.String(k[1]))))
+}
+
+// verifySegments compares the two tables segment by segment, up to
+// --parallel segments at once: each segment's two scans come in key order
+// and are merged by key, a page read ahead on each side.
+func verifySegments(ctx context.Context, st, dt *table.Table[table.RawEntity], plan scanPlan, last []segPos, ta *tally, decode func(*row) (map[string]any, error), done func(int, *row) error) error {
+	var mu sync.Mutex // the tally, the positions and the checkpoint
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(plan.parallel)
+	for i, seg := range plan.segs {
+		if last[i].Done {
+			continue
+		}
+		f := query.And(plan.filter, seg.Filter, after(last[i].Key))
+		g.Go(func() error {
+			err := compareStreams(pages(ctx, st, f), pages(ctx, dt, f), ta, &mu, decode, func(k *row) error {
+				return done(i, k)
+			})
+			if err == nil {
+				mu.Lock()
+				last[i].Done = true
+				mu.Unlock()
+			}
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+// pages reads the rows of q's filter f in key order, a page ahead of the
+// caller.
+func pages(ctx context.Context, t *table.Table[table.RawEntity], f query.Filter) iter.Seq2[row, error] {
+	return func(yield func(row, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		type page struct {
+			ents []table.RawEntity
+			err  error
+		}
+		// Unbuffered: the next page is fetched while the caller takes
+		// this one, so a side holds two pages at most.
+		ch := make(chan page)
+		go func() {
+			defer close(ch)
+			for p, err := range query.New(t).Where(f).PageSize(query.MaxPageSize).Pages(ctx) {
+				select {
+				case ch <- page{p.Entities, err}:
+				case <-ctx.Done():
+					return
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+		for p := range ch {
+			if p.err != nil {
+				yield(row{}, p.err)
+				return
+			}
+			for _, e := range p.ents {
+				if !yield(row{PartitionKey: e.PartitionKey, RowKey: e.RowKey, raw: e.Properties}, nil) {
+					return
+				}
+			}
+		}
+		// A reader stopped by the context is not the end of the segment:
+		// the rest of the other side is not missing.
+		if err := ctx.Err(); err != nil {
+			yield(row{}, err)
+		}
+	}
+}
+
+// verifyFile compares the table's ordered scan with the file's entities,
+// sorted.
+func verifyFile(ctx context.Context, st *table.Table[table.RawEntity], dyn *dynTable, plan scanPlan, partition, path, format string, delim rune, from *[2]string, ta *tally, decode func(*row) (map[string]any, error), done func(*row) error) error {
+	plan.filter = query.And(plan.filter, after(from))
+	cur, err := openScan(query.New(st), plan, "")
+	if err != nil {
+		return err
+	}
+	src := func(yield func(row, error) bool) {
+		for e, err := range cur.All(ctx) {
+			if !yield(row{PartitionKey: e.PartitionKey, RowKey: e.RowKey, raw: e.Properties}, err) || err != nil {
+				return
+			}
+		}
+	}
+	var fromRow *row
+	if from != nil {
+		fromRow = &row{PartitionKey: from[0], RowKey: from[1]}
+	}
+	keep := func(ent *table.Entity) bool {
+		k := ent.PartitionKey
+		if partition != "" {
+			if ent.PartitionKey != partition {
+				return false
+			}
+			k = ent.RowKey
+		}
+		return plan.share.Contains(k) && (fromRow == nil || compareKeyStrings(ent.PartitionKey, ent.RowKey, fromRow.PartitionKey, fromRow.RowKey) > 0)
+	}
+	dst := func(yield func(row, error) bool) {
+		for e, err := range sortedFile(dyn, path, format, delim, keep) {
+			if !yield(row{PartitionKey: e.PartitionKey, RowKey: e.RowKey, props: e.Properties}, err) || err != nil {
+				return
+			}
+		}
+	}
+	return compareStreams(src, dst, ta, nil, decode, done)
+}
+
+// decodeRow gives a row's properties, decoding a table's JSON when needed.
+func decodeRow(t *dynTable, r *row) (map[string]any, error) {
+	if r.props != nil || r.raw == nil {
+		return r.props, nil
+	}
+	b := wire.AppendString([]byte(`{"PartitionKey":`), r.PartitionKey)
+	b = append(b, `,"RowKey":`...)
+	b = wire.AppendString(b, r.RowKey)
+	if p := bytes.TrimSpace(r.raw); len(p) > 2 {
+		b = append(append(b, ','), p[1:]...)
+	} else {
+		b = append(b, '}')
+	}
+	e, err := t.Unmarshal(b)
+	if err != nil {
+		return nil, fmt.Errorf("%q, %q: %w", r.PartitionKey, r.RowKey, err)
+	}
+	r.props = e.Properties
+	return r.props, nil
+}
+
+// compareStreams merges two streams in key order into the tally; done is
+// called after each key, when everything up to it is compared. mu, when
+// set, guards the tally and done against other segments.
+func compareStreams(src, dst iter.Seq2[row, error], ta *tally, mu *sync.Mutex, decode func(*row) (map[string]any, error), done func(*row) error) error {
 	nextS, stopS := iter.Pull2(src)
 	defer stopS()
 	nextD, stopD := iter.Pull2(dst)
 	defer stopD()
-	pull := func(next func() (table.Entity, error, bool), side string, prev *table.Entity) (*table.Entity, error) {
-		e, err, ok := next()
+	pull := func(next func() (row, error, bool), side string, prev *row) (*row, error) {
+		r, err, ok := next()
 		if !ok {
 			return nil, nil
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", side, err)
 		}
-		if prev != nil && compareKeys(prev, &e) >= 0 {
-			return nil, fmt.Errorf("%s: (%q, %q) came after (%q, %q): not in key order", side, e.PartitionKey, e.RowKey, prev.PartitionKey, prev.RowKey)
+		if prev != nil && compareRows(prev, &r) >= 0 {
+			return nil, fmt.Errorf("%s: (%q, %q) came after (%q, %q): not in key order", side, r.PartitionKey, r.RowKey, prev.PartitionKey, prev.RowKey)
 		}
-		return &e, nil
+		return &r, nil
 	}
-	note := func(kind string, k *table.Entity, detail string) {
-		if len(vs.First) < show {
-			vs.First = append(vs.First, fmt.Sprintf("%-8s %q %q%s", kind, k.PartitionKey, k.RowKey, detail))
+	lock := func() {
+		if mu != nil {
+			mu.Lock()
+		}
+	}
+	unlock := func() {
+		if mu != nil {
+			mu.Unlock()
 		}
 	}
 	a, err := pull(nextS, "source", nil)
@@ -230,45 +417,55 @@ func compareStreams(src, dst iter.Seq2[table.Entity, error], vs *verifyStats, sh
 		case b == nil:
 			c = -1
 		default:
-			c = compareKeys(a, b)
+			c = compareRows(a, b)
 		}
-		var k *table.Entity
+		// What differs is found outside the lock; counted inside it.
+		var ds []propDiff
+		if c == 0 && (a.raw == nil || b.raw == nil || !bytes.Equal(a.raw, b.raw)) {
+			pa, err := decode(a)
+			if err != nil {
+				return fmt.Errorf("source: %w", err)
+			}
+			pb, err := decode(b)
+			if err != nil {
+				return fmt.Errorf("target: %w", err)
+			}
+			ds = diffProps(pa, pb)
+		}
+		k := a
+		lock()
+		vs := &ta.vs
 		switch {
 		case c < 0:
 			vs.Source++
 			vs.Missing++
-			note("missing", a, "")
-			k = a
+			ta.note("missing", a, "")
 		case c > 0:
 			vs.Target++
 			vs.Extra++
-			note("extra", b, "")
+			ta.note("extra", b, "")
 			k = b
 		default:
 			vs.Source++
 			vs.Target++
-			if ds := diffProps(a.Properties, b.Properties); len(ds) > 0 {
+			if len(ds) > 0 {
 				vs.Changed++
 				kind := "changed"
-				for _, d := range ds {
-					if d.typeChanged() {
-						kind = "type"
-						vs.Retyped++
-						break
-					}
+				if slices.ContainsFunc(ds, propDiff.typeChanged) {
+					kind = "type"
+					vs.Retyped++
 				}
 				var sb strings.Builder
 				for _, d := range ds {
 					sb.WriteString("  ")
 					sb.WriteString(d.String())
 				}
-				note(kind, a, sb.String())
+				ta.note(kind, a, sb.String())
 			}
-			k = a
 		}
-		// The counts and the position move together: a run stopped while
-		// pulling the next entity resumes after k, counted once.
-		if err := done(k); err != nil {
+		err := done(k)
+		unlock()
+		if err != nil {
 			return err
 		}
 		if c <= 0 {
@@ -296,8 +493,8 @@ func report(e *env, pos []string, vs *verifyStats) error {
 	fmt.Fprintf(w, "changed  %d (of them %d with a property of another type)\n", vs.Changed, vs.Retyped)
 	if len(vs.First) > 0 {
 		fmt.Fprintf(w, "first differences:\n")
-		for _, l := range vs.First {
-			fmt.Fprintln(w, l)
+		for _, d := range vs.First {
+			fmt.Fprintf(w, "%-8s %q %q%s\n", d.Kind, d.PK, d.RK, d.Detail)
 		}
 	}
 	if vs.Missing+vs.Extra+vs.Changed == 0 {

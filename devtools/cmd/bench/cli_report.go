@@ -146,7 +146,7 @@ func (b *bench) cliSection() Section {
 			b.cores, fmtNum(b.rate(cliLibScan)), fmtNum(b.rate(cliLibBulk)), fmtNum(bound), fmtRatio(b.rate("cli/copy-accounts")/bound), b.copyBaseName(), fmtRatio(b.ratio("cli/copy-accounts", copyKey))))
 	}
 	if len(b.res[cliVerify]) > 0 {
-		text = append(text, fmt.Sprintf("verify reads the table and its copy in the other account by ordered parallel scans over the same segments and merges them by key; it is compared with the library's parallel scans of the same two tables run side by side in the same round. The %d share processes read a plan made once before the rounds (untimed), each with %d requests in flight, against one export with %d.",
+		text = append(text, fmt.Sprintf("verify compares the table and its copy in the other account segment by segment, up to --parallel segments at once, each segment's two scans merged by key; it is compared with the library's parallel scans of the same two tables run side by side in the same round. The %d share processes read a plan made once before the rounds (untimed), each with %d requests in flight, against one export with %d.",
 			shareProcs, max(1, cfg.scanParallel/shareProcs), cfg.scanParallel))
 	}
 	if key, _ := b.copyBase(); len(b.res["cli/copy"]) > 0 {
