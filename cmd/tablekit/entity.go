@@ -24,7 +24,7 @@ tablekit get orders alice 0001 > e.jsonl   # edit, then: tablekit put orders e.j
 	})
 	register(&command{
 		name: "put", args: "TABLE [FILE|-] [--merge] [--if-match ETAG]",
-		summary: "write entities from JSON lines, one request each: replace (or --merge) by default, or update only an unchanged entity with --if-match",
+		summary: "write entities from JSON lines, one request each: replace by default, --merge, or --if-match ETAG to change only an unchanged entity",
 		example: `echo '{"PartitionKey":"alice","RowKey":"0001","Total@odata.type":"Edm.Double","Total":12.5}' | tablekit put orders
 tablekit put orders e.jsonl --merge
 tablekit put orders e.jsonl --if-match 'W/"datetime''2024-05-01T10%3A00%3A00.1234567Z''"'`,
