@@ -288,7 +288,8 @@
 // exitcode.go maps errors to exit statuses (the one place), entity.go is
 // get, put and rm, querycmd.go is query and its aligned columns;
 // sas.go signs, policy.go holds every stored access policy call;
-// verify.go merges two streams in key order, entitydiff.go compares two
+// verify.go runs verify (segments side by side, or a table and a file),
+// verifymerge.go merges two key-ordered streams, entitydiff.go compares two
 // entities, verifyfile.go sorts a file's entities in bounded memory.
 // format.go picks a file's format and checks an input's first line,
 // csvformat.go converts Storage Explorer's CSV to neutral rows, csvread.go
