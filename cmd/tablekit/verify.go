@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"iter"
 	"strings"
-	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -204,7 +203,7 @@ func after(k *[2]string) query.Filter {
 // --parallel segments at once: each segment's two scans come in key order
 // and are merged by key, a page read ahead on each side.
 func verifySegments(ctx context.Context, st, dt *table.Table[table.RawEntity], plan scanPlan, last []segPos, ta *tally, decode func(*row) (map[string]any, error), done func(int, *row) error) error {
-	var mu sync.Mutex // the tally, the positions and the checkpoint
+	mu := &ta.mu // the tally, the positions and the checkpoint
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(plan.parallel)
 	for i, seg := range plan.segs {
@@ -213,7 +212,7 @@ func verifySegments(ctx context.Context, st, dt *table.Table[table.RawEntity], p
 		}
 		f := query.And(plan.filter, seg.Filter, after(last[i].Key))
 		g.Go(func() error {
-			err := compareStreams(pages(ctx, st, f), pages(ctx, dt, f), ta, &mu, decode, func(k *row) error {
+			err := compareStreams(pages(ctx, st, f), pages(ctx, dt, f), ta, mu, decode, func(k *row) error {
 				return done(i, k)
 			})
 			if err == nil {

@@ -27,8 +27,8 @@ func compareRows(a, b *row) int {
 	return compareKeyStrings(a.PartitionKey, a.RowKey, b.PartitionKey, b.RowKey)
 }
 
-// tally counts what verify finds, from every segment at once, and keeps
-// the first show differences by key.
+// tally counts what verify finds and keeps the first show differences by
+// key; mu guards it when segments are compared at once.
 type tally struct {
 	mu   sync.Mutex
 	vs   verifyStats
