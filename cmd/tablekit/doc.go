@@ -1,13 +1,17 @@
 // Command tablekit works with Azure Table Storage from the command line:
-// list, create and drop tables, count and delete entities with parallel
-// keys-only scans, export, import and copy entities resumably, over many
-// machines with a plan of shares, and issue table SAS URLs.
+// list, create and drop tables, read, query, write and delete single
+// entities, count and delete entities with parallel keys-only scans,
+// export, import and copy entities resumably, over many machines with a
+// plan of shares, verify that two tables (or a table and a file) hold the
+// same, issue table and account SAS URLs and manage stored access policies.
 //
 //	go install github.com/tablekit/tablekit/cmd/tablekit@latest
 //	export TABLEKIT_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...'
 //	tablekit tables --prefix logs
 //	tablekit create orders
 //	tablekit count orders --partition alice
+//	tablekit get orders alice 0001
+//	tablekit query orders --filter "PartitionKey eq 'alice'" --format table
 //	tablekit delete logs --filter "Timestamp lt datetime'2024-01-01T00:00:00Z'" --yes --checkpoint logs.ckpt
 //	tablekit sas orders --permissions r --expiry 1h --partition alice
 //	tablekit drop orders --yes
@@ -32,12 +36,51 @@
 // and how many of them followed throttling, rejects) go to stderr: a live
 // display on a terminal, a line every 10 seconds otherwise; both say when
 // the service throttled the run (Cosmos DB's 429, Table Storage's 503
-// ServerBusy). The exit status is 0 only when everything asked was
-// done, 1 after a failure or any reject, 2 for a bad command line (nothing
-// was sent; drop and delete refuse to run without --yes, delete also without
-// --filter, --partition or --prefix; a plan that does not fit the command,
-// --segment i/n without --plan, or env:VAR/n without $VAR), and 130 after
-// Ctrl-C.
+// ServerBusy). The exit status is 0 only when everything asked was done;
+// otherwise:
+//
+//	1    a failure, or any reject
+//	2    a bad command line: nothing was sent or written (drop and delete
+//	     refuse to run without --yes, delete also without --filter,
+//	     --partition or --prefix; a plan that does not fit the command,
+//	     --segment i/n without --plan, or env:VAR/n without $VAR; a bad
+//	     line in put's input)
+//	3    not found: the entity (get, rm, put --if-match), the table, or
+//	     the stored access policy (policy rm)
+//	4    precondition failed: --if-match names an ETag the entity no
+//	     longer has (someone changed it since it was read)
+//	5    the outcome is unknown: a write's reply was lost and it may or may
+//	     not be stored (read it back with get)
+//	6    verify found differences
+//	130  interrupted (Ctrl-C)
+//
+// # Entities: get, query, put, rm
+//
+// get prints one entity as a JSON line: the service's JSON with its
+// "odata.etag", every @odata.type annotation JSON would otherwise lose, and
+// Timestamp. query prints what --filter (OData) matches, at most --top
+// (default 1000, 0 for all) in key order, with --select's properties
+// only: --format jsonl (get's lines, the default), table (aligned
+// columns for a terminal; values longer than 60 characters are cut with
+// "…" and control characters escaped) or csv (Storage Explorer's
+// layout); table and csv hold up to 10,000 rows to print their columns
+// first.
+//
+//	tablekit get orders alice 0001 > e.jsonl
+//	tablekit put orders e.jsonl --if-match "$(jq -r '."odata.etag"' e.jsonl)"
+//	tablekit rm orders alice 0001
+//
+// put writes JSON lines (a file, or standard input) one request per
+// entity: replace (insert or replace) by default, insert or merge with
+// --merge. It reads and checks every line (up to 1,000; import is the
+// command for more) before it writes any, so a bad line writes nothing.
+// With --if-match ETAG it updates only the stored entity with that ETag
+// (* for any existing one), and rm --if-match deletes only that version;
+// without, rm deletes whatever is stored. Each entity written is printed
+// with its new ETag. A conditional write retried after a lost reply that
+// then finds another ETag may have been the first attempt's own: exit
+// status 5, not 4. A delete whose retry finds the entity gone has done
+// what was asked (status 0).
 //
 // # Scans: count and delete
 //
@@ -182,8 +225,72 @@
 // run does nothing more and says the same. --checkpoint-every sets how
 // often to save.
 //
+// # SAS and stored access policies
+//
+//	tablekit sas orders --permissions r --expiry 1h --partition alice
+//	tablekit sas orders --start-pk a --end-pk m --ip 203.0.113.0-203.0.113.255 --start 2030-01-01T00:00:00Z --expiry 24h
+//	tablekit policy set orders readers --permissions r --start 0s --expiry 720h
+//	tablekit sas orders --policy readers
+//	tablekit policy rm orders readers
+//	tablekit sas --account --permissions rl --resource-types sco --expiry 1h
+//
+// sas signs what package sas signs: --permissions, --start and --expiry
+// (a duration from now or an RFC 3339 time; the start defaults to 15
+// minutes ago, for clock skew), a PartitionKey and RowKey range
+// (--partition for one partition, or --start-pk, --start-rk, --end-pk,
+// --end-rk, inclusive), --ip (an IPv4 address or a range A-B), a stored
+// access policy by name (--policy: the token takes from it what the flags
+// do not give, and stops working when it is removed), or --account, an
+// account SAS for the table service (--permissions from rwdlacu,
+// --resource-types from sco). https only, except for an http endpoint (the
+// emulator). A value the service would refuse is exit status 2, before
+// signing. policy list, set and rm read and change a table's stored access
+// policies (at most 5; set replaces one of the same ID, rm of a missing
+// one is status 3); Cosmos DB for Table has none, and says so (status 1).
+//
+// # Verify: how a migration ends
+//
+//	tablekit verify orders orders2 --parallel 16
+//	tablekit verify orders orders --to-connection-string '...' --checkpoint v.ckpt
+//	tablekit verify orders orders.jsonl
+//
+// verify compares a table with another (in the same account, or the one of
+// --to-connection-string or TABLEKIT_TARGET_CONNECTION_STRING) or with an
+// export file (a DST holding a / or a . is a file, JSON Lines or CSV as
+// for import), property by property with their EDM types, ignoring
+// Timestamp and ETag: an Int32 against an Int64 is a difference, NaN
+// equals NaN. It prints the counts of both sides, the keys missing from the
+// target, the extra ones, the entities changed (and how many of those have
+// a property of another type), then the first --show (default 10)
+// differences by key, and exits 0 only when the two are equal, 6 when
+// they differ.
+//
+// The source's share is split into segments where its keys are, as for
+// any scan, and up to --parallel segments are compared at once: the
+// service returns each segment of both tables in key order, so the two
+// scans of a segment are merged by key, a page read ahead on each side;
+// memory holds at most two pages per side of a segment in flight, not a
+// table.
+// Properties that are the same JSON on both sides are equal without being
+// decoded. A file is sorted first, in runs of up to 100,000 entities
+// sorted in memory and merged from temporary files (a key it holds twice
+// keeps its last line, as import does), and compared with one ordered
+// parallel scan of the table (as export --ordered reads). With
+// --checkpoint the last key compared in each segment and the counts so
+// far are saved together; the same command resumes after those keys.
+// --partition, --prefix, --plan with --segment and --filter select on both
+// tables the same way (a file is filtered by keys; --filter, which only
+// the service evaluates, is refused with a file). Cosmos DB for Table
+// returns no key order, so verify is refused there.
+//
 // # Internals
 //
+// exitcode.go maps errors to exit statuses (the one place), entity.go is
+// get, put and rm, querycmd.go is query and its aligned columns;
+// sas.go signs, policy.go holds every stored access policy call;
+// verify.go runs verify (segments side by side, or a table and a file),
+// verifymerge.go merges two key-ordered streams, entitydiff.go compares two
+// entities, verifyfile.go sorts a file's entities in bounded memory.
 // format.go picks a file's format and checks an input's first line,
 // csvformat.go converts Storage Explorer's CSV to neutral rows, csvread.go
 // is its RFC 4180 reader, double.go the text of NaN and the infinities,

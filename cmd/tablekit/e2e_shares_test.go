@@ -298,7 +298,7 @@ func TestE2EPlanUsage(t *testing.T) {
 			}
 		})
 	}
-	wantCode(t, tk(t, cs, "plan", testenv.TableName(t), "--shares", "2"), exitFailed, "plan of a missing table")
+	wantCode(t, tk(t, cs, "plan", testenv.TableName(t), "--shares", "2"), exitNotFound, "plan of a missing table")
 }
 
 // TestE2EPlanEmptyShares plans more shares than the keys can be cut into

@@ -200,7 +200,7 @@ func TestE2EExitStatus(t *testing.T) {
 		{"bad flag", cs, []string{"count", "t", "--nope"}, exitUsage},
 		{"bad segment", cs, []string{"count", "t", "--segment", "5/4"}, exitUsage},
 		{"bad table name", cs, []string{"count", "no-dashes"}, exitUsage},
-		{"missing table", cs, []string{"count", testenv.TableName(t)}, exitFailed},
+		{"missing table", cs, []string{"count", testenv.TableName(t)}, exitNotFound},
 		{"bad connection string", "nonsense", []string{"tables"}, exitFailed},
 	}
 	for _, tt := range tests {

@@ -15,19 +15,6 @@ import (
 	"golang.org/x/term"
 )
 
-// Exit statuses: 0 only when everything asked was done.
-const (
-	exitOK          = 0
-	exitFailed      = 1 // a request failed, or some entities were rejected
-	exitUsage       = 2 // bad flags or arguments; nothing was done
-	exitInterrupted = 130
-)
-
-var (
-	errUsage       = errors.New("usage")
-	errInterrupted = errors.New("interrupted")
-)
-
 // usageError is a mistake on the command line; nothing was sent.
 type usageError struct{ msg string }
 
@@ -77,21 +64,17 @@ func run(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	err := c.run(ctx, e, args[1:])
+	code, show := exitStatus(ctx, err)
 	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, flag.ErrHelp):
-		return exitOK
-	case errors.Is(err, errUsage):
+	case !show:
+	case code == exitUsage:
 		fmt.Fprintf(e.stderr, "tablekit %s: %v\nRun 'tablekit %s --help' for usage.\n", c.name, err, c.name)
-		return exitUsage
-	case errors.Is(err, errInterrupted) || ctx.Err() != nil:
+	case code == exitInterrupted:
 		fmt.Fprintf(e.stderr, "tablekit %s: interrupted: %v\n", c.name, err)
-		return exitInterrupted
 	default:
 		fmt.Fprintf(e.stderr, "tablekit %s: %v\n", c.name, err)
-		return exitFailed
 	}
+	return code
 }
 
 func mainUsage(w io.Writer) {
@@ -107,6 +90,9 @@ func mainUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nConnection: --connection-string or TABLEKIT_CONNECTION_STRING, or --account-url with")
 	fmt.Fprintln(w, "--sas (or a SAS in the URL) or with Entra ID (az login). Run 'tablekit COMMAND --help'.")
+	fmt.Fprintln(w, "\nExit status: 0 done, 1 failed, 2 bad command line (nothing sent), 3 not found,")
+	fmt.Fprintln(w, "4 precondition failed (--if-match), 5 outcome unknown (a write's reply was lost),")
+	fmt.Fprintln(w, "6 verify found differences, 130 interrupted.")
 }
 
 // newFlags makes a command's flag set; its usage shows the arguments,
@@ -135,6 +121,12 @@ func indent(s string) string {
 // (tablekit drop mytable --yes reads as well as --yes mytable), and checks
 // the number of positional arguments.
 func parse(fs *flag.FlagSet, args []string, positional int) ([]string, error) {
+	return parseBetween(fs, args, positional, positional)
+}
+
+// parseBetween is parse for a command that takes from min to max
+// positional arguments.
+func parseBetween(fs *flag.FlagSet, args []string, min, max int) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -150,8 +142,11 @@ func parse(fs *flag.FlagSet, args []string, positional int) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-	if len(pos) != positional {
-		return nil, usagef("want %d argument(s), got %d: %q", positional, len(pos), pos)
+	switch {
+	case min == max && len(pos) != min:
+		return nil, usagef("want %d argument(s), got %d: %q", min, len(pos), pos)
+	case len(pos) < min || len(pos) > max:
+		return nil, usagef("want %d to %d arguments, got %d: %q", min, max, len(pos), pos)
 	}
 	return pos, nil
 }

@@ -79,21 +79,31 @@ func runTables(ctx context.Context, e *env, args []string) error {
 
 // tableCommand parses a command that takes one table name.
 func tableCommand(e *env, c *command, args []string, extra func(*flag.FlagSet)) (*connection, string, error) {
+	conn, pos, err := tableArgs(e, c, args, 1, 1, extra)
+	if err != nil {
+		return nil, "", err
+	}
+	return conn, pos[0], nil
+}
+
+// tableArgs parses a command whose first of min to max arguments is a
+// table name, and opens the account.
+func tableArgs(e *env, c *command, args []string, min, max int, extra func(*flag.FlagSet)) (*connection, []string, error) {
 	fs := newFlags(e, c)
 	src := sourceFlags()
 	src.register(fs)
 	if extra != nil {
 		extra(fs)
 	}
-	pos, err := parse(fs, args, 1)
+	pos, err := parseBetween(fs, args, min, max)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	if bad := wire.CheckTableName(pos[0]); bad != nil {
-		return nil, "", &usageError{"table name " + bad.String()}
+		return nil, nil, &usageError{"table name " + bad.String()}
 	}
 	conn, err := src.open(e, new(retryCount))
-	return conn, pos[0], err
+	return conn, pos, err
 }
 
 func runCreate(ctx context.Context, e *env, args []string) error {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/tablekit/tablekit/devtools/azurite"
 	"github.com/tablekit/tablekit/devtools/workload"
 	"github.com/tablekit/tablekit/query"
@@ -39,8 +41,15 @@ func (b *bench) tool(ctx context.Context, bin string, n int, args ...string) (sa
 // toolTo is tool with the target account of a copy in another Azurite,
 // whose CPU then counts as Azurite's too; nil for the same account.
 func (b *bench) toolTo(ctx context.Context, tgt *target, bin string, n int, args ...string) (sample, error) {
-	var cpu time.Duration
-	rss := int64(-1)
+	return b.tools(ctx, tgt, bin, n, args)
+}
+
+// tools runs one tablekit process per argument list, all at once, as one
+// timed run of n entities: the client CPU is their sum, rss the highest
+// peak.
+func (b *bench) tools(ctx context.Context, tgt *target, bin string, n int, argss ...[]string) (sample, error) {
+	cpus := make([]time.Duration, len(argss))
+	rsss := make([]int64, len(argss))
 	m := b.m
 	env := append(os.Environ(), "TABLEKIT_CONNECTION_STRING="+azurite.ConnectionString(b.direct))
 	if tgt != nil {
@@ -48,30 +57,40 @@ func (b *bench) toolTo(ctx context.Context, tgt *target, bin string, n int, args
 		env = append(env, "TABLEKIT_TARGET_CONNECTION_STRING="+azurite.ConnectionString(tgt.b.direct))
 	}
 	s, err := m.measure(ctx, func(ctx context.Context) (int, error) {
-		cmd, usage, err := wrapped(ctx, bin, args)
-		if err != nil {
-			return 0, err
+		g, ctx := errgroup.WithContext(ctx)
+		for i, args := range argss {
+			g.Go(func() error {
+				cmd, usage, err := wrapped(ctx, bin, args)
+				if err != nil {
+					return err
+				}
+				if usage != nil {
+					defer usage.Close()
+				}
+				cmd.Env = env
+				var errb bytes.Buffer
+				cmd.Stderr = &errb
+				err = cmd.Run()
+				rsss[i] = -1
+				if cmd.ProcessState != nil {
+					cpus[i] = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+				}
+				if kib, user, sys, uerr := childUsage(usage); uerr == nil {
+					rsss[i], cpus[i] = kib, time.Duration(user+sys)*time.Microsecond
+				}
+				if err != nil {
+					return fmt.Errorf("tablekit %v: %w: %s", args, err, errb.Bytes())
+				}
+				return nil
+			})
 		}
-		if usage != nil {
-			defer usage.Close()
-		}
-		cmd.Env = env
-		var errb bytes.Buffer
-		cmd.Stderr = &errb
-		err = cmd.Run()
-		if cmd.ProcessState != nil {
-			cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		}
-		if kib, user, sys, uerr := childUsage(usage); uerr == nil {
-			rss, cpu = kib, time.Duration(user+sys)*time.Microsecond
-		}
-		if err != nil {
-			return 0, fmt.Errorf("tablekit %v: %w: %s", args, err, errb.Bytes())
-		}
-		return n, nil
+		return n, g.Wait()
 	})
-	s.cpu += cpu
-	s.rss = rss
+	s.rss = -1
+	for i := range argss {
+		s.cpu += cpus[i]
+		s.rss = max(s.rss, rsss[i])
+	}
 	return s, err
 }
 
@@ -111,9 +130,16 @@ func (b *bench) runCLI(ctx context.Context, src string) error {
 	n := len(b.items)
 	file := filepath.Join(dir, "export.jsonl")
 	par := fmt.Sprint(b.cfg.scanParallel)
+	plan, err := b.sharePlan(ctx, bin, src, dir)
+	if err != nil {
+		return err
+	}
 	for round := range b.cfg.rounds {
 		rctx, cancel := context.WithTimeout(ctx, b.cfg.scenarioTimeout)
 		err := b.cliRound(rctx, bin, src, file, par, n, round, tgt)
+		if err == nil {
+			err = b.sharesRound(rctx, bin, src, plan, dir, n, round)
+		}
 		cancel()
 		if err != nil {
 			return err
@@ -180,6 +206,10 @@ func (b *bench) cliRound(ctx context.Context, bin, src, file, par string, n, rou
 		s, err := b.toolTo(ctx, sc.to, bin, n, sc.args(dst)...)
 		if err == nil && round == 0 {
 			err = on.verifyCount(ctx, dst, n)
+		}
+		if err == nil && sc.to != nil {
+			// The copy in the other account is verify's target.
+			err = b.verifyRound(ctx, bin, src, dst, par, n, sc.to)
 		}
 		if derr := on.deleteTable(context.WithoutCancel(ctx), dst); err == nil {
 			err = derr

@@ -52,7 +52,7 @@ func TestQuickRun(t *testing.T) {
 		"## Environment", "## Targets", "## Bulk insert", "## Scan", "## Connections under parallel load",
 		"## Bytes received per insert", "## Client overhead without a server", "## Why Azurite on 2 cores caps",
 		"tablekit bulk writer", "tablekit parallel segmented query", "hand-written errgroup fan-out",
-		"Quick smoke run", "## The tablekit command", "## Client capacity", "`tablekit export", "`tablekit copy", "to another account",
+		"Quick smoke run", "## The tablekit command", "## Client capacity", "`tablekit export", "`tablekit copy", "to another account", "`tablekit verify", "processes at once", "serial bound",
 		"table.Entity", "Transactions:", "peak Go heap", "client cores for 20,000 entities/s", "per core vs hand-written",
 	} {
 		if !strings.Contains(md, want) {

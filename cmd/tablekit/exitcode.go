@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+
+	"github.com/tablekit/tablekit/retry"
+	"github.com/tablekit/tablekit/sas"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Exit statuses: 0 only when everything asked was done. The mapping of
+// errors to them is exitStatus, the one place that names the library's
+// outcome sentinels for it.
+const (
+	exitOK           = 0
+	exitFailed       = 1 // a request failed, or some entities were rejected
+	exitUsage        = 2 // bad flags or arguments; nothing was done
+	exitNotFound     = 3 // the entity, table or stored access policy does not exist
+	exitPrecondition = 4 // --if-match: the entity's ETag is another one
+	exitUnknown      = 5 // a write's reply was lost: it may or may not be stored
+	exitDiffer       = 6 // verify: the two sides differ
+	exitInterrupted  = 130
+)
+
+var (
+	errUsage       = errors.New("usage")
+	errInterrupted = errors.New("interrupted")
+	// errOutcomeUnknown marks a write whose reply never came.
+	errOutcomeUnknown = errors.New("the outcome is unknown")
+	// errDiffer is verify's finding that the two sides are not equal.
+	errDiffer = errors.New("differences found")
+)
+
+// exitStatus is the exit status of a command's error, and whether the
+// error is to be printed (help is not an error to report).
+func exitStatus(ctx context.Context, err error) (code int, show bool) {
+	switch {
+	case err == nil:
+		return exitOK, false
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK, false
+	case errors.Is(err, errUsage):
+		return exitUsage, true
+	case errors.Is(err, errInterrupted) || ctx.Err() != nil:
+		return exitInterrupted, true
+	case errors.Is(err, errOutcomeUnknown) || errors.Is(err, table.ErrMaybeCommitted):
+		return exitUnknown, true
+	case errors.Is(err, table.ErrNotFound) || errors.Is(err, table.ErrTableNotFound) || errors.Is(err, sas.ErrPolicyNotFound):
+		return exitNotFound, true
+	case errors.Is(err, table.ErrPreconditionFailed):
+		return exitPrecondition, true
+	case errors.Is(err, errDiffer):
+		return exitDiffer, true
+	}
+	return exitFailed, true
+}
+
+// writeOutcome marks the error of a single write whose request may have
+// reached the service: with no reply, it may or may not have been
+// applied, and the command says so instead of a plain failure.
+func writeOutcome(err error) error {
+	if err == nil || errors.Is(err, table.ErrMaybeCommitted) || !retry.MayHaveReached(err) {
+		return err
+	}
+	var se *table.ServiceError
+	if errors.As(err, &se) && se.StatusCode != 0 {
+		return err // the service answered
+	}
+	return &outcomeError{err}
+}
+
+// outcomeError is a write that got no reply.
+type outcomeError struct{ err error }
+
+func (e *outcomeError) Error() string {
+	return "no reply, so the outcome is unknown (read the entity back with tablekit get): " + e.err.Error()
+}
+func (e *outcomeError) Unwrap() []error { return []error{errOutcomeUnknown, e.err} }
