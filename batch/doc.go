@@ -24,15 +24,15 @@
 //		Submit(ctx)
 //
 // Every rule of the service is checked before the request, with an
-// [*InvalidError] naming the rule and the operation: at least one and at
-// most [MaxOps] operations ([ErrEmpty], [ErrTooManyOps]), one PartitionKey
-// ([ErrMixedPartitions]; Azurite accepts mixed keys, the service does not),
-// each RowKey once ([ErrDuplicateRowKey]), a request body within the
-// limit of the table's backend ([ErrBodyTooLarge]: under 4 MiB on Table
+// [*tablekit.ValidationError] naming the rule and the operation: at least one and at
+// most [MaxOps] operations ([tablekit.ErrInvalid], [tablekit.ErrInvalid]), one PartitionKey
+// ([tablekit.ErrInvalid]; Azurite accepts mixed keys, the service does not),
+// each RowKey once ([tablekit.ErrInvalid]), a request body within the
+// limit of the table's backend ([tablekit.ErrInvalid]: under 4 MiB on Table
 // Storage, 2 MiB on Cosmos DB), and every entity valid by package table's
-// rules (table.ErrInvalidEntity names the property). Conditional updates
+// rules (tablekit.ErrInvalid names the property). Conditional updates
 // and deletes need an ETag or table.AnyETag; an empty ETag is
-// table.ErrETagRequired, as in package table.
+// tablekit.ErrInvalid, as in package table.
 //
 // The body size is exact: tablekit writes the multipart body itself, as
 // aztables writes it (URLs with the escaped keys and any SAS, the same
@@ -50,35 +50,33 @@
 //
 // The service answers a failed transaction with status 202 and the failure
 // inside the multipart reply (which aztables does not read). Submit reads
-// it and returns an [*OpError]: the index of the failed operation (the
-// service writes it in front of its message), the operation itself, its
-// status, error code and message. Nothing in the transaction was written
-// ([ErrRolledBack]). The OpError matches the table sentinel of the
-// operation's outcome: table.ErrAlreadyExists for an Add of an existing
-// entity, table.ErrPreconditionFailed for an ETag mismatch,
-// table.ErrNotFound for an Update or Delete of a missing entity.
+// it and returns a *tablekit.ServiceError with Operation "transaction" and
+// the Index of the failed operation (the service writes it in front of its
+// message), its status, error code and message. Nothing in the transaction
+// was written. It matches the sentinel of the operation's outcome:
+// tablekit.ErrAlreadyExists for an Add of an existing entity,
+// tablekit.ErrPreconditionFailed for an ETag mismatch, tablekit.ErrNotFound
+// for an Update or Delete of a missing entity.
 //
-//	var oe *batch.OpError[Order]
-//	if errors.As(err, &oe) && errors.Is(err, table.ErrAlreadyExists) {
-//		log.Printf("line %s exists already", oe.Op.Entity.RowKey)
+//	var se *tablekit.ServiceError
+//	if errors.As(err, &se) && se.Index >= 0 && errors.Is(err, tablekit.ErrAlreadyExists) {
+//		log.Printf("line %s exists already", lines[se.Index].RowKey)
 //	}
 //
 // errors.As with *azcore.ResponseError reaches the operation's own response
-// (409 EntityAlreadyExists, say); the whole reply's is OpError.Response.
-// Failures of the whole request are *table.ServiceError values, as in
-// package table. A 202 whose body does not parse as a multipart reply is a
-// [*ReplyError] and a body cut short a *retry.BrokenResponseError with the
-// real cause (io.ErrUnexpectedEOF); both match retry.ErrBrokenResponse, and
-// nobody knows whether the transaction committed.
+// (409 EntityAlreadyExists, say). Failures of the whole request are
+// *tablekit.ServiceError values with Index -1. A 202 whose body does not
+// parse as a multipart reply, or is cut short, leaves the outcome unknown:
+// a *tablekit.MaybeCommittedError (tablekit.ErrMaybeCommitted).
 //
 // Requests are retried by the client's pipeline (table.ClientOptions:
 // 429, 5xx, broken connections, replies cut short). When an attempt may
 // have committed (its reply was lost or cut short) and the retry then
 // fails as that commit would make it fail (an Add 409, a conditional
 // Update or Delete 412, a Delete 404), Submit returns a
-// *retry.AmbiguousError with Op retry.OpTransaction: it matches
-// table.ErrMaybeCommitted, and not table.ErrAlreadyExists,
-// table.ErrPreconditionFailed, table.ErrNotFound or ErrRolledBack. The
+// *tablekit.MaybeCommittedError with Operation "transaction": it matches
+// tablekit.ErrMaybeCommitted, and not tablekit.ErrAlreadyExists,
+// tablekit.ErrPreconditionFailed or tablekit.ErrNotFound. The
 // transaction applied all or nothing, so reading one of its entities
 // tells. A refusal read whole (503, 429) commits nothing, so a conflict
 // after it is reported as the conflict it is.
@@ -121,13 +119,13 @@
 // entity ends exactly as last written. Add, Update and Delete work too and
 // are retried the same way: if the first attempt did not commit, the retry
 // does; if it did, the retry fails with 409, 412 or 404 and the transaction
-// is Unknown, its error a *retry.AmbiguousError (table.ErrMaybeCommitted)
+// is Unknown, its error a *tablekit.MaybeCommittedError (tablekit.ErrMaybeCommitted)
 // that also wraps the failure of the attempt in doubt.
 //
 // # Atomicity is per transaction only
 //
 // Write is not atomic. Each transaction is; the load as a whole is not.
-// When Write returns an error (it matches [ErrIncomplete]), some
+// When Write returns an error (it matches [tablekit.ErrIncomplete]), some
 // transactions committed and others did not, and the [Summary] says which:
 // [Summary.State] gives every operation's fate (Committed, Failed, Unknown
 // or NotSent) and [Summary.Incomplete] the transactions that did not commit,

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/table"
 )
@@ -67,16 +68,17 @@ func Example() {
 		Add(Line{PartitionKey: "order-1001", RowKey: "04", SKU: "fig", Qty: 2}).
 		Add(Line{PartitionKey: "order-1001", RowKey: "02", SKU: "pear", Qty: 5}).
 		Submit(ctx)
-	var oe *batch.OpError[Line]
-	if errors.As(err, &oe) {
-		fmt.Printf("operation %d (%s line %s) failed: %d %s; already exists: %v\n",
-			oe.Index, oe.Op.Kind, oe.Op.Entity.RowKey, oe.StatusCode, oe.Code, errors.Is(err, table.ErrAlreadyExists))
+	ops := []string{"04", "02"}
+	var se *tablekit.ServiceError
+	if errors.As(err, &se) && se.Index >= 0 {
+		fmt.Printf("operation %d (line %s) failed: %d %s; already exists: %v\n",
+			se.Index, ops[se.Index], se.StatusCode, se.Code, errors.Is(err, tablekit.ErrAlreadyExists))
 	}
 	_, err = lines.Get(ctx, "order-1001", "04", nil)
 	fmt.Println("line 04 written:", err == nil)
 	// Output:
 	// committed 3 lines, each with an ETag: true
-	// operation 1 (Add line 02) failed: 409 EntityAlreadyExists; already exists: true
+	// operation 1 (line 02) failed: 409 EntityAlreadyExists; already exists: true
 	// line 04 written: false
 }
 
@@ -91,9 +93,9 @@ func ExampleTransaction_Validate() {
 		Upsert(Line{PartitionKey: "order-2", RowKey: "01", SKU: "pear"}, table.Replace)
 	err := tx.Validate()
 	fmt.Println(err)
-	fmt.Println(errors.Is(err, batch.ErrMixedPartitions))
+	fmt.Println(errors.Is(err, tablekit.ErrInvalid))
 	// Output:
-	// batch: operation 1 (Upsert): operations on more than one PartitionKey: operation 0 is on another partition
+	// tablekit: invalid transaction: operation 1: PartitionKey: operations on more than one PartitionKey: operation 0 is on another
 	// true
 }
 
@@ -174,7 +176,7 @@ func ExampleSummary_State() {
 		}
 	}
 	sum, err := batch.Write(ctx, readings, ops, &batch.WriteOptions{ContinueOnError: true})
-	fmt.Println("incomplete:", errors.Is(err, batch.ErrIncomplete), "- cause exists:", errors.Is(err, table.ErrAlreadyExists))
+	fmt.Println("incomplete:", errors.Is(err, tablekit.ErrIncomplete), "- cause exists:", errors.Is(err, tablekit.ErrAlreadyExists))
 	for _, c := range sum.Incomplete {
 		fmt.Printf("partition %s: %d operations %v (first at input position %d)\n", c.PartitionKey, len(c.Ops), c.State, c.Ops[0])
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
@@ -32,12 +33,12 @@ func TestErrorsSayEachPrefixOnce(t *testing.T) {
 		err  error
 		is   []error
 	}{
-		{"Delete, empty key", deleteErr, []error{table.ErrInvalidKey}},
-		{"Delete, bad key", badKeyErr, []error{table.ErrInvalidKey}},
-		{"invalid entity", invalidErr, []error{table.ErrInvalidEntity}},
-		{"mixed partitions", mixedErr, []error{batch.ErrMixedPartitions}},
-		{"Write, invalid entity", writeErr, []error{batch.ErrIncomplete, table.ErrInvalidEntity}},
-		{"Write, conflict", conflictErr, []error{batch.ErrIncomplete, batch.ErrRolledBack, table.ErrAlreadyExists}},
+		{"Delete, empty key", deleteErr, []error{tablekit.ErrInvalid}},
+		{"Delete, bad key", badKeyErr, []error{tablekit.ErrInvalid}},
+		{"invalid entity", invalidErr, []error{tablekit.ErrInvalid}},
+		{"mixed partitions", mixedErr, []error{tablekit.ErrInvalid}},
+		{"Write, invalid entity", writeErr, []error{tablekit.ErrIncomplete, tablekit.ErrInvalid}},
+		{"Write, conflict", conflictErr, []error{tablekit.ErrIncomplete, tablekit.ErrAlreadyExists}},
 	} {
 		if c.err == nil {
 			t.Errorf("%s: no error", c.name)

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tablekit/tablekit"
 )
 
 func TestSummaryString(t *testing.T) {
 	lost := errors.New("connection reset")
-	invalid := &InvalidError{Index: 7, Err: ErrBodyTooLarge}
+	invalid := &tablekit.ValidationError{Index: 7, Err: tablekit.ErrInvalid}
 	tests := []struct {
 		name string
 		s    Summary

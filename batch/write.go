@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
@@ -23,12 +24,6 @@ const (
 	// sixteen full transactions.
 	DefaultMaxBuffered = 64 << 20
 )
-
-// ErrIncomplete is matched by the error of Write and WriteSeq when not
-// every operation was committed. The error also wraps the first failure
-// (and the context's error if it ended); the Summary says which
-// operations were committed.
-var ErrIncomplete = errors.New("batch: not every operation was committed")
 
 // ErrNotSent is matched by the error of a chunk that was never sent (see
 // Chunk.Err): the writer stopped, the context ended, or an earlier chunk of
@@ -114,14 +109,14 @@ type WriteOptions struct {
 // lost, cut short or garbled. Transactions holding Add, conditional Update
 // or Delete operations are retried too; when such a retry follows an
 // attempt that may have committed and fails with 409, 412 or 404, the
-// chunk's error is a *retry.AmbiguousError (table.ErrMaybeCommitted) that
+// chunk's error is a *tablekit.MaybeCommittedError (tablekit.ErrMaybeCommitted) that
 // also wraps the failure in doubt, and its State is Unknown. An Unknown
 // chunk does not stop the partition: its later chunks are sent without the
 // operations on the Unknown chunk's entities, which are NotSent.
 //
 // Atomicity is per transaction only. The error is nil when every
-// operation committed; otherwise it matches ErrIncomplete, wraps the first
-// failure (errors.As finds an *OpError[T] or *table.ServiceError, errors.Is
+// operation committed; otherwise it matches tablekit.ErrIncomplete, wraps the first
+// failure (errors.As finds a *tablekit.ServiceError, errors.Is
 // the table sentinels and context errors), and the Summary says what was
 // committed: Summary.State(i) for each operation, Summary.Incomplete for
 // the transactions that were refused, in doubt or not sent. When ctx ends,
@@ -222,7 +217,7 @@ func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *
 	hook := w.policy.OnRetry
 	w.policy.OnRetry = func(ev retry.Event) {
 		w.ledger.retries.Add(1)
-		if errors.Is(ev.Err, table.ErrThrottled) {
+		if errors.Is(ev.Err, tablekit.ErrThrottled) {
 			w.ledger.throttled.Add(1)
 		}
 		if hook != nil {
@@ -289,7 +284,7 @@ func (w *writer[T]) add(i int, op Op[T]) bool {
 		}
 		c := &chunk[T]{id: w.packer.nextID, pk: pk, positions: []int{i}, ops: []Op[T]{op}, invalid: true}
 		w.packer.nextID++
-		w.finishLocked(p, c, Failed, &InvalidError{Index: i, Kind: op.Kind, Err: err}, false)
+		w.finishLocked(p, c, Failed, invalidAt("write", i, err), false)
 	case p.halted:
 		// An earlier chunk of the partition did not commit: not sent.
 	default:

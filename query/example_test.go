@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
@@ -79,7 +80,7 @@ func ExampleFilter() {
 
 	// An invalid part keeps its error until the filter is used.
 	_, err = query.Property("Total Price").Eq(query.Double(1)).Build()
-	fmt.Println(errors.Is(err, query.ErrInvalidFilter))
+	fmt.Println(errors.Is(err, tablekit.ErrInvalid))
 	// Output:
 	// PartitionKey eq 'customer42' and RowKey ge '2025-' and RowKey lt '2025.' and (Total ge 100.0 or Items gt 5) and Note ne ''' or 1 eq 1 or ''' <nil>
 	// partition
@@ -170,7 +171,7 @@ func ExampleQuery_Resume() {
 	for {
 		c, err := q.Resume(token)
 		if err != nil {
-			log.Fatal(err) // ErrInvalidToken, ErrTokenMismatch: answer 400
+			log.Fatal(err) // tablekit.ErrInvalid, tablekit.ErrInvalid: answer 400
 		}
 		page, err := query.Collect(c.All(ctx))
 		if err != nil {
@@ -181,7 +182,7 @@ func ExampleQuery_Resume() {
 		if token == "" {
 			break
 		}
-		if _, err := query.New(t).Where(query.Partition("another")).Resume(token); errors.Is(err, query.ErrTokenMismatch) {
+		if _, err := query.New(t).Where(query.Partition("another")).Resume(token); errors.Is(err, tablekit.ErrInvalid) {
 			fmt.Println("  (refused by another query)")
 		}
 	}

@@ -2,13 +2,13 @@ package query
 
 import (
 	"encoding/hex"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
@@ -78,7 +78,7 @@ func (v Value) String() string {
 }
 
 func invalid(format string, args ...any) Value {
-	return Value{err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidFilter}, args...)...)}
+	return Value{err: errmap.Invalidf("query", "filter", format, args...)}
 }
 
 // String is an Edm.String literal: in single quotes, with each single quote
@@ -118,7 +118,7 @@ func Int64(n int64) Value {
 // service reads a double even for whole numbers and Azurite's parser, which
 // knows no exponents, reads the same number.
 //
-// NaN and the infinities make an invalid Value (ErrInvalidFilter, saying
+// NaN and the infinities make an invalid Value (tablekit.ErrInvalid, saying
 // what to write instead), never a filter that silently matches the wrong
 // rows. No comparison selects NaN: it equals nothing, itself included. The
 // service's OData literals for the infinities, INF and -INF, are read by

@@ -1,10 +1,10 @@
 package query
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -13,7 +13,7 @@ import (
 // against T. Every property U maps must be selected (with Select; without
 // it, Project selects U's properties) and have the EDM type T stores it
 // as (an Int32 may widen into an int64 field), so a mismatch is an error before any request rather than a zero
-// field or a DecodeError on some page. Keys, ETag and Timestamp are always
+// field or a tablekit.DecodeError on some page. Keys, ETag and Timestamp are always
 // there.
 func Project[U, T any](q Query[T]) Query[U] {
 	out := Query[U]{filter: q.filter, sel: q.sel, hasSelect: q.hasSelect, pageSize: q.pageSize, limit: q.limit,
@@ -37,7 +37,7 @@ func Project[U, T any](q Query[T]) Query[U] {
 	}
 	for _, name := range into.Properties() {
 		if !slices.Contains(out.sel, name) {
-			return out.keepFirstErr(fmt.Errorf("%w: %s maps %s, which the query does not select", table.ErrInvalidOptions, into.Type, name))
+			return out.keepFirstErr(errmap.Invalidf("query", "options", "%s maps %s, which the query does not select", into.Type, name))
 		}
 		if q.schema.IsDynamic() {
 			continue
@@ -45,7 +45,7 @@ func Project[U, T any](q Query[T]) Query[U] {
 		want, ok := q.schema.EDMType(name)
 		got, _ := into.EDMType(name)
 		if ok && got != want && !(got == "Edm.Int64" && want == "Edm.Int32") {
-			return out.keepFirstErr(fmt.Errorf("%w: %s maps %s as %s, %s stores it as %s", table.ErrInvalidOptions, into.Type, name, got, q.schema.Type, want))
+			return out.keepFirstErr(errmap.Invalidf("query", "options", "%s maps %s as %s, %s stores it as %s", into.Type, name, got, q.schema.Type, want))
 		}
 	}
 	return out

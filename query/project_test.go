@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -66,11 +67,11 @@ func TestProject(t *testing.T) {
 		PartitionKey, RowKey string
 		N                    int64
 	}
-	if _, err := Collect(Project[wrongType](base.Select("Big")).All(ctx)); !errors.Is(err, table.ErrInvalidOptions) || !strings.Contains(err.Error(), "Big") {
-		t.Errorf("wrong type: got %v, want ErrInvalidOptions naming Big", err)
+	if _, err := Collect(Project[wrongType](base.Select("Big")).All(ctx)); !errors.Is(err, tablekit.ErrInvalid) || !strings.Contains(err.Error(), "Big") {
+		t.Errorf("wrong type: got %v, want tablekit.ErrInvalid naming Big", err)
 	}
-	if _, err := Collect(Project[notSelected](base.Select("S")).All(ctx)); !errors.Is(err, table.ErrInvalidOptions) || !strings.Contains(err.Error(), "Bin") {
-		t.Errorf("not selected: got %v, want ErrInvalidOptions naming Bin", err)
+	if _, err := Collect(Project[notSelected](base.Select("S")).All(ctx)); !errors.Is(err, tablekit.ErrInvalid) || !strings.Contains(err.Error(), "Bin") {
+		t.Errorf("not selected: got %v, want tablekit.ErrInvalid naming Bin", err)
 	}
 	if got, err := Collect(Project[widened](base.Select("N")).All(ctx)); err != nil || len(got) != len(rows) || got[5].N != 5 {
 		t.Errorf("widened: got %d rows, %v, want %d with N", len(got), err, len(rows))

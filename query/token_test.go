@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -152,8 +153,8 @@ func TestTokenVersions(t *testing.T) {
 		tok := raw(tt.json)
 		c, err := q.Resume(tok)
 		if !tt.ok {
-			if !errors.Is(err, ErrInvalidToken) {
-				t.Errorf("%s: got %v, want ErrInvalidToken", tt.name, err)
+			if !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("%s: got %v, want tablekit.ErrInvalid", tt.name, err)
 			}
 			continue
 		}

@@ -23,12 +23,12 @@ type inDoKey struct{}
 // Do returns:
 //   - nil when an attempt succeeded;
 //   - op's error unchanged when the policy's classifier rejects it;
-//   - an [*AmbiguousError] (errors.Is [ErrAmbiguous]) when a write failed
-//     as its own earlier success would make it fail (an insert 409
+//   - a *tablekit.MaybeCommittedError when a write failed as its own
+//     earlier success would make it fail (an insert 409
 //     EntityAlreadyExists, a conditional update 412, a delete 404 or 412)
 //     after an attempt that may have reached the service;
-//   - an error matching [ErrExhausted] and wrapping op's last error when
-//     attempts or MaxElapsed ran out;
+//   - when attempts or MaxElapsed ran out: op's last error wrapped, and
+//     matching tablekit.ErrUnavailable when it was no reply at all;
 //   - ctx's error (context.Canceled or DeadlineExceeded), wrapping the last
 //     failure if there was one, as soon as ctx ends: during a wait Do stops
 //     at once, and op is not called again.

@@ -70,20 +70,20 @@
 // A write whose connection broke (or whose reply was cut short) may still
 // have been committed; its retry then collides with it: an insert gets 409
 // EntityAlreadyExists, a conditional update or merge 412, a delete 404 or
-// 412, although nobody else wrote the entity. Both layers report that as an
-// [*AmbiguousError] naming the operation (errors.Is(err, [ErrAmbiguous]);
-// inserts also match [ErrAmbiguousInsert]) rather than as someone else's
-// write; read the entity to decide. Upserts and unconditional updates are
-// idempotent and never ambiguous. [MayHaveReached] is the test behind this,
-// for code that retries its own non-idempotent writes (package batch does,
-// for transactions, and may report them with [OpTransaction]).
+// 412, although nobody else wrote the entity. Both layers report that as a
+// *tablekit.MaybeCommittedError (errors.Is(err, tablekit.ErrMaybeCommitted))
+// rather than as someone else's write; read the entity to decide. The
+// pipeline policy reports a write whose last attempt got no usable reply
+// the same way. Upserts and unconditional updates never collide with
+// themselves.
 //
 // # Broken replies
 //
 // A reply whose body is cut short, or a successful read whose JSON body
-// does not parse, is a transport failure ([ErrBrokenResponse]): retried,
-// and for writes tracked as possibly committed. The pipeline policy detects
-// it; a client without the policy reports what aztables reports.
+// does not parse, is a transport failure: retried, and for writes tracked
+// as possibly committed; when retrying ends on it, a read's error matches
+// tablekit.ErrUnavailable. The pipeline policy detects it; a client without
+// the policy reports what aztables reports.
 //
 // # Observing retries
 //

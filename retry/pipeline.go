@@ -35,15 +35,14 @@ import (
 //   - success, or a status the classifier does not retry: the response as
 //     is, and aztables builds its usual *azcore.ResponseError for a failure;
 //   - a retryable status on the last attempt: that response, likewise;
-//   - a transport error on the last attempt: an error matching
-//     [ErrExhausted] that wraps it;
-//   - a response broken in transit (body cut short; a successful GET whose
-//     JSON body does not parse) on the last attempt: likewise, wrapping a
-//     [*BrokenResponseError];
-//   - a write answered as its own earlier success would make it fail, after
-//     an attempt that may have reached the service (an insert 409
+//   - a transport error, or a response broken in transit (body cut short;
+//     a successful GET whose JSON body does not parse), on the last
+//     attempt: an error matching tablekit.ErrUnavailable that wraps it;
+//   - a write that may have reached the service on an earlier attempt and
+//     then failed as its own success would make it fail (an insert 409
 //     EntityAlreadyExists, a conditional update or merge 412, a delete 404
-//     or 412): an [*AmbiguousError] naming the operation;
+//     or 412), or got no usable reply on its last attempt: a
+//     *tablekit.MaybeCommittedError;
 //   - the context ending: its error, at once, wrapping the last failure.
 //
 // Transport errors are returned without the URL's query string, so a SAS

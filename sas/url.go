@@ -20,7 +20,7 @@ import (
 func TableURL(endpoint, table string, token url.Values) (string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return "", &FieldError{Field: "endpoint", Rule: "not a URL", Err: err}
+		return "", invalidErr("endpoint", "not a URL", err)
 	}
 	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return "", invalid("endpoint", "must be an absolute http or https URL")

@@ -9,17 +9,18 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
-	"github.com/tablekit/tablekit/retry"
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/internal/errmap"
 )
 
-// VerifyUpdate resolves ErrMaybeCommitted after Update(ctx, e, mode, ...):
+// VerifyUpdate resolves tablekit.ErrMaybeCommitted after Update(ctx, e, mode, ...):
 // it reads the stored entity with e's keys and reports whether it holds
 // what the update wrote. With Replace that is every property T maps, as
 // Verify checks; with Merge only the properties e carries, since the
 // others keep their stored values. Result is the stored version's, so a
 // caller that finds its update committed can go on with the ETag. When
 // same is false, someone else's write won: read again and decide, as after
-// ErrPreconditionFailed.
+// tablekit.ErrPreconditionFailed.
 func (t *Table[T]) VerifyUpdate(ctx context.Context, e T, mode Mode) (same bool, stored Result, err error) {
 	if err := t.ready(); err != nil {
 		return false, Result{}, err
@@ -48,7 +49,7 @@ func (t *Table[T]) VerifyUpdate(ctx context.Context, e T, mode Mode) (same bool,
 func (t *Table[T]) storedBody(ctx context.Context, pk, rk string) ([]byte, Result, error) {
 	data, etag, err := t.handle().Get(ctx, pk, rk)
 	if err != nil {
-		return nil, Result{}, MapError("verify", err)
+		return nil, Result{}, errmap.Map("verify", err)
 	}
 	e, err := t.Unmarshal(data)
 	if err != nil {
@@ -81,7 +82,7 @@ func carries(got, want []byte) (bool, error) {
 // have reached the service, found the entity gone: whichever attempt or
 // writer removed it, the delete's goal holds, so Delete reports success.
 func deletedOnRetry(err error) bool {
-	var ae *retry.AmbiguousError
+	var mc *tablekit.MaybeCommittedError
 	var re *azcore.ResponseError
-	return errors.As(err, &ae) && ae.Op == retry.OpDelete && errors.As(err, &re) && re.StatusCode == http.StatusNotFound
+	return errors.As(err, &mc) && errors.As(err, &re) && re.StatusCode == http.StatusNotFound
 }

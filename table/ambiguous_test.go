@@ -9,8 +9,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
-	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -56,13 +56,13 @@ func testAmbiguousUpdateAndDelete(t *testing.T, be table.Backend) {
 		want     error // nil: success
 		verified bool  // VerifyUpdate's answer afterwards
 	}{
-		{"replace, response lost", update(table.Replace), table.Replace, []faults.Rule{once(http.MethodPut, faults.DropAfterForward())}, false, false, table.ErrMaybeCommitted, true},
-		{"merge, response lost", update(table.Merge), table.Merge, []faults.Rule{once(merge, faults.DropAfterForward())}, false, false, table.ErrMaybeCommitted, true},
-		{"replace, 412 cut short", update(table.Replace), table.Replace, []faults.Rule{once(http.MethodPut, faults.TruncateAfterForward())}, true, false, table.ErrMaybeCommitted, false},
-		{"replace, genuinely stale", update(table.Replace), table.Replace, nil, true, false, table.ErrPreconditionFailed, false},
+		{"replace, response lost", update(table.Replace), table.Replace, []faults.Rule{once(http.MethodPut, faults.DropAfterForward())}, false, false, tablekit.ErrMaybeCommitted, true},
+		{"merge, response lost", update(table.Merge), table.Merge, []faults.Rule{once(merge, faults.DropAfterForward())}, false, false, tablekit.ErrMaybeCommitted, true},
+		{"replace, 412 cut short", update(table.Replace), table.Replace, []faults.Rule{once(http.MethodPut, faults.TruncateAfterForward())}, true, false, tablekit.ErrMaybeCommitted, false},
+		{"replace, genuinely stale", update(table.Replace), table.Replace, nil, true, false, tablekit.ErrPreconditionFailed, false},
 		{"delete, response lost", del, 0, []faults.Rule{once(http.MethodDelete, faults.DropAfterForward())}, false, false, nil, false},
-		{"delete, genuinely stale", del, 0, nil, true, false, table.ErrPreconditionFailed, false},
-		{"delete, genuinely missing", del, 0, nil, false, true, table.ErrNotFound, false},
+		{"delete, genuinely stale", del, 0, nil, true, false, tablekit.ErrPreconditionFailed, false},
+		{"delete, genuinely missing", del, 0, nil, false, true, tablekit.ErrNotFound, false},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,18 +89,18 @@ func testAmbiguousUpdateAndDelete(t *testing.T, be table.Backend) {
 			if tc.want != nil && !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want an error matching %v", err, tc.want)
 			}
-			if tc.want == table.ErrMaybeCommitted {
-				if errors.Is(err, table.ErrPreconditionFailed) || errors.Is(err, retry.ErrAmbiguousInsert) {
-					t.Errorf("got %v, want ErrMaybeCommitted alone, not a precondition failure or an insert", err)
+			if tc.want == tablekit.ErrMaybeCommitted {
+				if errors.Is(err, tablekit.ErrPreconditionFailed) {
+					t.Errorf("got %v, want tablekit.ErrMaybeCommitted alone, not a precondition failure or an insert", err)
 				}
-				var ae *retry.AmbiguousError
-				if !errors.As(err, &ae) || ae.Op != retry.OpUpdate {
+				var ae *tablekit.MaybeCommittedError
+				if !errors.As(err, &ae) || ae.Operation != "update" {
 					t.Errorf("got %v, want an AmbiguousError for an update", err)
 				}
 			}
 			if tc.mode == 0 {
-				if _, err := tbl.Get(ctx, e.PartitionKey, e.RowKey, nil); !errors.Is(err, table.ErrNotFound) && !tc.stale {
-					t.Errorf("after the delete: Get err = %v, want ErrNotFound", err)
+				if _, err := tbl.Get(ctx, e.PartitionKey, e.RowKey, nil); !errors.Is(err, tablekit.ErrNotFound) && !tc.stale {
+					t.Errorf("after the delete: Get err = %v, want tablekit.ErrNotFound", err)
 				}
 				return
 			}

@@ -12,7 +12,7 @@ func ToEntity[T any](e T) (Entity, error) { return codec.Convert[Entity](e) }
 
 // FromEntity converts an Entity into T, as reading the stored entity into
 // T would: a property whose EDM type T's field cannot hold is a
-// *DecodeError, and properties T does not map are ignored. ETag and
+// *tablekit.DecodeError, and properties T does not map are ignored. ETag and
 // Timestamp carry over. Use it to decode the rows of a mixed query by
 // their discriminator.
 func FromEntity[T any](e Entity) (T, error) { return codec.Convert[T](e) }

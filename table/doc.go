@@ -26,7 +26,7 @@
 // any request (Cosmos DB: transactions and entities up to 2 MiB, RowKey up
 // to 255 bytes, four reserved property names), and Cosmos DB lacks service
 // properties and stats, stored access policies and a secondary location:
-// those calls are [ErrUnsupported] there, with nothing sent. docs/cosmos.md
+// those calls are [tablekit.ErrUnsupported] there, with nothing sent. docs/cosmos.md
 // has every difference, and what packages query and batch do about its
 // unsorted query results and its throttling.
 //
@@ -35,10 +35,9 @@
 // [Service.Tables] lists table names (by prefix, paged), [Service.Properties]
 // and [Service.SetProperties] read and write CORS, logging and metrics,
 // [Service.Stats] reads geo-replication status and last sync time (on the
-// secondary, Azurite's included), and [Service.AccessPolicy] and
-// [Service.SetAccessPolicy] manage a table's stored access policies (package
-// sas builds on them); on Cosmos DB, which has none of these, they are
-// [ErrUnsupported]. [Service.SharedKey] lets package sas sign with the
+// secondary, Azurite's included); on Cosmos DB, which has none of these,
+// they are tablekit.ErrUnsupported. Stored access policies are package sas's
+// (sas.Policies, sas.SetPolicies), and sas.ServiceCredential signs with the
 // key the service holds.
 //
 // # Reading from the geo-secondary
@@ -101,7 +100,7 @@
 // [GUID]). An embedded aztables.Entity gives the keys and a read-only
 // Timestamp. Pointers are
 // nullable: nil means the property is absent. Structs, maps and slices need
-// the "json" tag option; otherwise [New] reports a [TypeError].
+// the "json" tag option; otherwise [New] reports a [tablekit.ValidationError].
 //
 // Tag options: omitempty (zero values, as reflect.Value.IsZero sees them,
 // are not sent: unlike encoding/json an empty non-nil slice is not zero),
@@ -112,10 +111,10 @@
 //
 // Reads take a stored value only into a field of its own EDM type or a
 // lossless widening (Int32 into an int64 or float64 field); anything else,
-// such as an Edm.String into a time.Time, is a [DecodeError]. An annotation
+// such as an Edm.String into a time.Time, is a [tablekit.DecodeError]. An annotation
 // names a value's type and never changes it: a value outside its annotated
 // type's JSON form or range ("X@odata.type":"Edm.Int32" on 2147483648 or on
-// a string) is a [DecodeError] naming the property, the type and what is
+// a string) is a [tablekit.DecodeError] naming the property, the type and what is
 // wrong, here and in [Entity] and [RawEntity]; only a number without
 // annotation is typed by its form. A float field reads NaN and the
 // infinities in every spelling writers use ("NaN", "Infinity", "-Infinity",
@@ -127,7 +126,7 @@
 // [Entity] is an entity without a struct: keys, a property map and [Meta].
 // A value's Go type is its EDM type (string, bool, int32, int64, float64,
 // time.Time, [GUID], []byte), both ways, so writing back what was read
-// never changes a stored type; any other Go type is a [*ValidationError].
+// never changes a stored type; any other Go type is a [*tablekit.ValidationError].
 // Table[Entity] works with everything Table[T] does. [ToEntity] and
 // [FromEntity] convert typed entities, so one transaction can hold rows of
 // several types and a mixed query can decode each row by a discriminator;
@@ -142,7 +141,7 @@
 // [Table.Add] inserts, [Table.Upsert] inserts or merges/replaces without a
 // read, [Table.Update] changes an entity only if its ETag still matches, and
 // [Table.Delete] removes one. Unconditional updates and deletes need
-// [AnyETag] on purpose: an empty ETag is [ErrETagRequired].
+// [AnyETag] on purpose: an empty ETag is [tablekit.ErrInvalid].
 //
 // Before any request every rule of the table's backend ([Backend]) is
 // checked. On Table Storage: keys of at most 1 KiB without / \ # ? or
@@ -151,23 +150,23 @@
 // KiB, and 1 MiB per entity by the service's size formula. Cosmos DB for
 // Table measures an entity's JSON instead (up to 2 MiB), limits RowKey to
 // 255 bytes, and reserves the property names ID, rid, etag and ResourceId
-// (docs/cosmos.md has every difference). A failure is a [*ValidationError]
-// naming the property and the rule; it matches [ErrInvalidEntity]. The
+// (docs/cosmos.md has every difference). A failure is a [*tablekit.ValidationError]
+// naming the property and the rule; it matches [tablekit.ErrInvalid]. The
 // Azurite emulator measures entity size on the JSON body instead (binary
 // counts 4/3 as base64), so it refuses some entities near 1 MiB that the
 // service and this package accept.
 //
 // # Errors
 //
-// Service failures are [*ServiceError] values that match one sentinel
-// ([ErrNotFound], [ErrAlreadyExists], [ErrPreconditionFailed],
-// [ErrTableNotFound], [ErrForbidden], ...) with errors.Is, and keep the
+// Service failures are [*tablekit.ServiceError] values that match one sentinel
+// ([tablekit.ErrNotFound], [tablekit.ErrAlreadyExists], [tablekit.ErrPreconditionFailed],
+// [tablekit.ErrTableNotFound], [tablekit.ErrForbidden], ...) with errors.Is, and keep the
 // *azcore.ResponseError reachable with errors.As. Messages never contain a
 // URL query (where a SAS signature lives) or a key.
 //
-// Code that also makes plain aztables calls (listing tables, a transaction
-// of several entity types) can use [MapError] for the same errors and
-// [Table.Marshal] / [Table.Unmarshal] for the same entity encoding.
+// Code that also makes plain aztables calls (a transaction of several
+// entity types) can use [Table.Marshal] / [Table.Unmarshal] for the same
+// entity encoding; its errors are aztables' *azcore.ResponseError.
 //
 // # Keys
 //

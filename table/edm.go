@@ -7,6 +7,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/codec"
 )
 
@@ -49,7 +50,7 @@ func (e Entity) EDM() (aztables.EDMEntity, error) {
 // builds it, into an Entity with the same values: EDMInt64 to int64,
 // EDMDateTime to time.Time in UTC, EDMGUID to GUID (which must parse),
 // EDMBinary to []byte; string, bool, int32 and float64 as they are. Any
-// other value is a *ValidationError naming the property. That includes
+// other value is a *tablekit.ValidationError naming the property. That includes
 // nil, which is what aztables' decoder makes of a property annotated
 // Edm.Double (or Edm.Int32, Edm.String, Edm.Boolean): read such entities
 // with Table[Entity], which keeps them.
@@ -71,7 +72,7 @@ func EntityFromEDM(e aztables.EDMEntity) (Entity, error) {
 		case aztables.EDMGUID:
 			g, err := ParseGUID(string(v))
 			if err != nil {
-				return Entity{}, &ValidationError{Property: name, Rule: "invalid Edm.Guid", Err: err}
+				return Entity{}, &tablekit.ValidationError{Field: name, Index: -1, Rule: "invalid Edm.Guid", Err: err}
 			}
 			x = g
 		case aztables.EDMBinary:
@@ -91,5 +92,5 @@ func unsupported(name string, v any) error {
 	if v != nil {
 		detail = fmt.Sprintf("Go type %T", v)
 	}
-	return &ValidationError{Property: name, Rule: codec.RuleDynamicType, Detail: detail}
+	return &tablekit.ValidationError{Field: name, Index: -1, Rule: codec.RuleDynamicType, Detail: detail}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -58,15 +59,15 @@ func TestEntityEDMRefused(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := table.EntityFromEDM(c.in)
-			var ve *table.ValidationError
-			if !errors.As(err, &ve) || ve.Property != c.prop {
-				t.Errorf("got %v, want a ValidationError for %s", err, c.prop)
+			var ve *tablekit.ValidationError
+			if !errors.As(err, &ve) || ve.Field != c.prop {
+				t.Errorf("got %v, want a tablekit.ValidationError for %s", err, c.prop)
 			}
 		})
 	}
 	_, err := table.Entity{Properties: map[string]any{"U": uint8(1)}}.EDM()
-	var ve *table.ValidationError
-	if !errors.As(err, &ve) || ve.Property != "U" {
-		t.Errorf("EDM of uint8: got %v, want a ValidationError for U", err)
+	var ve *tablekit.ValidationError
+	if !errors.As(err, &ve) || ve.Field != "U" {
+		t.Errorf("EDM of uint8: got %v, want a tablekit.ValidationError for U", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -13,7 +14,7 @@ type keyed struct {
 }
 
 // TestEmptyKeysRefused checks that every call refuses an empty key with
-// ErrInvalidKey before any request: aztables v1.4.1 cannot address such an
+// tablekit.ErrInvalid before any request: aztables v1.4.1 cannot address such an
 // entity on some paths, so no path takes one.
 func TestEmptyKeysRefused(t *testing.T) {
 	tbl, rec := newTable[keyed](t, nil)
@@ -37,8 +38,8 @@ func TestEmptyKeysRefused(t *testing.T) {
 			t.Run(k.name+"/"+c.name, func(t *testing.T) {
 				before := rec.Count()
 				err := c.call()
-				if !errors.Is(err, table.ErrInvalidKey) {
-					t.Errorf("err = %v, want ErrInvalidKey", err)
+				if !errors.Is(err, tablekit.ErrInvalid) {
+					t.Errorf("err = %v, want tablekit.ErrInvalid", err)
 				}
 				if got := rec.Count() - before; got != 0 {
 					t.Errorf("sent %d requests, want 0", got)

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -39,8 +40,8 @@ func TestSchemeRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			svc, err := table.NewService(tt.cs, &table.Options{AllowInsecureHTTP: tt.insecure})
 			if tt.wantEP == "" {
-				if !errors.Is(err, table.ErrInvalidConnectionString) {
-					t.Fatalf("NewService error = %v, want ErrInvalidConnectionString", err)
+				if !errors.Is(err, tablekit.ErrInvalid) {
+					t.Fatalf("NewService error = %v, want tablekit.ErrInvalid", err)
 				}
 				return
 			}

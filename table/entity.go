@@ -19,12 +19,12 @@ package table
 //
 // Reading yields exactly these types, so writing an entity back never
 // changes a stored type; a value outside its annotated type's form or
-// range is a *DecodeError, never a value of another type. A JSON number
+// range is a *tablekit.DecodeError, never a value of another type. A JSON number
 // without an annotation is read by its form, as the service and Azurite
 // write them: an integer is an int32 (an int64 beyond Int32's range), a
 // number with a '.' or an exponent is a float64 (Azurite writes a Double
 // 1.0 unannotated). Any other Go type (int,
-// float32, uint64, a struct, nil) is a *ValidationError naming the property,
+// float32, uint64, a struct, nil) is a *tablekit.ValidationError naming the property,
 // before any request, as is every rule a typed entity obeys.
 type Entity struct {
 	_            [0]GUID // tells the codec which GUID type values have

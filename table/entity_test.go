@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/table"
@@ -72,8 +73,8 @@ func TestEntityRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkProps(t, again.Properties, want.Properties)
-	if _, err := tbl.Update(ctx, got, table.Replace, got.ETag); !errors.Is(err, table.ErrPreconditionFailed) {
-		t.Errorf("stale ETag: got %v, want ErrPreconditionFailed", err)
+	if _, err := tbl.Update(ctx, got, table.Replace, got.ETag); !errors.Is(err, tablekit.ErrPreconditionFailed) {
+		t.Errorf("stale ETag: got %v, want tablekit.ErrPreconditionFailed", err)
 	}
 }
 
@@ -221,14 +222,14 @@ func TestEntityRefused(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := tbl.Add(ctx, table.Entity{PartitionKey: "p", RowKey: "r", Properties: c.props}, nil)
-			var ve *table.ValidationError
-			if !errors.As(err, &ve) || ve.Property != c.prop || ve.Rule != c.rule {
-				t.Fatalf("got %v, want a ValidationError for %s: %s", err, c.prop, c.rule)
+			var ve *tablekit.ValidationError
+			if !errors.As(err, &ve) || ve.Field != c.prop || ve.Rule != c.rule {
+				t.Fatalf("got %v, want a tablekit.ValidationError for %s: %s", err, c.prop, c.rule)
 			}
 		})
 	}
-	if _, err := tbl.Add(ctx, table.Entity{PartitionKey: "p/", RowKey: "r"}, nil); !errors.Is(err, table.ErrInvalidEntity) {
-		t.Errorf("bad key: got %v, want ErrInvalidEntity", err)
+	if _, err := tbl.Add(ctx, table.Entity{PartitionKey: "p/", RowKey: "r"}, nil); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("bad key: got %v, want tablekit.ErrInvalid", err)
 	}
 	if n := rec.Count(); n != before {
 		t.Errorf("requests sent: got %d, want 0", n-before)

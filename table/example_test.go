@@ -10,6 +10,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -56,10 +57,10 @@ func Example() {
 	}
 	// The ETag we read is stale now: a second writer with it loses.
 	_, err = orders.Update(ctx, got, table.Replace, got.ETag)
-	fmt.Println("stale write refused:", errors.Is(err, table.ErrPreconditionFailed))
+	fmt.Println("stale write refused:", errors.Is(err, tablekit.ErrPreconditionFailed))
 
 	_, err = orders.Get(ctx, "alice", "missing", nil)
-	fmt.Println("missing:", errors.Is(err, table.ErrNotFound))
+	fmt.Println("missing:", errors.Is(err, tablekit.ErrNotFound))
 
 	final, _ := orders.Get(ctx, "alice", "00000042", nil)
 	fmt.Println(final.RowKey, final.Total, final.Placed.Format(time.RFC3339))
@@ -118,7 +119,7 @@ func ExampleTable_Add_verify() {
 	_, err = orders.Add(ctx, o, &table.AddOptions{Verify: true})
 	fmt.Println(err)
 	_, err = orders.Add(ctx, o, &table.AddOptions{Verify: true})
-	fmt.Println(errors.Is(err, table.ErrAlreadyExists))
+	fmt.Println(errors.Is(err, tablekit.ErrAlreadyExists))
 	// Output:
 	// <nil>
 	// true

@@ -53,14 +53,14 @@ type Options struct {
 	EchoInserts bool
 	// Backend is the service behind the endpoint, whose limits tablekit
 	// checks before sending and whose missing calls it refuses
-	// (ErrUnsupported). Default DetectBackend: Cosmos DB for the hosts
+	// (tablekit.ErrUnsupported). Default DetectBackend: Cosmos DB for the hosts
 	// aztables takes for Cosmos DB, Table Storage for any other. Set
 	// CosmosDB for a custom domain in front of a Cosmos DB account.
 	Backend Backend
 	// Location sends point gets and queries to the geo-secondary
 	// (PrimaryThenSecondary, SecondaryOnly); default PrimaryOnly. Writes
 	// always go to the primary. See LocationMode for the lag. Cosmos DB
-	// has no secondary location: there any other mode is ErrUnsupported.
+	// has no secondary location: there any other mode is tablekit.ErrUnsupported.
 	Location LocationMode
 	// SecondaryEndpoint is the secondary's table endpoint, when it is not
 	// <account>-secondary.table.<suffix> (the service), <host>/<account>-secondary
@@ -143,7 +143,7 @@ func NewHTTPClient(o *Options) *http.Client {
 // retry is off: MaxRetries -1), inserts that do not make the service echo
 // the entity back, and the calls the backend lacks (Options.Backend, or the
 // host: Cosmos DB's service properties, stats and access policies) refused
-// with ErrUnsupported before they are sent. Existing aztables code adopts
+// with tablekit.ErrUnsupported before they are sent. Existing aztables code adopts
 // all of it in one line:
 //
 //	client, err := aztables.NewClientWithSharedKey(url, cred, table.ClientOptions(nil))

@@ -26,7 +26,7 @@ import "encoding/json"
 // own encoding, for every entity type of a table given to Wrap).
 // Every value must be in its annotated type's JSON form and range (an
 // annotation names a type, it never changes one): reading a misfit is a
-// *DecodeError, writing one a *ValidationError, both naming the property,
+// *tablekit.DecodeError, writing one a *tablekit.ValidationError, both naming the property,
 // the type and what is wrong. Writing also checks that
 // Properties is an object of scalar values with valid property names (and
 // none the backend reserves), no more than the backend allows, before any

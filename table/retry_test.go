@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/retry"
@@ -51,8 +52,8 @@ func TestOneRetryLayer(t *testing.T) {
 	px.SetRules(faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.Status(503, "ServerBusy", nil)})
 	px.Reset()
 	_, err := tbl.Get(ctxT(t), "p", "r", nil)
-	if !errors.Is(err, table.ErrThrottled) {
-		t.Fatalf("err = %v, want ErrThrottled", err)
+	if !errors.Is(err, tablekit.ErrThrottled) {
+		t.Fatalf("err = %v, want tablekit.ErrThrottled", err)
 	}
 	if got := px.Count(http.MethodGet); got != fast.MaxAttempts {
 		t.Errorf("GET attempts = %d, want %d", got, fast.MaxAttempts)
@@ -69,11 +70,11 @@ func TestAmbiguousInsert(t *testing.T) {
 
 	px.SetRules(drop)
 	_, err := tbl.Add(ctx, Row{"p", "a", 1}, nil)
-	if !errors.Is(err, table.ErrMaybeCommitted) {
-		t.Fatalf("err = %v, want ErrMaybeCommitted", err)
+	if !errors.Is(err, tablekit.ErrMaybeCommitted) {
+		t.Fatalf("err = %v, want tablekit.ErrMaybeCommitted", err)
 	}
-	if errors.Is(err, table.ErrAlreadyExists) {
-		t.Errorf("ambiguous insert also matches ErrAlreadyExists; it must be distinct")
+	if errors.Is(err, tablekit.ErrAlreadyExists) {
+		t.Errorf("ambiguous insert also matches tablekit.ErrAlreadyExists; it must be distinct")
 	}
 	if same, err := tbl.Verify(ctx, Row{"p", "a", 1}); err != nil || !same {
 		t.Errorf("Verify = %v, %v; want true", same, err)
@@ -92,7 +93,7 @@ func TestAmbiguousInsert(t *testing.T) {
 		t.Errorf("stored = %+v, %v", got, err)
 	}
 	// A real conflict stays a conflict, with Verify too.
-	if _, err := tbl.Add(ctx, Row{"p", "b", 3}, &table.AddOptions{Verify: true}); !errors.Is(err, table.ErrAlreadyExists) {
-		t.Errorf("real conflict: err = %v, want ErrAlreadyExists", err)
+	if _, err := tbl.Add(ctx, Row{"p", "b", 3}, &table.AddOptions{Verify: true}); !errors.Is(err, tablekit.ErrAlreadyExists) {
+		t.Errorf("real conflict: err = %v, want tablekit.ErrAlreadyExists", err)
 	}
 }

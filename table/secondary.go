@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
 	"github.com/tablekit/tablekit/internal/backend"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -143,7 +144,7 @@ func (p locationPolicy) Do(req *policy.Request) (*http.Response, error) {
 	u := p.secondaryURL(r.URL)
 	if p.mode == SecondaryOnly {
 		if u == nil {
-			return nil, fmt.Errorf("%w: SecondaryOnly, but no secondary endpoint is known for %s (set Options.SecondaryEndpoint)", ErrInvalidOptions, r.URL.Host)
+			return nil, errmap.Invalidf("", "Location", "SecondaryOnly, but no secondary endpoint is known for %s (set Options.SecondaryEndpoint)", r.URL.Host)
 		}
 		resp, err := sendTo(req, u)
 		record(rl, resp, err, Secondary)
@@ -278,7 +279,7 @@ func checkLocation(endpoint, account, key string, o *Options) error {
 		return err
 	}
 	if o.Location < PrimaryOnly || o.Location > SecondaryOnly {
-		return fmt.Errorf("%w: Location %v", ErrInvalidOptions, o.Location)
+		return errmap.Invalidf("", "Location", "unknown value %v", o.Location)
 	}
 	if o.Location != PrimaryOnly && !prof.SecondaryLocation {
 		return notSupported(prof, "Options.Location "+o.Location.String(), "secondary location")
@@ -292,7 +293,7 @@ func checkLocation(endpoint, account, key string, o *Options) error {
 		if err1 == nil && err2 == nil {
 			primary := strings.TrimSuffix(p.Path, "/")
 			if s.Path != primary && (primary == "" || s.Path != primary+secondarySuffix) {
-				return fmt.Errorf("%w: SecondaryEndpoint must have the primary's path %q, or %q (Azurite's path-style secondary)", ErrInvalidOptions, primary, primary+secondarySuffix)
+				return errmap.Invalidf("", "SecondaryEndpoint", "must have the primary's path %q, or %q (Azurite's path-style secondary)", primary, primary+secondarySuffix)
 			}
 		}
 		return nil
@@ -300,7 +301,7 @@ func checkLocation(endpoint, account, key string, o *Options) error {
 	if o.Location != PrimaryOnly {
 		u, err := url.Parse(endpoint)
 		if err != nil || derivedSecondary(u, prof.Kind) == nil {
-			return fmt.Errorf("%w: Location %v needs a secondary endpoint: TableSecondaryEndpoint in the connection string or Options.SecondaryEndpoint", ErrInvalidOptions, o.Location)
+			return errmap.Invalidf("", "Location", "%v needs a secondary endpoint: TableSecondaryEndpoint in the connection string or Options.SecondaryEndpoint", o.Location)
 		}
 	}
 	return nil

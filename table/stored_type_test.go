@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -40,9 +41,9 @@ func TestStoredStringIsNotRetyped(t *testing.T) {
 	for _, prop := range []string{"When", "ID", "Blob"} {
 		t.Run(prop, func(t *testing.T) {
 			_, err := strict.Get(ctx, "p", "r", &table.GetOptions{Select: []string{prop}})
-			var de *table.DecodeError
+			var de *tablekit.DecodeError
 			if !errors.As(err, &de) || de.Property != prop || !strings.Contains(de.Reason, "stored as Edm.String") {
-				t.Errorf("Get = %v, want a DecodeError for %s stored as Edm.String", err, prop)
+				t.Errorf("Get = %v, want a tablekit.DecodeError for %s stored as Edm.String", err, prop)
 			}
 		})
 	}

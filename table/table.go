@@ -12,8 +12,10 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
 )
@@ -33,7 +35,7 @@ const (
 	Replace
 )
 
-// merge reports whether m merges; an unknown mode is ErrInvalidOptions.
+// merge reports whether m merges; an unknown mode is tablekit.ErrInvalid.
 func (m Mode) merge() (bool, error) {
 	switch m {
 	case Merge:
@@ -41,7 +43,7 @@ func (m Mode) merge() (bool, error) {
 	case Replace:
 		return false, nil
 	}
-	return false, fmt.Errorf("%w: mode must be table.Merge or table.Replace", ErrInvalidOptions)
+	return false, errmap.Invalid("", "mode", "must be table.Merge or table.Replace")
 }
 
 // Meta can be embedded in an entity struct to receive the ETag and Timestamp
@@ -69,7 +71,7 @@ type Table[T any] core.Table
 func (t *Table[T]) handle() *core.Table { return (*core.Table)(t) }
 
 // New returns a typed handle on the named table of the service. It checks T's
-// mapping once (an error matching ErrInvalidType names the field and why) and
+// mapping once (an error matching tablekit.ErrInvalid names the field and why) and
 // the table name; it does not create the table (see CreateTable).
 func New[T any](s *Service, name string) (*Table[T], error) {
 	if err := s.ready(); err != nil {
@@ -82,7 +84,7 @@ func New[T any](s *Service, name string) (*Table[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return (*Table[T])(core.NewTable(s.conn, s.raw.NewClient(name), name, plan)), nil
+	return (*Table[T])(core.NewTable(s.core().Conn(), s.core().Raw().NewClient(name), name, plan)), nil
 }
 
 // Wrap returns a typed handle over an aztables client you already have, for
@@ -96,7 +98,7 @@ func New[T any](s *Service, name string) (*Table[T], error) {
 // echoed entity and discards it).
 func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
 	if c == nil {
-		return nil, fmt.Errorf("%w: nil client", ErrInvalidOptions)
+		return nil, errmap.Invalid("", "client", "nil")
 	}
 	if err := validateTableName(name); err != nil {
 		return nil, err
@@ -128,11 +130,6 @@ func NewFromSASURL[T any](tableSASURL string, o *Options) (*Table[T], error) {
 	return (*Table[T])(core.NewTable(conn, c, name, plan)), nil
 }
 
-// PoolSize is the connection pool size per host of the table's transport
-// (Options.PoolSize), or 0 when unknown (Wrap, or a caller-supplied
-// Transport). Package query refuses to run more requests at once than it.
-func (t *Table[T]) PoolSize() int { return t.handle().PoolSize() }
-
 // Name is the table's name.
 func (t *Table[T]) Name() string { return t.handle().Name() }
 
@@ -146,7 +143,7 @@ func (t *Table[T]) CreateTable(ctx context.Context) error {
 		return err
 	}
 	_, err := t.Client().CreateTable(ctx, nil)
-	if err = MapError("create table", err); errors.Is(err, ErrTableExists) {
+	if err = errmap.Map("create table", err); errors.Is(err, tablekit.ErrAlreadyExists) {
 		return nil
 	}
 	return err
@@ -158,14 +155,14 @@ func (t *Table[T]) DeleteTable(ctx context.Context) error {
 		return err
 	}
 	_, err := t.Client().Delete(ctx, nil)
-	if err = MapError("delete table", err); errors.Is(err, ErrTableNotFound) || errors.Is(err, ErrNotFound) {
+	if err = errmap.Map("delete table", err); errors.Is(err, tablekit.ErrTableNotFound) || errors.Is(err, tablekit.ErrNotFound) {
 		return nil
 	}
 	return err
 }
 
 // Marshal encodes e as the service's JSON, with exact EDM type annotations,
-// after checking every rule of the table's backend (a *ValidationError
+// after checking every rule of the table's backend (a *tablekit.ValidationError
 // otherwise): the body every write of this package sends. It is for code that writes with plain
 // aztables calls, such as a transaction mixing entity types.
 func (t *Table[T]) Marshal(e T) ([]byte, error) {
@@ -203,8 +200,8 @@ type GetOptions struct {
 }
 
 // Get reads one entity by its keys: a point query, the cheapest read there
-// is. It returns an error matching ErrNotFound when there is none, and
-// ErrTableNotFound when the table is missing.
+// is. It returns an error matching tablekit.ErrNotFound when there is none, and
+// tablekit.ErrTableNotFound when the table is missing.
 func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetOptions) (T, error) {
 	if err := t.ready(); err != nil {
 		return *new(T), err
@@ -223,7 +220,7 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 	}
 	data, etag, err := t.handle().Get(ctx, partitionKey, rowKey)
 	if err != nil {
-		return zero, MapError("get", err)
+		return zero, errmap.Map("get", err)
 	}
 	e, err := t.Unmarshal(data)
 	if err != nil {
@@ -248,7 +245,7 @@ func (t *Table[T]) getSelect(ctx context.Context, pk, rk string, sel []string) (
 	for {
 		page, err := t.handle().Page(ctx, q)
 		if err != nil {
-			return zero, MapError("get", err)
+			return zero, errmap.Map("get", err)
 		}
 		if e, ok, err := t.firstOf(page.Body); ok || err != nil {
 			return e, err
@@ -258,7 +255,7 @@ func (t *Table[T]) getSelect(ctx context.Context, pk, rk string, sel []string) (
 		}
 		q.NextPartitionKey, q.NextRowKey = page.NextPartitionKey, page.NextRowKey
 	}
-	return zero, &ServiceError{Op: "get", StatusCode: http.StatusNotFound, Code: "ResourceNotFound", Err: errNoEntity, outcome: ErrNotFound}
+	return zero, &tablekit.ServiceError{Operation: "get", StatusCode: http.StatusNotFound, Code: "ResourceNotFound", Index: -1, Err: errNoEntity}
 }
 
 // errStop ends a page scan at its first entity.
@@ -284,13 +281,13 @@ var errNoEntity = errors.New("no entity with these keys")
 // AddOptions are the options of Add; nil means defaults.
 type AddOptions struct {
 	// Verify resolves an ambiguous insert: when a retried insert finds the
-	// entity already there (ErrMaybeCommitted), Add reads it back and returns
+	// entity already there (tablekit.ErrMaybeCommitted), Add reads it back and returns
 	// success if it equals e, which means the earlier attempt committed it.
 	Verify bool
 }
 
-// Add inserts e. It fails with an error matching ErrAlreadyExists when an
-// entity with the same keys exists, and ErrMaybeCommitted when a retry after
+// Add inserts e. It fails with an error matching tablekit.ErrAlreadyExists when an
+// entity with the same keys exists, and tablekit.ErrMaybeCommitted when a retry after
 // a lost response found it (see AddOptions.Verify). Result carries the ETag
 // and Timestamp, all that the service's echo of the entity would add, so a
 // client from ClientOptions asks for no echo unless Options.EchoInserts is
@@ -306,8 +303,8 @@ func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) 
 	}
 	etag, err := t.handle().Insert(ctx, body)
 	if err != nil {
-		err = MapError("add", err)
-		if o != nil && o.Verify && errors.Is(err, ErrMaybeCommitted) {
+		err = errmap.Map("add", err)
+		if o != nil && o.Verify && errors.Is(err, tablekit.ErrMaybeCommitted) {
 			pk, rk := t.keys(&e)
 			same, stored, verr := t.compare(ctx, pk, rk, body)
 			if verr == nil && same {
@@ -320,7 +317,7 @@ func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) 
 }
 
 // Verify reports whether the stored entity with e's keys equals e in every
-// property T maps. Use it to resolve ErrMaybeCommitted after Add.
+// property T maps. Use it to resolve tablekit.ErrMaybeCommitted after Add.
 func (t *Table[T]) Verify(ctx context.Context, e T) (bool, error) {
 	if err := t.ready(); err != nil {
 		return false, err
@@ -337,7 +334,7 @@ func (t *Table[T]) Verify(ctx context.Context, e T) (bool, error) {
 func (t *Table[T]) compare(ctx context.Context, pk, rk string, want []byte) (bool, Result, error) {
 	data, etag, err := t.handle().Get(ctx, pk, rk)
 	if err != nil {
-		return false, Result{}, MapError("verify", err)
+		return false, Result{}, errmap.Map("verify", err)
 	}
 	stored, err := t.Unmarshal(data)
 	if err != nil {
@@ -368,17 +365,17 @@ func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Result, error) {
 	pk, rk := t.keys(&e)
 	etag, err := t.handle().Write(ctx, core.Write{PartitionKey: pk, RowKey: rk, Entity: body, Merge: merge})
 	if err != nil {
-		return Result{}, MapError("upsert", err)
+		return Result{}, errmap.Map("upsert", err)
 	}
 	return resultOf(etag), nil
 }
 
 // Update changes an existing entity if its ETag still matches: optimistic
-// concurrency. It fails with ErrPreconditionFailed when someone changed it
-// since it was read, ErrNotFound when it is gone, and ErrETagRequired when
+// concurrency. It fails with tablekit.ErrPreconditionFailed when someone changed it
+// since it was read, tablekit.ErrNotFound when it is gone, and tablekit.ErrInvalid when
 // etag is empty. Pass AnyETag to overwrite unconditionally. When a retry
 // after a lost response gets 412, the first attempt may have committed: the
-// error is ErrMaybeCommitted, and VerifyUpdate tells.
+// error is tablekit.ErrMaybeCommitted, and VerifyUpdate tells.
 func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag) (Result, error) {
 	if err := t.ready(); err != nil {
 		return Result{}, err
@@ -388,7 +385,7 @@ func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag)
 		return Result{}, err
 	}
 	if etag == "" {
-		return Result{}, ErrETagRequired
+		return Result{}, errETagRequired
 	}
 	body, err := t.Marshal(e)
 	if err != nil {
@@ -397,22 +394,22 @@ func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag)
 	pk, rk := t.keys(&e)
 	stored, err := t.handle().Write(ctx, core.Write{PartitionKey: pk, RowKey: rk, Entity: body, Merge: merge, IfMatch: &etag})
 	if err != nil {
-		return Result{}, MapError("update", err)
+		return Result{}, errmap.Map("update", err)
 	}
 	return resultOf(stored), nil
 }
 
-// Delete removes an entity if its ETag still matches (ErrPreconditionFailed
+// Delete removes an entity if its ETag still matches (tablekit.ErrPreconditionFailed
 // otherwise). etag must be the entity's ETag or AnyETag; an empty etag is
-// ErrETagRequired. Deleting an entity that does not exist is ErrNotFound,
+// tablekit.ErrInvalid. Deleting an entity that does not exist is tablekit.ErrNotFound,
 // except on a retry after a lost response: the entity is gone, as wanted,
-// and Delete returns nil. A retry that gets 412 there is ErrMaybeCommitted.
+// and Delete returns nil. A retry that gets 412 there is tablekit.ErrMaybeCommitted.
 func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag azcore.ETag) error {
 	if err := t.ready(); err != nil {
 		return err
 	}
 	if etag == "" {
-		return ErrETagRequired
+		return errETagRequired
 	}
 	if err := t.checkKeys(partitionKey, rowKey); err != nil {
 		return err
@@ -421,7 +418,7 @@ func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag
 	if deletedOnRetry(err) {
 		return nil
 	}
-	return MapError("delete", err)
+	return errmap.Map("delete", err)
 }
 
 // checkKeys applies the rules of the table's backend to keys given on

@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
@@ -188,8 +189,8 @@ func TestCRUDAndConcurrency(t *testing.T) {
 
 	_, err = tbl.Add(ctx, Item{PartitionKey: "p", RowKey: "r"}, nil)
 	var re *azcore.ResponseError
-	if !errors.Is(err, table.ErrAlreadyExists) || !errors.As(err, &re) || re.StatusCode != 409 {
-		t.Fatalf("second Add: err = %v, want ErrAlreadyExists with a 409 ResponseError", err)
+	if !errors.Is(err, tablekit.ErrAlreadyExists) || !errors.As(err, &re) || re.StatusCode != 409 {
+		t.Fatalf("second Add: err = %v, want tablekit.ErrAlreadyExists with a 409 ResponseError", err)
 	}
 
 	// Merge keeps Note; the ETag moves on.
@@ -204,11 +205,11 @@ func TestCRUDAndConcurrency(t *testing.T) {
 
 	// The stale ETag loses.
 	_, err = tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "r", Count: 3}, table.Replace, first.ETag)
-	if !errors.Is(err, table.ErrPreconditionFailed) {
-		t.Fatalf("stale Update: err = %v, want ErrPreconditionFailed", err)
+	if !errors.Is(err, tablekit.ErrPreconditionFailed) {
+		t.Fatalf("stale Update: err = %v, want tablekit.ErrPreconditionFailed", err)
 	}
-	if err := tbl.Delete(ctx, "p", "r", first.ETag); !errors.Is(err, table.ErrPreconditionFailed) {
-		t.Fatalf("stale Delete: err = %v, want ErrPreconditionFailed", err)
+	if err := tbl.Delete(ctx, "p", "r", first.ETag); !errors.Is(err, tablekit.ErrPreconditionFailed) {
+		t.Fatalf("stale Delete: err = %v, want tablekit.ErrPreconditionFailed", err)
 	}
 
 	// Replace drops Note.
@@ -239,14 +240,14 @@ func TestCRUDAndConcurrency(t *testing.T) {
 	if err := tbl.Delete(ctx, "p", "u", table.AnyETag); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tbl.Get(ctx, "p", "u", nil); !errors.Is(err, table.ErrNotFound) || !errors.As(err, &re) || re.StatusCode != 404 {
-		t.Fatalf("Get deleted: err = %v, want ErrNotFound", err)
+	if _, err := tbl.Get(ctx, "p", "u", nil); !errors.Is(err, tablekit.ErrNotFound) || !errors.As(err, &re) || re.StatusCode != 404 {
+		t.Fatalf("Get deleted: err = %v, want tablekit.ErrNotFound", err)
 	}
-	if err := tbl.Delete(ctx, "p", "u", table.AnyETag); !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("Delete missing: err = %v, want ErrNotFound", err)
+	if err := tbl.Delete(ctx, "p", "u", table.AnyETag); !errors.Is(err, tablekit.ErrNotFound) {
+		t.Fatalf("Delete missing: err = %v, want tablekit.ErrNotFound", err)
 	}
-	if _, err := tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "u"}, table.Merge, table.AnyETag); !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("Update missing: err = %v, want ErrNotFound", err)
+	if _, err := tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "u"}, table.Merge, table.AnyETag); !errors.Is(err, tablekit.ErrNotFound) {
+		t.Fatalf("Update missing: err = %v, want tablekit.ErrNotFound", err)
 	}
 }
 
@@ -268,11 +269,11 @@ func TestProjection(t *testing.T) {
 	if got.ETag == "" {
 		t.Errorf("projection lost the ETag")
 	}
-	if _, err := tbl.Get(ctx, in.PartitionKey, "missing", &table.GetOptions{Select: []string{"Name"}}); !errors.Is(err, table.ErrNotFound) {
-		t.Errorf("projected Get of a missing entity: err = %v, want ErrNotFound", err)
+	if _, err := tbl.Get(ctx, in.PartitionKey, "missing", &table.GetOptions{Select: []string{"Name"}}); !errors.Is(err, tablekit.ErrNotFound) {
+		t.Errorf("projected Get of a missing entity: err = %v, want tablekit.ErrNotFound", err)
 	}
-	if _, err := tbl.Get(ctx, "p", "r", &table.GetOptions{Select: []string{"Nope"}}); !errors.Is(err, table.ErrInvalidOptions) {
-		t.Errorf("select of an unknown property: err = %v, want ErrInvalidOptions", err)
+	if _, err := tbl.Get(ctx, "p", "r", &table.GetOptions{Select: []string{"Nope"}}); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("select of an unknown property: err = %v, want tablekit.ErrInvalid", err)
 	}
 }
 
@@ -289,11 +290,11 @@ func TestTableLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tbl.Get(ctx, "p", "r", nil); !errors.Is(err, table.ErrTableNotFound) && !errors.Is(err, table.ErrNotFound) {
+	if _, err := tbl.Get(ctx, "p", "r", nil); !errors.Is(err, tablekit.ErrTableNotFound) && !errors.Is(err, tablekit.ErrNotFound) {
 		t.Fatalf("Get on a missing table: %v", err)
 	}
-	if _, err := tbl.Add(ctx, E{"p", "r"}, nil); !errors.Is(err, table.ErrTableNotFound) {
-		t.Fatalf("Add on a missing table: err = %v, want ErrTableNotFound", err)
+	if _, err := tbl.Add(ctx, E{"p", "r"}, nil); !errors.Is(err, tablekit.ErrTableNotFound) {
+		t.Fatalf("Add on a missing table: err = %v, want tablekit.ErrTableNotFound", err)
 	}
 	for i := 0; i < 2; i++ { // create is idempotent
 		if err := svc.CreateTable(ctx, name); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -118,7 +119,7 @@ func TestTokenService(t *testing.T) {
 	noTables := cloud.Configuration{ActiveDirectoryAuthorityHost: "https://login.example/", Services: map[cloud.ServiceName]cloud.ServiceConfiguration{}}
 	o := &table.Options{}
 	o.Azcore.Cloud = noTables
-	if _, err := table.NewServiceWithToken("https://acct.table.core.windows.net", &token{}, o); !errors.Is(err, table.ErrInvalidOptions) {
-		t.Errorf("a cloud without Azure Tables: error %v, want ErrInvalidOptions (aztables refuses it too)", err)
+	if _, err := table.NewServiceWithToken("https://acct.table.core.windows.net", &token{}, o); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("a cloud without Azure Tables: error %v, want tablekit.ErrInvalid (aztables refuses it too)", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/sas"
 	"github.com/tablekit/tablekit/table"
@@ -231,7 +232,7 @@ func clean(e Everything) Everything {
 // kind reduces an error to the sentinel it matches, so that errors of the
 // two paths compare.
 func kind(err error) error {
-	for _, s := range []error{table.ErrAlreadyExists, table.ErrNotFound, table.ErrPreconditionFailed} {
+	for _, s := range []error{tablekit.ErrAlreadyExists, tablekit.ErrNotFound, tablekit.ErrPreconditionFailed} {
 		if errors.Is(err, s) {
 			return s
 		}

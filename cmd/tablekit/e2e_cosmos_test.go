@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/cosmos"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
-	"github.com/tablekit/tablekit/query"
 )
 
 // cosmosRun is the command pointed at a Cosmos DB stand-in in front of the
@@ -167,7 +167,7 @@ func TestE2ECosmosChangingOrder(t *testing.T) {
 		case 0:
 			wantOnce(t, fmt.Sprintf("run %d", i), keysOf(t, file), total)
 		case exitFailed:
-			if !strings.Contains(r.stderr, query.ErrPositionLost.Error()) || !strings.Contains(r.stderr, "delete the file to start again") {
+			if !strings.Contains(r.stderr, tablekit.ErrPositionLost.Error()) || !strings.Contains(r.stderr, "delete the file to start again") {
 				t.Errorf("run %d: the refusal does not say why and what to do:\n%s", i, r.stderr)
 			}
 			refused++

@@ -7,7 +7,7 @@
 //
 // Pattern: read the entity with its ETag, change it, and write it back with
 // Update(..., etag). If someone else wrote in between, the service refuses
-// the write with 412 (table.ErrPreconditionFailed); read again and retry.
+// the write with 412 (tablekit.ErrPreconditionFailed); read again and retry.
 //
 // Guarantee checked: with several goroutines incrementing one counter
 // concurrently, the final count equals the total number of increments.
@@ -29,6 +29,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -138,7 +139,7 @@ func incrementWithETag(ctx context.Context, t *table.Table[Counter], rk string) 
 		}
 		c.Count++
 		_, err = t.Update(ctx, c, table.Replace, c.ETag)
-		if errors.Is(err, table.ErrPreconditionFailed) {
+		if errors.Is(err, tablekit.ErrPreconditionFailed) {
 			conflicts++ // another writer got there first: read again
 			time.Sleep(rand.N(5 * time.Millisecond))
 			continue

@@ -28,6 +28,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/sas"
 	"github.com/tablekit/tablekit/table"
@@ -129,16 +130,16 @@ func run() error {
 
 	_, err = alice.Add(ctx, Order{PartitionKey: "alice", RowKey: "0004", Total: 1}, nil)
 	fmt.Printf("client: write refused: %v\n", err)
-	if !sas.IsAuthorizationError(err) || !errors.Is(err, table.ErrForbidden) {
+	if !errors.Is(err, tablekit.ErrForbidden) {
 		return fmt.Errorf("write with a read-only SAS: got %v, want 403", err)
 	}
-	if _, err := orders.Get(ctx, "alice", "0004", nil); !errors.Is(err, table.ErrNotFound) {
+	if _, err := orders.Get(ctx, "alice", "0004", nil); !errors.Is(err, tablekit.ErrNotFound) {
 		return fmt.Errorf("the refused write is stored (or the check failed: %v)", err)
 	}
 
 	_, err = alice.Get(ctx, "bob", "0001", nil)
 	switch {
-	case errors.Is(err, table.ErrForbidden):
+	case errors.Is(err, tablekit.ErrForbidden):
 		fmt.Println("client: read of bob's partition refused (403)")
 	case emulator && err == nil:
 		fmt.Println("client: read of bob's partition allowed: Azurite does not enforce SAS key ranges (the service refuses it)")
@@ -157,8 +158,8 @@ func run() error {
 		return err
 	}
 	_, err = expired.Get(ctx, "alice", "0001", nil)
-	fmt.Printf("client: expired token refused: %v\n", sas.IsAuthorizationError(err))
-	if !sas.IsAuthorizationError(err) {
+	fmt.Printf("client: expired token refused: %v\n", errors.Is(err, tablekit.ErrForbidden))
+	if !errors.Is(err, tablekit.ErrForbidden) {
 		return fmt.Errorf("read with an expired SAS: got %v, want 403", err)
 	}
 	fmt.Println("OK: read-only, one-partition, short-lived access without the key")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/backend"
 )
 
@@ -119,7 +120,7 @@ func checkRule(t *testing.T, err error, rule, detail string) {
 		}
 		return
 	}
-	var ve *ValidationError
+	var ve *tablekit.ValidationError
 	if !errors.As(err, &ve) || ve.Rule != rule {
 		t.Fatalf("got %v, want rule %q", err, rule)
 	}
@@ -142,8 +143,8 @@ func TestReservedNamesEveryPlan(t *testing.T) {
 			v    any
 		}{{"Entity", dyn, d}, {"RawEntity", raw, r}} {
 			_, err := c.p.Encode(nil, reflect.ValueOf(c.v), &cosmosDB)
-			var ve *ValidationError
-			if !errors.As(err, &ve) || ve.Property != name || ve.Rule != RulePropertyName {
+			var ve *tablekit.ValidationError
+			if !errors.As(err, &ve) || ve.Field != name || ve.Rule != RulePropertyName {
 				t.Errorf("%s with %s on Cosmos DB: got %v, want %s refused", c.what, name, err, name)
 			}
 			if _, err := c.p.Encode(nil, reflect.ValueOf(c.v), &storage); err != nil {
@@ -165,7 +166,7 @@ func TestRawEntitySizeOnCosmos(t *testing.T) {
 	big := `{"S":"` + strings.Repeat("a", 2<<20) + `"}`
 	r := rawMirror{PartitionKey: "p", RowKey: "r", Properties: []byte(big)}
 	_, err := raw.Encode(nil, reflect.ValueOf(r), &cosmosDB)
-	var ve *ValidationError
+	var ve *tablekit.ValidationError
 	if !errors.As(err, &ve) || ve.Rule != RuleEntityTooLarge {
 		t.Errorf("a RawEntity of 2 MiB of JSON on Cosmos DB: got %v, want %s", err, RuleEntityTooLarge)
 	}
@@ -191,7 +192,7 @@ func TestConvertIsLenient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Encode(nil, v, &storage); !errors.Is(err, ErrInvalidEntity) {
+	if _, err := p.Encode(nil, v, &storage); !errors.Is(err, tablekit.ErrInvalid) {
 		t.Fatalf("the test entity fits Table Storage (%v): it must not", err)
 	}
 	type same big
