@@ -30,8 +30,11 @@ func Map(op string, err error) error {
 	var se *tablekit.ServiceError
 	var ve *tablekit.ValidationError
 	var de *tablekit.DecodeError
-	if errors.As(err, &se) || errors.As(err, &ve) || errors.As(err, &de) || errors.Is(err, tablekit.ErrUnavailable) || errors.Is(err, tablekit.ErrUnsupported) {
+	if errors.As(err, &se) || errors.As(err, &ve) || errors.As(err, &de) || errors.Is(err, tablekit.ErrUnsupported) {
 		return err
+	}
+	if errors.Is(err, tablekit.ErrUnavailable) {
+		return emulatorHint(err)
 	}
 	var b *Broken
 	if errors.As(err, &b) {
@@ -78,10 +81,14 @@ func message(re *azcore.ResponseError) (code, msg string) {
 // Unavailable is the error of a call that got no usable reply after
 // attempts attempts: it matches tablekit.ErrUnavailable and wraps cause.
 func Unavailable(op string, attempts int, cause error) error {
-	if op == "" {
-		return fmt.Errorf("%w after %d attempts: %w", tablekit.ErrUnavailable, attempts, cause)
+	n := "1 attempt"
+	if attempts != 1 {
+		n = fmt.Sprintf("%d attempts", attempts)
 	}
-	return fmt.Errorf("%w (%s, after %d attempts): %w", tablekit.ErrUnavailable, op, attempts, cause)
+	if op == "" {
+		return fmt.Errorf("%w after %s: %w", tablekit.ErrUnavailable, n, cause)
+	}
+	return fmt.Errorf("%w (%s, after %s): %w", tablekit.ErrUnavailable, op, n, cause)
 }
 
 // startEmulator is how the hint tells a user to get an emulator on a port.
