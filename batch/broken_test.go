@@ -14,6 +14,7 @@ import (
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -36,7 +37,7 @@ var clientSetups = []struct {
 	opts *table.Options
 }{
 	{"pipeline", &table.Options{Retry: fastRetry}},
-	{"no-retry", &table.Options{NoRetry: true}},
+	{"no-retry", &table.Options{Retry: &retry.Policy{MaxAttempts: 1}}},
 }
 
 // TestWriteBrokenReply: the first transaction of a partition commits but

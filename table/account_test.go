@@ -11,6 +11,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -139,12 +140,12 @@ func TestServiceProperties(t *testing.T) {
 // primary) it answers 400, which must come back as a typed tablekit error
 // with the response still reachable.
 func TestStatsOnAzurite(t *testing.T) {
-	st, err := newService(t, &table.Options{NoRetry: true}).Stats(ctxT(t))
+	st, err := newService(t, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}}).Stats(ctxT(t))
 	if err != nil || st.Status != aztables.GeoReplicationStatusLive {
 		t.Errorf("Stats = %+v, %v; want live", st, err)
 	}
 	env := testenv.Azurite(t)
-	_, err = newService(t, &table.Options{NoRetry: true, SecondaryEndpoint: env.Endpoint}).Stats(ctxT(t))
+	_, err = newService(t, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}, SecondaryEndpoint: env.Endpoint}).Stats(ctxT(t))
 	var se *tablekit.ServiceError
 	if !errors.As(err, &se) {
 		t.Fatalf("Stats error = %v, want a *tablekit.ServiceError", err)

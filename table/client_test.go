@@ -16,6 +16,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/retry"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 )
@@ -138,8 +139,8 @@ func TestClientOptionsInstallOneRetryLayer(t *testing.T) {
 	if got := len(o.PerCallPolicies); got != 3 {
 		t.Errorf("per-call policies = %d, want 3 (unsupported calls, no-echo, retry)", got)
 	}
-	if got := len(ClientOptions(&Options{NoRetry: true, EchoInserts: true}).PerCallPolicies); got != 1 {
-		t.Errorf("NoRetry+EchoInserts: per-call policies = %d, want 1 (unsupported calls)", got)
+	if got := len(ClientOptions(&Options{Retry: &retry.Policy{MaxAttempts: 1}, EchoInserts: true}).PerCallPolicies); got != 2 {
+		t.Errorf("one attempt+EchoInserts: per-call policies = %d, want 2 (unsupported calls, retry)", got)
 	}
 	// The caller's options are not modified.
 	base := &Options{}

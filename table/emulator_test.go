@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -82,7 +83,7 @@ func TestNoEmulatorHint(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
-	svc, err := table.NewServiceWithSharedKey("http://"+addr+"/devstoreaccount1", "devstoreaccount1", devKey, &table.Options{NoRetry: true})
+	svc, err := table.NewServiceWithSharedKey("http://"+addr+"/devstoreaccount1", "devstoreaccount1", devKey, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,10 +36,9 @@ type Options struct {
 	// ResponseHeaderTimeout bounds the wait for a response after the request
 	// was sent. Default 60s (a query may run 5 s on the server per page).
 	ResponseHeaderTimeout time.Duration
-	// Retry is the retry policy for every request; nil means retry.Default().
+	// Retry is the retry policy for every request; nil means
+	// retry.Default(), and &retry.Policy{MaxAttempts: 1} retries nothing.
 	Retry *retry.Policy
-	// NoRetry turns retries off entirely (azcore's stay off as well).
-	NoRetry bool
 	// Transport replaces the tuned HTTP client, e.g. for tests. When set,
 	// PoolSize and the timeouts above are not used.
 	Transport policy.Transporter
@@ -182,9 +181,7 @@ func azcoreOptions(o *Options, tr policy.Transporter, auth policy.Policy) policy
 	}
 	co := opts.Azcore
 	co.PerCallPolicies = append([]policy.Policy(nil), co.PerCallPolicies...)
-	if !opts.NoRetry {
-		co.PerCallPolicies = append(co.PerCallPolicies, retry.NewPipelinePolicy(opts.Retry))
-	}
+	co.PerCallPolicies = append(co.PerCallPolicies, retry.NewPipelinePolicy(opts.Retry))
 	perRetry := []policy.Policy{newLocationPolicy(&opts)}
 	if auth != nil {
 		perRetry = append([]policy.Policy{auth}, perRetry...)

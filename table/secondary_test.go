@@ -189,7 +189,7 @@ func TestSecondaryReads(t *testing.T) {
 		proxy.SetRules()
 		cs := "DefaultEndpointsProtocol=http;AccountName=" + env.Account + ";AccountKey=" + env.Key +
 			";TableEndpoint=" + proxy.Endpoint(env.Account) + ";TableSecondaryEndpoint=" + second.Endpoint()
-		svc, err := table.NewService(cs, &table.Options{NoRetry: true})
+		svc, err := table.NewService(cs, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -233,7 +233,7 @@ func (f *fakeHosts) Do(r *http.Request) (*http.Response, error) {
 func TestSecondaryHostDerived(t *testing.T) {
 	const key = "b3RoZXJrZXk="
 	fake := &fakeHosts{busy: map[string]bool{"acct.table.core.windows.net": true}}
-	svc, err := table.NewService("AccountName=acct;AccountKey="+key, &table.Options{Location: table.PrimaryThenSecondary, Transport: fake, NoRetry: true})
+	svc, err := table.NewService("AccountName=acct;AccountKey="+key, &table.Options{Location: table.PrimaryThenSecondary, Transport: fake, Retry: &retry.Policy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -444,7 +444,7 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 	})
 
 	t.Run("stats", func(t *testing.T) {
-		svc, err := table.NewService(base, &table.Options{NoRetry: true})
+		svc, err := table.NewService(base, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}

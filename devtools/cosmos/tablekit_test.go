@@ -6,6 +6,7 @@ import (
 
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -21,7 +22,7 @@ func TestTablekitThroughStandIn(t *testing.T) {
 	env, cs, _ := standIn(t, nil)
 	hc := cs.Client()
 	t.Cleanup(hc.CloseIdleConnections)
-	svc, err := table.NewServiceWithSharedKey(cs.Endpoint(), env.Account, env.Key, &table.Options{Transport: hc, NoRetry: true})
+	svc, err := table.NewServiceWithSharedKey(cs.Endpoint(), env.Account, env.Key, &table.Options{Transport: hc, Retry: &retry.Policy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
