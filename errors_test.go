@@ -116,7 +116,7 @@ func TestErrorModel(t *testing.T) {
 			_, err = other.Get(ctx, "p", "r", nil)
 			return err
 		}, tablekit.ErrTableNotFound, isService},
-		{"Add: exists", nil, func() error { _, err := tbl.Add(ctx, row{PartitionKey: "p", RowKey: "r"}, nil); return err }, tablekit.ErrAlreadyExists, isService},
+		{"Add: exists", nil, func() error { _, err := tbl.Add(ctx, row{PartitionKey: "p", RowKey: "r"}); return err }, tablekit.ErrAlreadyExists, isService},
 		{"Update: stale ETag", nil, func() error {
 			_, err := tbl.Update(ctx, row{PartitionKey: "p", RowKey: "r"}, table.Replace, stored.ETag)
 			return err
@@ -145,7 +145,7 @@ func TestErrorModel(t *testing.T) {
 		{"Get: reply cut short on every attempt", []faults.Rule{{Match: entity(http.MethodGet), Fault: faults.TruncateAfterForward()}},
 			func() error { _, err := tbl.Get(ctx, "p", "r", nil); return err }, tablekit.ErrUnavailable, noType},
 		{"Add: reply lost, the retry finds it", []faults.Rule{{Match: entity(http.MethodPost), Times: 1, Fault: faults.DropAfterForward()}},
-			func() error { _, err := tbl.Add(ctx, row{PartitionKey: "p", RowKey: "lost"}, nil); return err }, tablekit.ErrMaybeCommitted, isMaybe},
+			func() error { _, err := tbl.Add(ctx, row{PartitionKey: "p", RowKey: "lost"}); return err }, tablekit.ErrMaybeCommitted, isMaybe},
 		{"Upsert: reply lost on every attempt", []faults.Rule{{Match: entity(http.MethodPut), Fault: faults.DropAfterForward()}},
 			func() error {
 				_, err := tbl.Upsert(ctx, row{PartitionKey: "p", RowKey: "r3"}, table.Replace)

@@ -167,7 +167,7 @@ func TestSubmitAfterBrokenReply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			direct, viaProxy, px := proxied(t)
 			ctx := ctxT(t, time.Minute)
-			res, err := direct.Add(ctx, item{PartitionKey: "p", RowKey: "old", N: 1}, nil)
+			res, err := direct.Add(ctx, item{PartitionKey: "p", RowKey: "old", N: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -43,7 +43,7 @@
 // upper bound for the URLs). [Transaction.Size] reports it. Tests compare
 // it with the bytes sent, and a body of 4 MiB - 1 byte commits on Azurite.
 //
-// On success Submit returns a [Result] per operation, in order, with the
+// On success Submit returns an [OpResult] per operation, in order, with the
 // new ETag of each write.
 //
 // # Failures

@@ -30,20 +30,21 @@ type Reading struct {
 }
 
 // openTable connects with the connection string in the environment (make
-// test and make demo set it for a local Azurite) and creates a table.
-func openTable[T any](ctx context.Context, name string) *table.Table[T] {
+// test and make demo set it for a local Azurite) and creates a table;
+// drop deletes it.
+func openTable[T any](ctx context.Context, name string) (t *table.Table[T], drop func()) {
 	svc, err := table.NewService(os.Getenv("TABLEKIT_CONNECTION_STRING"), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	t, err := table.New[T](svc, name+strconv.Itoa(os.Getpid()))
+	t, err = table.New[T](svc, name+strconv.Itoa(os.Getpid()))
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := t.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, t.Name()); err != nil {
 		log.Fatal(err)
 	}
-	return t
+	return t, func() { _ = svc.DeleteTable(context.WithoutCancel(ctx), t.Name()) }
 }
 
 // Three lines of an order are written together or not at all. A second
@@ -51,8 +52,8 @@ func openTable[T any](ctx context.Context, name string) *table.Table[T] {
 // is not written either.
 func Example() {
 	ctx := context.Background()
-	lines := openTable[Line](ctx, "examplelines")
-	defer lines.DeleteTable(ctx)
+	lines, drop := openTable[Line](ctx, "examplelines")
+	defer drop()
 
 	res, err := batch.New(lines).
 		Add(Line{PartitionKey: "order-1001", RowKey: "01", SKU: "apple", Qty: 3}).
@@ -85,8 +86,8 @@ func Example() {
 // Rules are checked before any request.
 func ExampleTransaction_Validate() {
 	ctx := context.Background()
-	lines := openTable[Line](ctx, "examplevalidate")
-	defer lines.DeleteTable(ctx)
+	lines, drop := openTable[Line](ctx, "examplevalidate")
+	defer drop()
 
 	tx := batch.New(lines).
 		Upsert(Line{PartitionKey: "order-1", RowKey: "01", SKU: "apple"}, table.Replace).
@@ -103,8 +104,8 @@ func ExampleTransaction_Validate() {
 // and 50 operations per sensor, four sensors in parallel.
 func ExampleWrite() {
 	ctx := context.Background()
-	readings := openTable[Reading](ctx, "examplereadings")
-	defer readings.DeleteTable(ctx)
+	readings, drop := openTable[Reading](ctx, "examplereadings")
+	defer drop()
 
 	var ops []batch.Op[Reading]
 	for i := range 1000 {
@@ -134,8 +135,8 @@ func ExampleWrite() {
 // are read as they are needed.
 func ExampleWriteSeq() {
 	ctx := context.Background()
-	readings := openTable[Reading](ctx, "examplestream")
-	defer readings.DeleteTable(ctx)
+	readings, drop := openTable[Reading](ctx, "examplestream")
+	defer drop()
 
 	ops := func(yield func(batch.Op[Reading]) bool) {
 		for i := range 450 {
@@ -159,9 +160,9 @@ func ExampleWriteSeq() {
 // exists; with ContinueOnError the other sensors are written in full.
 func ExampleSummary_State() {
 	ctx := context.Background()
-	readings := openTable[Reading](ctx, "examplepartial")
-	defer readings.DeleteTable(ctx)
-	if _, err := readings.Add(ctx, Reading{PartitionKey: "b", RowKey: "000120"}, nil); err != nil {
+	readings, drop := openTable[Reading](ctx, "examplepartial")
+	defer drop()
+	if _, err := readings.Add(ctx, Reading{PartitionKey: "b", RowKey: "000120"}); err != nil {
 		log.Fatal(err)
 	}
 

@@ -24,7 +24,7 @@ func TestErrorsSayEachPrefixOnce(t *testing.T) {
 	_, invalidErr := batch.New(items).Add(item{PartitionKey: "p", RowKey: "r", S: "\xff"}).Submit(ctx)
 	_, mixedErr := batch.New(items).Add(item{PartitionKey: "p", RowKey: "r"}).Add(item{PartitionKey: "q", RowKey: "r"}).Submit(ctx)
 	_, writeErr := batch.Write(ctx, items, []batch.Op[item]{{Entity: item{PartitionKey: "p", RowKey: "r", S: "\xff"}}}, nil)
-	if _, err := items.Add(ctx, item{PartitionKey: "p", RowKey: "exists"}, nil); err != nil {
+	if _, err := items.Add(ctx, item{PartitionKey: "p", RowKey: "exists"}); err != nil {
 		t.Fatal(err)
 	}
 	_, conflictErr := batch.Write(ctx, items, []batch.Op[item]{{Kind: batch.Add, Entity: item{PartitionKey: "p", RowKey: "exists"}}}, nil)

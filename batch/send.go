@@ -75,7 +75,7 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResul
 		results := make([]OpResult, len(parts))
 		for i, p := range parts {
 			etag := azcore.ETag(p.ETag)
-			results[i] = OpResult{StatusCode: p.StatusCode, Result: table.Result{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}}
+			results[i] = OpResult{StatusCode: p.StatusCode, Meta: table.Meta{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}}
 		}
 		return results, nil
 	}

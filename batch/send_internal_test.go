@@ -34,10 +34,10 @@ func TestSendUnchecked(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := tbl.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, tbl.Name()); err != nil {
 		t.Fatal(err)
 	}
-	defer tbl.DeleteTable(context.Background())
+	defer svc.DeleteTable(context.Background(), tbl.Name())
 	enc := newEncoder(tbl)
 	prepare := func(ops []Op[row]) []encoded {
 		wire := make([]encoded, len(ops))

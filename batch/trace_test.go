@@ -108,7 +108,7 @@ func TestWriteSpans(t *testing.T) {
 func TestWriteSpanError(t *testing.T) {
 	tbl, _, rec := tracedTable(t)
 	ctx := ctxT(t, time.Minute)
-	if _, err := tbl.Add(ctx, item{PartitionKey: "p", RowKey: "taken"}, nil); err != nil {
+	if _, err := tbl.Add(ctx, item{PartitionKey: "p", RowKey: "taken"}); err != nil {
 		t.Fatal(err)
 	}
 	ops := []batch.Op[item]{

@@ -16,7 +16,7 @@ type OpResult struct {
 	// deletes (inserts are sent with Prefer: return-no-content).
 	StatusCode int
 	// ETag and Timestamp of the stored entity; empty for a Delete.
-	table.Result
+	table.Meta
 }
 
 // Transaction is one atomic entity group transaction on a table: up to 100
@@ -131,7 +131,7 @@ func (tx *Transaction[T]) Validate() error {
 	return nil
 }
 
-// Submit sends the transaction and returns one Result per operation, in
+// Submit sends the transaction and returns one OpResult per operation, in
 // order. The service applies all operations or none. Errors:
 //   - a *tablekit.ValidationError when a rule is broken; nothing was sent;
 //   - a *tablekit.ServiceError with the operation's Index when the service

@@ -496,7 +496,7 @@ func TestTransactionTableNotFound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tbl.DeleteTable(ctxT(t, time.Minute)); err != nil {
+	if _, err := tbl.Client().Delete(ctxT(t, time.Minute), nil); err != nil {
 		t.Fatal(err)
 	}
 	_, err = batch.New(missing).Upsert(item{PartitionKey: "p", RowKey: "r"}, table.Replace).Submit(ctxT(t, time.Minute))

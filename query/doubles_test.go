@@ -32,7 +32,7 @@ func TestDoubleSpecials(t *testing.T) {
 		"one": 1.5, "max": math.MaxFloat64, "nmax": -math.MaxFloat64,
 	}
 	for rk, x := range values {
-		if _, err := tbl.Add(ctx, measure{PartitionKey: "p", RowKey: rk, V: x}, nil); err != nil {
+		if _, err := tbl.Add(ctx, measure{PartitionKey: "p", RowKey: rk, V: x}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -37,7 +37,7 @@ type Query[T any] struct {
 	anyTypes    bool
 	noTableScan bool
 	// schema is the stored type filters and $select are checked against:
-	// T's plan, or the queried type's after Project.
+	// T's plan.
 	schema *codec.Plan
 	err    error
 }

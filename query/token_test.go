@@ -88,10 +88,10 @@ func TestTokenFixtureResumes(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := tbl.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, tbl.Name()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+	t.Cleanup(func() { _ = svc.DeleteTable(context.Background(), tbl.Name()) })
 	all := fixtureItems()
 	load(t, tbl, all)
 

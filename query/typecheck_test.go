@@ -90,7 +90,11 @@ func TestPropertyNamesChecked(t *testing.T) {
 	if _, err := Collect(New(tbl).Where(Partition("p00")).Select("N", "Sx").All(ctx)); !errors.Is(err, tablekit.ErrInvalid) || !strings.Contains(err.Error(), "Sx") {
 		t.Errorf("misspelt Select: err = %v, want tablekit.ErrInvalid naming Sx", err)
 	}
-	if _, err := Collect(Project[narrow](New(tbl).Where(Property("Nope").Eq(Int32(1)))).All(ctx)); !errors.Is(err, tablekit.ErrInvalid) {
+	narrowed, err := table.As[narrow](tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(New(narrowed).Where(Property("Nope").Eq(Int32(1))).All(ctx)); !errors.Is(err, tablekit.ErrInvalid) {
 		t.Errorf("projected query, misspelt filter: err = %v, want tablekit.ErrInvalid", err)
 	}
 	if n := rec.Count() - before; n != 0 {

@@ -13,29 +13,26 @@ import (
 	"github.com/tablekit/tablekit/internal/errmap"
 )
 
-// VerifyUpdate resolves tablekit.ErrMaybeCommitted after Update(ctx, e, mode, ...):
-// it reads the stored entity with e's keys and reports whether it holds
-// what the update wrote. With Replace that is every property T maps, as
-// Verify checks; with Merge only the properties e carries, since the
-// others keep their stored values. Result is the stored version's, so a
-// caller that finds its update committed can go on with the ETag. When
-// same is false, someone else's write won: read again and decide, as after
-// tablekit.ErrPreconditionFailed.
-func (t *Table[T]) VerifyUpdate(ctx context.Context, e T, mode Mode) (same bool, stored Result, err error) {
+// Verify resolves tablekit.ErrMaybeCommitted after Add, Update or Upsert
+// of e: it reads the stored entity with e's keys and reports whether it
+// holds what the write sent: with Replace every property T maps, with
+// Merge the properties e carries. Meta is the stored version's; when same
+// is false, someone else's write won: read again and decide.
+func (t *Table[T]) Verify(ctx context.Context, e T, mode Mode) (same bool, stored Meta, err error) {
 	if err := t.ready(); err != nil {
-		return false, Result{}, err
+		return false, Meta{}, err
 	}
 	if _, err := mode.merge(); err != nil {
-		return false, Result{}, err
+		return false, Meta{}, err
 	}
 	want, err := t.Marshal(e)
 	if err != nil {
-		return false, Result{}, err
+		return false, Meta{}, err
 	}
 	pk, rk := t.keys(&e)
 	got, stored, err := t.storedBody(ctx, pk, rk)
 	if err != nil {
-		return false, Result{}, err
+		return false, Meta{}, err
 	}
 	if mode == Replace {
 		return bytes.Equal(got, want), stored, nil
@@ -46,17 +43,17 @@ func (t *Table[T]) VerifyUpdate(ctx context.Context, e T, mode Mode) (same bool,
 
 // storedBody reads an entity and encodes it again as T, so that it compares
 // byte for byte with what Marshal sent.
-func (t *Table[T]) storedBody(ctx context.Context, pk, rk string) ([]byte, Result, error) {
+func (t *Table[T]) storedBody(ctx context.Context, pk, rk string) ([]byte, Meta, error) {
 	data, etag, err := t.handle().Get(ctx, pk, rk)
 	if err != nil {
-		return nil, Result{}, errmap.Map("verify", err)
+		return nil, Meta{}, errmap.Map("verify", err)
 	}
 	e, err := t.Unmarshal(data)
 	if err != nil {
-		return nil, Result{}, err
+		return nil, Meta{}, err
 	}
 	body, err := t.Marshal(e)
-	return body, resultOf(etag), err
+	return body, metaOf(etag), err
 }
 
 // carries reports whether the entity JSON got has every property of want,

@@ -18,7 +18,7 @@ import (
 // (or cut short) is retried; the retry's 412 or 404 is the write's own
 // doing, so the caller hears "maybe committed" (or, for a delete that finds
 // the entity gone, success), never a plain precondition failure or
-// not-found. VerifyUpdate tells what happened.
+// not-found. Verify tells what happened.
 //
 // On Cosmos DB (Options.Backend, in front of the same emulator) a merge goes
 // as POST with X-HTTP-Method: MERGE, and is still a conditional update.
@@ -49,12 +49,12 @@ func testAmbiguousUpdateAndDelete(t *testing.T, be table.Backend) {
 	tests := []struct {
 		name     string
 		write    func(context.Context, Row, azcore.ETag) error
-		mode     table.Mode // for VerifyUpdate; 0 for a delete
+		mode     table.Mode // for Verify; 0 for a delete
 		rules    []faults.Rule
 		stale    bool  // write with an outdated ETag
 		missing  bool  // no entity stored first
 		want     error // nil: success
-		verified bool  // VerifyUpdate's answer afterwards
+		verified bool  // Verify's answer afterwards
 	}{
 		{"replace, response lost", update(table.Replace), table.Replace, []faults.Rule{once(http.MethodPut, faults.DropAfterForward())}, false, false, tablekit.ErrMaybeCommitted, true},
 		{"merge, response lost", update(table.Merge), table.Merge, []faults.Rule{once(merge, faults.DropAfterForward())}, false, false, tablekit.ErrMaybeCommitted, true},
@@ -71,7 +71,7 @@ func testAmbiguousUpdateAndDelete(t *testing.T, be table.Backend) {
 			e := Row{"p", fmt.Sprint("u", i), 1}
 			etag := azcore.ETag(`W/"datetime'2000-01-01T00%3A00%3A00.0000000Z'"`)
 			if !tc.missing {
-				res, err := tbl.Add(ctx, e, nil)
+				res, err := tbl.Add(ctx, e)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -104,15 +104,15 @@ func testAmbiguousUpdateAndDelete(t *testing.T, be table.Backend) {
 				}
 				return
 			}
-			same, stored, err := tbl.VerifyUpdate(ctx, e, tc.mode)
+			same, stored, err := tbl.Verify(ctx, e, tc.mode)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if same != tc.verified {
-				t.Errorf("VerifyUpdate: got %v, want %v", same, tc.verified)
+				t.Errorf("Verify: got %v, want %v", same, tc.verified)
 			}
 			if got, err := tbl.Get(ctx, e.PartitionKey, e.RowKey, nil); err != nil || (same && stored.ETag == "") {
-				t.Errorf("stored %+v, %v; VerifyUpdate result %+v", got, err, stored)
+				t.Errorf("stored %+v, %v; Verify result %+v", got, err, stored)
 			}
 		})
 	}

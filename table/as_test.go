@@ -27,7 +27,7 @@ func TestAsKeepsTheTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dyn.Add(ctx, e, nil); err != nil {
+	if _, err := dyn.Add(ctx, e); err != nil {
 		t.Fatal(err)
 	}
 	if got := tr.last(); !bytes.Equal(got, want) {

@@ -40,7 +40,7 @@ func TestAztablesTypes(t *testing.T) {
 	if _, sent := decodeMap(t, body)["Timestamp"]; sent {
 		t.Errorf("Marshal sent the read-only Timestamp: %s", body)
 	}
-	if _, err := tbl.Add(ctx, in, nil); err != nil {
+	if _, err := tbl.Add(ctx, in); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := tbl.Client().GetEntity(ctx, "p", "r", nil)

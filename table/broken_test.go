@@ -17,7 +17,7 @@ import (
 func TestBrokenReads(t *testing.T) {
 	tbl, px := proxied(t, table.Options{Retry: &fast})
 	ctx := ctxT(t)
-	if _, err := tbl.Add(ctx, Row{"p", "r", 7}, nil); err != nil {
+	if _, err := tbl.Add(ctx, Row{"p", "r", 7}); err != nil {
 		t.Fatal(err)
 	}
 	reads := faults.Method(http.MethodGet)
@@ -64,17 +64,20 @@ func TestBrokenReads(t *testing.T) {
 
 // TestBrokenInsertEcho: an insert whose echoed entity is cut short was
 // committed; it is retried, and the retry's conflict is tablekit.ErrMaybeCommitted,
-// which AddOptions.Verify resolves.
+// which Verify resolves.
 func TestBrokenInsertEcho(t *testing.T) {
 	tbl, px := proxied(t, table.Options{Retry: &fast, EchoInserts: true})
 	ctx := ctxT(t)
 	cut := faults.Rule{Match: faults.Method(http.MethodPost), Times: 1, Fault: faults.TruncateAfterForward()}
 	px.SetRules(cut)
-	if _, err := tbl.Add(ctx, Row{"p", "a", 1}, nil); !errors.Is(err, tablekit.ErrMaybeCommitted) {
+	if _, err := tbl.Add(ctx, Row{"p", "a", 1}); !errors.Is(err, tablekit.ErrMaybeCommitted) {
 		t.Fatalf("got %v, want tablekit.ErrMaybeCommitted", err)
 	}
 	px.SetRules(cut)
-	if res, err := tbl.Add(ctx, Row{"p", "b", 2}, &table.AddOptions{Verify: true}); err != nil || res.ETag == "" {
-		t.Fatalf("Add with Verify: got %+v, %v; want success with the stored ETag", res, err)
+	if _, err := tbl.Add(ctx, Row{"p", "b", 2}); !errors.Is(err, tablekit.ErrMaybeCommitted) {
+		t.Fatalf("got %v, want tablekit.ErrMaybeCommitted", err)
+	}
+	if same, stored, err := tbl.Verify(ctx, Row{"p", "b", 2}, table.Replace); err != nil || !same || stored.ETag == "" {
+		t.Fatalf("Verify: got %v, %+v, %v; want the insert committed, with the stored ETag", same, stored, err)
 	}
 }

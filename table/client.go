@@ -118,14 +118,25 @@ func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Opti
 	return (*Service)(core.NewService(raw, newConn(o, serviceURL, auth, tr), serviceURL, "", "")), nil
 }
 
-// NewServiceWithSAS connects with an account SAS URL, e.g.
-// https://account.table.core.windows.net/?sv=...&sig=...
+// NewServiceWithSAS connects with a SAS URL: an account SAS
+// (https://account.table.core.windows.net/?sv=...&sig=...) or a table SAS
+// (.../<table>?sv=...&tn=<table>&sig=...). The service can do what the SAS
+// permits: with a table SAS, open that table with New.
 func NewServiceWithSAS(sasURL string, o *Options) (*Service, error) {
 	u, err := url.Parse(sasURL)
 	if err != nil || u.Host == "" {
-		return nil, errmap.Invalid("", "connection string", "not a URL")
+		return nil, errmap.Invalid("", "SAS URL", "not a URL")
 	}
-	endpoint := u.Scheme + "://" + u.Host + strings.TrimSuffix(u.Path, "/")
+	path := strings.TrimSuffix(u.Path, "/")
+	if tn := u.Query().Get("tn"); tn != "" {
+		// A table SAS: the account endpoint is the path without the table.
+		i := strings.LastIndexByte(path, '/')
+		if i < 0 || !strings.EqualFold(path[i+1:], tn) {
+			return nil, errmap.Invalid("", "SAS URL", "a table SAS (tn) whose path does not end with its table")
+		}
+		path = path[:i]
+	}
+	endpoint := u.Scheme + "://" + u.Host + path
 	if err := checkScheme(endpoint, o); err != nil {
 		return nil, err
 	}
@@ -145,50 +156,6 @@ func newSASService(endpoint, sasURL string, o *Options) (*Service, error) {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
 	return (*Service)(core.NewService(raw, newConn(o, sasURL, nil, tr), endpoint, "", "")), nil
-}
-
-// NewClientFromSASURL returns an aztables client for the table in a table
-// SAS URL (https://account.table.core.windows.net/<table>?sv=...&sig=...),
-// with tablekit's options. The table's name is returned with it.
-func NewClientFromSASURL(tableSASURL string, o *Options) (*aztables.Client, string, error) {
-	u, name, err := parseTableSASURL(tableSASURL, o)
-	if err != nil {
-		return nil, "", err
-	}
-	c, err := aztables.NewClientWithNoCredential(clientURL(u), ClientOptions(o))
-	if err != nil {
-		return nil, "", fmt.Errorf("table: client: %w", err)
-	}
-	return c, name, nil
-}
-
-// clientURL is the URL aztables is given for a table SAS URL u from
-// parseTableSASURL.
-func clientURL(u *url.URL) string { return u.Scheme + "://" + u.Host + u.Path + "?" + u.RawQuery }
-
-// parseTableSASURL checks a table SAS URL and returns it without a
-// trailing slash, with the table's name.
-func parseTableSASURL(tableSASURL string, o *Options) (*url.URL, string, error) {
-	u, err := url.Parse(tableSASURL)
-	if err != nil || u.Host == "" {
-		return nil, "", errmap.Invalid("", "connection string", "not a URL")
-	}
-	path := strings.TrimSuffix(u.Path, "/")
-	i := strings.LastIndexByte(path, '/')
-	if i < 0 {
-		return nil, "", errmap.Invalid("", "table name", "the SAS URL names no table")
-	}
-	name := path[i+1:]
-	if err := validateTableName(name); err != nil {
-		return nil, "", err
-	}
-	if err := checkScheme(u.Scheme+"://"+u.Host, o); err != nil {
-		return nil, "", err
-	}
-	if err := checkLocation(u.Scheme+"://"+u.Host+path[:i], "", "", o); err != nil {
-		return nil, "", err
-	}
-	return &url.URL{Scheme: u.Scheme, Host: u.Host, Path: path, RawQuery: u.RawQuery}, name, nil
 }
 
 // Endpoint is the table service URL, without a trailing slash.

@@ -166,7 +166,7 @@ func TestCosmosEntityLimits(t *testing.T) {
 		t.Errorf("read back %d properties, want %d, the same", len(got.Properties), len(big.Properties))
 	}
 	big.RowKey = "added"
-	if _, err := tbl.Add(ctx, big, nil); err != nil {
+	if _, err := tbl.Add(ctx, big); err != nil {
 		t.Errorf("Add of 1.5 MB: %v", err)
 	}
 
@@ -178,7 +178,7 @@ func TestCosmosEntityLimits(t *testing.T) {
 		rule string
 	}{
 		{"Upsert of 2.2 MB", func() error { _, err := tbl.Upsert(ctx, bigEntity("p", "huge", 2_200_000), table.Replace); return err }, tablekit.ErrInvalid, "entity too large"},
-		{"Add of 2.2 MB", func() error { _, err := tbl.Add(ctx, bigEntity("p", "huge", 2_200_000), nil); return err }, tablekit.ErrInvalid, "entity too large"},
+		{"Add of 2.2 MB", func() error { _, err := tbl.Add(ctx, bigEntity("p", "huge", 2_200_000)); return err }, tablekit.ErrInvalid, "entity too large"},
 		{"RowKey of 256 bytes", func() error {
 			_, err := tbl.Upsert(ctx, table.Entity{PartitionKey: "p", RowKey: long}, table.Replace)
 			return err
@@ -286,12 +286,12 @@ func TestCosmosThrottledWrites(t *testing.T) {
 		{Match: inserts, Times: 2},
 	} {
 		cs.SetThrottle(th)
-		if _, err := tbl.Add(ctx, keyed{PartitionKey: "p", RowKey: fmt.Sprint("ok", i)}, nil); err != nil {
+		if _, err := tbl.Add(ctx, keyed{PartitionKey: "p", RowKey: fmt.Sprint("ok", i)}); err != nil {
 			t.Errorf("Add through two 429s (hint %v): %v", th.RetryAfter, err)
 		}
 	}
 	cs.SetThrottle(cosmos.Throttle{Match: inserts, RetryAfter: time.Millisecond})
-	_, err := tbl.Add(ctx, keyed{PartitionKey: "p", RowKey: "never"}, nil)
+	_, err := tbl.Add(ctx, keyed{PartitionKey: "p", RowKey: "never"})
 	if !errors.Is(err, tablekit.ErrThrottled) || errors.Is(err, tablekit.ErrMaybeCommitted) {
 		t.Errorf("Add throttled to the end: got %v, want tablekit.ErrThrottled alone", err)
 	}

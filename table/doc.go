@@ -10,8 +10,8 @@
 //
 // Connection strings from the portal, SAS connection strings, Cosmos DB's
 // TableEndpoint form and "UseDevelopmentStorage=true" (Azurite) all work;
-// [NewServiceWithSharedKey], [NewServiceWithToken], [NewServiceWithSAS] and
-// [NewFromSASURL] cover the other credentials. https is required except for
+// [NewServiceWithSharedKey], [NewServiceWithToken] and [NewServiceWithSAS]
+// (an account or a table SAS URL) cover the other credentials. https is required except for
 // loopback unless [Options].AllowInsecureHTTP is set; the emulator's
 // well-known account (its key is public) may use http on any host, so
 // "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://azurite"
@@ -47,7 +47,7 @@
 // fails retryably, or always; writes stay on the primary. The secondary is
 // <account>-secondary.table.<suffix> on the service and <account>-secondary
 // on Azurite's host and port. It lags behind, with no bound the service
-// guarantees: [GetOptions].ServedFrom and [WithReadLocations] tell a caller
+// guarantees: [WithReadLocations] tells a caller
 // whether what it read may be stale.
 //
 // # Requests
@@ -127,11 +127,11 @@
 // A value's Go type is its EDM type (string, bool, int32, int64, float64,
 // time.Time, [GUID], []byte), both ways, so writing back what was read
 // never changes a stored type; any other Go type is a [*tablekit.ValidationError].
-// Table[Entity] works with everything Table[T] does. [ToEntity] and
-// [FromEntity] convert typed entities, so one transaction can hold rows of
-// several types and a mixed query can decode each row by a discriminator;
-// [Entity.EDM] and [EntityFromEDM] convert aztables.EDMEntity values; [As]
-// opens the same table with another type. [RawEntity] keeps the
+// Table[Entity] works with everything Table[T] does. [As] opens the same
+// table with another type, so one transaction can hold rows of several
+// types and a mixed query can decode each row by a discriminator:
+// [Table.Marshal] of one view and [Table.Unmarshal] of another convert an
+// entity as a write and a read would. [RawEntity] keeps the
 // properties as the service's JSON instead, for programs that move
 // entities without looking at them (copies, backups): no map is built or
 // encoded again.

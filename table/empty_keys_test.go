@@ -25,13 +25,13 @@ func TestEmptyKeysRefused(t *testing.T) {
 			name string
 			call func() error
 		}{
-			{"Add", func() error { _, err := tbl.Add(ctx, e, nil); return err }},
+			{"Add", func() error { _, err := tbl.Add(ctx, e); return err }},
 			{"Upsert", func() error { _, err := tbl.Upsert(ctx, e, table.Merge); return err }},
 			{"Update", func() error { _, err := tbl.Update(ctx, e, table.Replace, table.AnyETag); return err }},
 			{"Get", func() error { _, err := tbl.Get(ctx, k.pk, k.rk, nil); return err }},
 			{"Get with Select", func() error { _, err := tbl.Get(ctx, k.pk, k.rk, &table.GetOptions{Select: []string{"N"}}); return err }},
 			{"Delete", func() error { return tbl.Delete(ctx, k.pk, k.rk, table.AnyETag) }},
-			{"Verify", func() error { _, err := tbl.Verify(ctx, e); return err }},
+			{"Verify", func() error { _, _, err := tbl.Verify(ctx, e, table.Replace); return err }},
 			{"Marshal", func() error { _, err := tbl.Marshal(e); return err }},
 		}
 		for _, c := range calls {

@@ -37,7 +37,7 @@ func TestErrorsSayEachPrefixOnce(t *testing.T) {
 	_, newTypeErr := table.New[struct{ A int }](svc, "prefixes")
 	_, newNameErr := table.New[prefixRow](svc, "1bad")
 	_, ticksErr := table.TimeFromReverseTicks("abc")
-	_, addErr := tbl.Add(ctx, prefixRow{PartitionKey: "p", RowKey: "r", S: "\xff"}, nil)
+	_, addErr := tbl.Add(ctx, prefixRow{PartitionKey: "p", RowKey: "r", S: "\xff"})
 	_, rawErr := raw.Marshal(table.RawEntity{PartitionKey: "p", RowKey: "r", Properties: []byte(`{"X@odata.type":"Edm.Int32","X":"5"}`)})
 	_, updateErr := tbl.Update(ctx, prefixRow{PartitionKey: "p", RowKey: "r"}, table.Merge, "")
 	for _, c := range []struct {

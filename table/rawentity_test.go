@@ -31,7 +31,7 @@ func TestRawEntityRoundTrip(t *testing.T) {
 	src := table.Entity{PartitionKey: "p'1", RowKey: "src", Properties: edges()}
 	src.Properties["DOne"] = 1.0 // whole Doubles must stay Doubles
 	src.Properties["DZero"] = 0.0
-	if _, err := dyn.Add(ctx, src, nil); err != nil {
+	if _, err := dyn.Add(ctx, src); err != nil {
 		t.Fatal(err)
 	}
 	want, err := dyn.Get(ctx, src.PartitionKey, src.RowKey, nil)

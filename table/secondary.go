@@ -55,22 +55,13 @@ func (m LocationMode) String() string {
 	return fmt.Sprintf("LocationMode(%d)", int(m))
 }
 
-// Location is the endpoint that served a read.
-type Location int
+// location is the endpoint that served a read.
+type location int
 
 const (
-	// Primary is the account's primary endpoint.
-	Primary Location = iota
-	// Secondary is the geo-secondary: the data may be behind the primary.
-	Secondary
+	atPrimary   location = iota // the account's primary endpoint
+	atSecondary                 // the geo-secondary: the data may be behind
 )
-
-func (l Location) String() string {
-	if l == Secondary {
-		return "Secondary"
-	}
-	return "Primary"
-}
 
 // ReadLocations counts the successful read responses (entities and query
 // pages) that the requests made with its context got from each endpoint.
@@ -86,8 +77,8 @@ func (r *ReadLocations) Primary() int64 { return r.primary.Load() }
 // Secondary is the number of read responses served by the secondary.
 func (r *ReadLocations) Secondary() int64 { return r.secondary.Load() }
 
-func (r *ReadLocations) add(l Location) {
-	if l == Secondary {
+func (r *ReadLocations) add(l location) {
+	if l == atSecondary {
 		r.secondary.Add(1)
 	} else {
 		r.primary.Add(1)
@@ -138,7 +129,7 @@ func (p locationPolicy) Do(req *policy.Request) (*http.Response, error) {
 	rl, _ := r.Context().Value(readLocationsKey{}).(*ReadLocations)
 	if p.mode == PrimaryOnly {
 		resp, err := req.Next()
-		record(rl, resp, err, Primary)
+		record(rl, resp, err, atPrimary)
 		return resp, err
 	}
 	u := p.secondaryURL(r.URL)
@@ -147,12 +138,12 @@ func (p locationPolicy) Do(req *policy.Request) (*http.Response, error) {
 			return nil, errmap.Invalidf("", "Location", "SecondaryOnly, but no secondary endpoint is known for %s (set Options.SecondaryEndpoint)", r.URL.Host)
 		}
 		resp, err := sendTo(req, u)
-		record(rl, resp, err, Secondary)
+		record(rl, resp, err, atSecondary)
 		return resp, err
 	}
 	resp, err := req.Next()
 	if u == nil || !failedRetryably(resp, err) || r.Context().Err() != nil {
-		record(rl, resp, err, Primary)
+		record(rl, resp, err, atPrimary)
 		return resp, err
 	}
 	if resp != nil {
@@ -160,11 +151,11 @@ func (p locationPolicy) Do(req *policy.Request) (*http.Response, error) {
 		resp.Body.Close()
 	}
 	resp, err = sendTo(req, u)
-	record(rl, resp, err, Secondary)
+	record(rl, resp, err, atSecondary)
 	return resp, err
 }
 
-func record(rl *ReadLocations, resp *http.Response, err error, l Location) {
+func record(rl *ReadLocations, resp *http.Response, err error, l location) {
 	if rl != nil && err == nil && resp != nil && resp.StatusCode < 400 {
 		rl.add(l)
 	}
@@ -319,18 +310,4 @@ func withSecondary(o *Options, secondary string) *Options {
 	}
 	c.SecondaryEndpoint = secondary
 	return &c
-}
-
-// servedFrom records in *where the endpoint that served a Get.
-func servedFrom(ctx context.Context, where *Location) (context.Context, func()) {
-	if where == nil {
-		return ctx, func() {}
-	}
-	var rl ReadLocations
-	return WithReadLocations(ctx, &rl), func() {
-		*where = Primary
-		if rl.Secondary() > 0 {
-			*where = Secondary
-		}
-	}
 }

@@ -55,10 +55,10 @@ func TestSecondaryReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tbl.CreateTable(ctx); err != nil {
+		if err := svc.CreateTable(ctx, tbl.Name()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+		t.Cleanup(func() { _ = svc.DeleteTable(context.Background(), tbl.Name()) })
 		for _, rk := range []string{"r1", "r2"} {
 			if _, err := tbl.Upsert(ctx, Where{"p", rk, ep.label}, table.Replace); err != nil {
 				t.Fatal(err)
@@ -94,17 +94,17 @@ func TestSecondaryReads(t *testing.T) {
 		rowKey   string
 		selected bool // Get with Select (a query underneath)
 		want     string
-		wantFrom table.Location
+		wantFrom location
 		wantErr  error
 	}{
-		{"primary only, healthy", table.PrimaryOnly, false, "r1", false, "primary", table.Primary, nil},
+		{"primary only, healthy", table.PrimaryOnly, false, "r1", false, "primary", locPrimary, nil},
 		{"primary only, busy", table.PrimaryOnly, true, "r1", false, "", 0, tablekit.ErrThrottled},
-		{"fail over, healthy", table.PrimaryThenSecondary, false, "r1", false, "primary", table.Primary, nil},
-		{"fail over, busy", table.PrimaryThenSecondary, true, "r1", false, "secondary", table.Secondary, nil},
-		{"fail over, busy, select", table.PrimaryThenSecondary, true, "r1", true, "secondary", table.Secondary, nil},
+		{"fail over, healthy", table.PrimaryThenSecondary, false, "r1", false, "primary", locPrimary, nil},
+		{"fail over, busy", table.PrimaryThenSecondary, true, "r1", false, "secondary", locSecondary, nil},
+		{"fail over, busy, select", table.PrimaryThenSecondary, true, "r1", true, "secondary", locSecondary, nil},
 		{"fail over, not found is final", table.PrimaryThenSecondary, false, "lagging", false, "", 0, tablekit.ErrNotFound},
-		{"secondary only", table.SecondaryOnly, false, "r1", false, "secondary", table.Secondary, nil},
-		{"secondary only, primary busy", table.SecondaryOnly, true, "r1", false, "secondary", table.Secondary, nil},
+		{"secondary only", table.SecondaryOnly, false, "r1", false, "secondary", locSecondary, nil},
+		{"secondary only, primary busy", table.SecondaryOnly, true, "r1", false, "secondary", locSecondary, nil},
 	}
 	for _, tt := range getTests {
 		t.Run("get/"+tt.name, func(t *testing.T) {
@@ -115,12 +115,11 @@ func TestSecondaryReads(t *testing.T) {
 			}
 			proxy.Reset()
 			tbl := open(t, tt.mode)
-			from := table.Location(-1)
-			o := &table.GetOptions{ServedFrom: &from}
+			o := &table.GetOptions{}
 			if tt.selected {
 				o.Select = []string{"From"}
 			}
-			got, err := tbl.Get(ctx, "p", tt.rowKey, o)
+			got, from, err := getFrom(ctx, tbl, "p", tt.rowKey, o)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("Get error = %v, want %v", err, tt.wantErr)
@@ -241,12 +240,11 @@ func TestSecondaryHostDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var from table.Location
-	e, err := tbl.Get(context.Background(), "p", "r", &table.GetOptions{ServedFrom: &from})
+	e, from, err := getFrom(context.Background(), tbl, "p", "r", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "acct-secondary.table.core.windows.net"; e.From != want || from != table.Secondary {
+	if want := "acct-secondary.table.core.windows.net"; e.From != want || from != locSecondary {
 		t.Errorf("Get = %q from %v, want %q from Secondary", e.From, from, want)
 	}
 	if want := "GET acct.table.core.windows.net,GET acct-secondary.table.core.windows.net"; strings.Join(fake.hosts, ",") != want {
@@ -338,15 +336,15 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 		mode     table.LocationMode
 		fail     bool
 		selected bool
-		wantFrom table.Location
+		wantFrom location
 	}{
-		{"primary only", base, table.PrimaryOnly, false, false, table.Primary},
-		{"secondary only, derived", base, table.SecondaryOnly, false, false, table.Secondary},
-		{"secondary only, select", base, table.SecondaryOnly, false, true, table.Secondary},
-		{"secondary only, in the connection string", base + ";TableSecondaryEndpoint=" + proxy.Endpoint(env.Account) + "-secondary", table.SecondaryOnly, false, false, table.Secondary},
-		{"fail over, healthy", base, table.PrimaryThenSecondary, false, false, table.Primary},
-		{"fail over, busy", base, table.PrimaryThenSecondary, true, false, table.Secondary},
-		{"fail over, busy, select", base, table.PrimaryThenSecondary, true, true, table.Secondary},
+		{"primary only", base, table.PrimaryOnly, false, false, locPrimary},
+		{"secondary only, derived", base, table.SecondaryOnly, false, false, locSecondary},
+		{"secondary only, select", base, table.SecondaryOnly, false, true, locSecondary},
+		{"secondary only, in the connection string", base + ";TableSecondaryEndpoint=" + proxy.Endpoint(env.Account) + "-secondary", table.SecondaryOnly, false, false, locSecondary},
+		{"fail over, healthy", base, table.PrimaryThenSecondary, false, false, locPrimary},
+		{"fail over, busy", base, table.PrimaryThenSecondary, true, false, locSecondary},
+		{"fail over, busy, select", base, table.PrimaryThenSecondary, true, true, locSecondary},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -358,12 +356,11 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 			defer proxy.SetRules()
 			tbl := open(t, tt.cs, tt.mode)
 			proxy.Reset()
-			from := table.Location(-1)
-			o := &table.GetOptions{ServedFrom: &from}
+			o := &table.GetOptions{}
 			if tt.selected {
 				o.Select = []string{"From"}
 			}
-			got, err := tbl.Get(ctx, "p", "r1", o)
+			got, from, err := getFrom(ctx, tbl, "p", "r1", o)
 			if err != nil || got.From != "stored" || from != tt.wantFrom {
 				t.Fatalf("Get = %+v from %v, %v; want the entity from %v", got, from, err, tt.wantFrom)
 			}
@@ -376,7 +373,7 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 				n++
 			}
 			wantSecondary := int64(0)
-			if tt.wantFrom == table.Secondary {
+			if tt.wantFrom == locSecondary {
 				wantSecondary = 2 // two pages
 			}
 			if n != 3 || rl.Secondary() != wantSecondary || rl.Primary() != 2-wantSecondary {
@@ -384,7 +381,7 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 			}
 			askedPrimary := proxy.Count("GET "+primary) > 0
 			askedSecondary := proxy.Count("GET "+secondary) > 0
-			if askedPrimary != (tt.mode != table.SecondaryOnly) || askedSecondary != (tt.wantFrom == table.Secondary) {
+			if askedPrimary != (tt.mode != table.SecondaryOnly) || askedSecondary != (tt.wantFrom == locSecondary) {
 				t.Errorf("asked the primary %v, the secondary %v (%v)", askedPrimary, askedSecondary, proxy.Counts())
 			}
 		})
@@ -429,15 +426,14 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fromURL, err := table.NewFromSASURL[Where](u, &table.Options{Location: table.SecondaryOnly})
+		fromURL, err := openSAS[Where](u, &table.Options{Location: table.SecondaryOnly})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for name, tbl := range map[string]*table.Table[Where]{"account SAS": fromService, "table SAS": fromURL} {
 			proxy.Reset()
-			from := table.Location(-1)
-			got, err := tbl.Get(ctx, "p", "r1", &table.GetOptions{ServedFrom: &from})
-			if err != nil || got.From != "stored" || from != table.Secondary || proxy.Count("GET "+secondary) != 1 {
+			got, from, err := getFrom(ctx, tbl, "p", "r1", nil)
+			if err != nil || got.From != "stored" || from != locSecondary || proxy.Count("GET "+secondary) != 1 {
 				t.Errorf("%s: Get = %+v from %v, %v (%v); want the entity from the secondary", name, got, from, err, proxy.Counts())
 			}
 		}
@@ -460,4 +456,25 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 			t.Errorf("stats requests %v, want one to the secondary", proxy.Counts())
 		}
 	})
+}
+
+// location is the endpoint that served a read, as a ReadLocations tells.
+type location int
+
+const (
+	locPrimary location = iota
+	locSecondary
+)
+
+func (l location) String() string { return [...]string{"primary", "secondary"}[l] }
+
+// getFrom is Get with the endpoint that served it.
+func getFrom[T any](ctx context.Context, tbl *table.Table[T], pk, rk string, o *table.GetOptions) (T, location, error) {
+	var rl table.ReadLocations
+	e, err := tbl.Get(table.WithReadLocations(ctx, &rl), pk, rk, o)
+	from := locPrimary
+	if rl.Secondary() > 0 {
+		from = locSecondary
+	}
+	return e, from, err
 }

@@ -86,7 +86,7 @@ func TestOwnTypesRoundTrip(t *testing.T) {
 	ctx := ctxT(t)
 	id, _ := table.ParseGUID("0f8fad5b-d9cb-469f-a165-70867728950e")
 	want := strictFields{PartitionKey: "p", RowKey: "r", When: time.Date(2020, 1, 1, 0, 0, 0, 100, time.UTC), ID: id, Blob: []byte{0, 1}}
-	if _, err := tbl.Add(ctx, want, nil); err != nil {
+	if _, err := tbl.Add(ctx, want); err != nil {
 		t.Fatal(err)
 	}
 	got, err := tbl.Get(ctx, "p", "r", nil)

@@ -1,10 +1,8 @@
 package table
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"reflect"
 	"time"
@@ -16,7 +14,6 @@ import (
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/errmap"
-	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -46,20 +43,12 @@ func (m Mode) merge() (bool, error) {
 	return false, errmap.Invalid("", "mode", "must be table.Merge or table.Replace")
 }
 
-// Meta can be embedded in an entity struct to receive the ETag and Timestamp
-// of every entity read, with no tags needed.
+// Meta is the stored version of an entity: what every write returns, and,
+// embedded in an entity struct, what every read fills in with no tags
+// needed. Pass ETag to Update or Delete for optimistic concurrency.
 type Meta struct {
 	ETag      azcore.ETag `table:",etag"`
-	Timestamp time.Time   `table:",timestamp"`
-}
-
-// Result describes a successful write.
-type Result struct {
-	// ETag identifies the stored version; pass it to Update or Delete for
-	// optimistic concurrency.
-	ETag azcore.ETag
-	// Timestamp is the service's last-modified time, read from the ETag.
-	Timestamp time.Time
+	Timestamp time.Time   `table:",timestamp"` // the service's last-modified time
 }
 
 // Table is a typed handle on one table. T is a struct whose fields map to
@@ -110,56 +99,12 @@ func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
 	return (*Table[T])(core.WrapClient(c, name, plan)), nil
 }
 
-// NewFromSASURL opens the table named in a table SAS URL, with the SAS as
-// its only credential. What it can do is what the SAS permits.
-func NewFromSASURL[T any](tableSASURL string, o *Options) (*Table[T], error) {
-	u, name, err := parseTableSASURL(tableSASURL, o)
-	if err != nil {
-		return nil, err
-	}
-	plan, err := codec.For(reflect.TypeFor[T]())
-	if err != nil {
-		return nil, err
-	}
-	tr := o.transport()
-	c, err := aztables.NewClientWithNoCredential(clientURL(u), clientOptions(o, tr, nil))
-	if err != nil {
-		return nil, fmt.Errorf("table: client: %w", err)
-	}
-	conn := newConn(o, txwire.EndpointOf(u), nil, tr)
-	return (*Table[T])(core.NewTable(conn, c, name, plan)), nil
-}
-
 // Name is the table's name.
 func (t *Table[T]) Name() string { return t.handle().Name() }
 
 // Client is the underlying aztables client: the one given to Wrap, or one
 // on the service's transport, retry policy and credentials.
 func (t *Table[T]) Client() *aztables.Client { return t.handle().Client() }
-
-// CreateTable creates the table if it does not exist yet.
-func (t *Table[T]) CreateTable(ctx context.Context) error {
-	if err := t.ready(); err != nil {
-		return err
-	}
-	_, err := t.Client().CreateTable(ctx, nil)
-	if err = errmap.Map("create table", err); errors.Is(err, tablekit.ErrAlreadyExists) {
-		return nil
-	}
-	return err
-}
-
-// DeleteTable deletes the table and all its entities; nil if it does not exist.
-func (t *Table[T]) DeleteTable(ctx context.Context) error {
-	if err := t.ready(); err != nil {
-		return err
-	}
-	_, err := t.Client().Delete(ctx, nil)
-	if err = errmap.Map("delete table", err); errors.Is(err, tablekit.ErrTableNotFound) || errors.Is(err, tablekit.ErrNotFound) {
-		return nil
-	}
-	return err
-}
 
 // Marshal encodes e as the service's JSON, with exact EDM type annotations,
 // after checking every rule of the table's backend (a *tablekit.ValidationError
@@ -194,9 +139,6 @@ type GetOptions struct {
 	// ETag): projection on the server saves bandwidth and decoding. Names
 	// must be properties of T.
 	Select []string
-	// ServedFrom, when set, receives the endpoint that served the entity:
-	// Secondary means it may lag behind the primary (Options.Location).
-	ServedFrom *Location
 }
 
 // Get reads one entity by its keys: a point query, the cheapest read there
@@ -209,11 +151,6 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 	var zero T
 	if err := t.checkKeys(partitionKey, rowKey); err != nil {
 		return zero, err
-	}
-	if o != nil {
-		var done func()
-		ctx, done = servedFrom(ctx, o.ServedFrom)
-		defer done()
 	}
 	if o != nil && len(o.Select) > 0 {
 		return t.getSelect(ctx, partitionKey, rowKey, o.Select)
@@ -278,96 +215,47 @@ func (t *Table[T]) firstOf(page []byte) (e T, ok bool, err error) {
 
 var errNoEntity = errors.New("no entity with these keys")
 
-// AddOptions are the options of Add; nil means defaults.
-type AddOptions struct {
-	// Verify resolves an ambiguous insert: when a retried insert finds the
-	// entity already there (tablekit.ErrMaybeCommitted), Add reads it back and returns
-	// success if it equals e, which means the earlier attempt committed it.
-	Verify bool
-}
-
-// Add inserts e. It fails with an error matching tablekit.ErrAlreadyExists when an
-// entity with the same keys exists, and tablekit.ErrMaybeCommitted when a retry after
-// a lost response found it (see AddOptions.Verify). Result carries the ETag
-// and Timestamp, all that the service's echo of the entity would add, so a
-// client from ClientOptions asks for no echo unless Options.EchoInserts is
-// set; a client given to Wrap without it gets the echo, which only costs the
-// download.
-func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) {
+// Add inserts e. It fails with an error matching tablekit.ErrAlreadyExists
+// when an entity with the same keys exists, and tablekit.ErrMaybeCommitted
+// when a retry after a lost reply found it (Verify tells). The Meta is
+// all the service's echo of the entity would add, so inserts ask for no
+// echo unless Options.EchoInserts is set.
+func (t *Table[T]) Add(ctx context.Context, e T) (Meta, error) {
 	if err := t.ready(); err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	body, err := t.Marshal(e)
 	if err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	etag, err := t.handle().Insert(ctx, body)
 	if err != nil {
-		err = errmap.Map("add", err)
-		if o != nil && o.Verify && errors.Is(err, tablekit.ErrMaybeCommitted) {
-			pk, rk := t.keys(&e)
-			same, stored, verr := t.compare(ctx, pk, rk, body)
-			if verr == nil && same {
-				return stored, nil
-			}
-		}
-		return Result{}, err
+		return Meta{}, errmap.Map("add", err)
 	}
-	return resultOf(etag), nil
-}
-
-// Verify reports whether the stored entity with e's keys equals e in every
-// property T maps. Use it to resolve tablekit.ErrMaybeCommitted after Add.
-func (t *Table[T]) Verify(ctx context.Context, e T) (bool, error) {
-	if err := t.ready(); err != nil {
-		return false, err
-	}
-	body, err := t.Marshal(e)
-	if err != nil {
-		return false, err
-	}
-	pk, rk := t.keys(&e)
-	same, _, err := t.compare(ctx, pk, rk, body)
-	return same, err
-}
-
-func (t *Table[T]) compare(ctx context.Context, pk, rk string, want []byte) (bool, Result, error) {
-	data, etag, err := t.handle().Get(ctx, pk, rk)
-	if err != nil {
-		return false, Result{}, errmap.Map("verify", err)
-	}
-	stored, err := t.Unmarshal(data)
-	if err != nil {
-		return false, Result{}, err
-	}
-	got, err := t.Marshal(stored)
-	if err != nil {
-		return false, Result{}, err
-	}
-	return bytes.Equal(got, want), resultOf(etag), nil
+	return metaOf(etag), nil
 }
 
 // Upsert inserts e or, if an entity with its keys exists, merges into it or
 // replaces it. It needs no ETag and no read first: the checklist's way to
 // write when the last writer may win. Retrying an upsert is always safe.
-func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Result, error) {
+func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Meta, error) {
 	if err := t.ready(); err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	merge, err := mode.merge()
 	if err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	body, err := t.Marshal(e)
 	if err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	pk, rk := t.keys(&e)
 	etag, err := t.handle().Write(ctx, core.Write{PartitionKey: pk, RowKey: rk, Entity: body, Merge: merge})
 	if err != nil {
-		return Result{}, errmap.Map("upsert", err)
+		return Meta{}, errmap.Map("upsert", err)
 	}
-	return resultOf(etag), nil
+	return metaOf(etag), nil
 }
 
 // Update changes an existing entity if its ETag still matches: optimistic
@@ -375,28 +263,28 @@ func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Result, error) {
 // since it was read, tablekit.ErrNotFound when it is gone, and tablekit.ErrInvalid when
 // etag is empty. Pass AnyETag to overwrite unconditionally. When a retry
 // after a lost response gets 412, the first attempt may have committed: the
-// error is tablekit.ErrMaybeCommitted, and VerifyUpdate tells.
-func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag) (Result, error) {
+// error is tablekit.ErrMaybeCommitted, and Verify tells.
+func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag) (Meta, error) {
 	if err := t.ready(); err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	merge, err := mode.merge()
 	if err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	if etag == "" {
-		return Result{}, errETagRequired
+		return Meta{}, errETagRequired
 	}
 	body, err := t.Marshal(e)
 	if err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	pk, rk := t.keys(&e)
 	stored, err := t.handle().Write(ctx, core.Write{PartitionKey: pk, RowKey: rk, Entity: body, Merge: merge, IfMatch: &etag})
 	if err != nil {
-		return Result{}, errmap.Map("update", err)
+		return Meta{}, errmap.Map("update", err)
 	}
-	return resultOf(stored), nil
+	return metaOf(stored), nil
 }
 
 // Delete removes an entity if its ETag still matches (tablekit.ErrPreconditionFailed
@@ -433,6 +321,6 @@ func (t *Table[T]) checkKeys(pk, rk string) error {
 
 // resultOf reads the Timestamp out of the ETag: a write that returns no
 // entity carries it only there.
-func resultOf(etag azcore.ETag) Result {
-	return Result{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}
+func metaOf(etag azcore.ETag) Meta {
+	return Meta{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}
 }

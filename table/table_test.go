@@ -81,7 +81,7 @@ func TestRoundTripEveryType(t *testing.T) {
 	tbl, _ := newTable[Everything](t, nil)
 	ctx := ctxT(t)
 	in := sample()
-	res, err := tbl.Add(ctx, in, nil)
+	res, err := tbl.Add(ctx, in)
 	if err != nil {
 		t.Fatalf("Add: %v", err)
 	}
@@ -182,12 +182,12 @@ func TestCRUDAndConcurrency(t *testing.T) {
 	tbl, _ := newTable[Item](t, nil)
 	ctx := ctxT(t)
 	note := "first"
-	first, err := tbl.Add(ctx, Item{PartitionKey: "p", RowKey: "r", Count: 1, Note: &note}, nil)
+	first, err := tbl.Add(ctx, Item{PartitionKey: "p", RowKey: "r", Count: 1, Note: &note})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	_, err = tbl.Add(ctx, Item{PartitionKey: "p", RowKey: "r"}, nil)
+	_, err = tbl.Add(ctx, Item{PartitionKey: "p", RowKey: "r"})
 	var re *azcore.ResponseError
 	if !errors.Is(err, tablekit.ErrAlreadyExists) || !errors.As(err, &re) || re.StatusCode != 409 {
 		t.Fatalf("second Add: err = %v, want tablekit.ErrAlreadyExists with a 409 ResponseError", err)
@@ -255,7 +255,7 @@ func TestProjection(t *testing.T) {
 	tbl, _ := newTable[Everything](t, nil)
 	ctx := ctxT(t)
 	in := sample()
-	if _, err := tbl.Add(ctx, in, nil); err != nil {
+	if _, err := tbl.Add(ctx, in); err != nil {
 		t.Fatal(err)
 	}
 	got, err := tbl.Get(ctx, in.PartitionKey, in.RowKey, &table.GetOptions{Select: []string{"Name", "Big"}})
@@ -293,7 +293,7 @@ func TestTableLifecycle(t *testing.T) {
 	if _, err := tbl.Get(ctx, "p", "r", nil); !errors.Is(err, tablekit.ErrTableNotFound) && !errors.Is(err, tablekit.ErrNotFound) {
 		t.Fatalf("Get on a missing table: %v", err)
 	}
-	if _, err := tbl.Add(ctx, E{"p", "r"}, nil); !errors.Is(err, tablekit.ErrTableNotFound) {
+	if _, err := tbl.Add(ctx, E{"p", "r"}); !errors.Is(err, tablekit.ErrTableNotFound) {
 		t.Fatalf("Add on a missing table: err = %v, want tablekit.ErrTableNotFound", err)
 	}
 	for i := 0; i < 2; i++ { // create is idempotent
@@ -301,11 +301,11 @@ func TestTableLifecycle(t *testing.T) {
 			t.Fatalf("CreateTable #%d: %v", i+1, err)
 		}
 	}
-	if _, err := tbl.Add(ctx, E{"p", "r"}, nil); err != nil {
+	if _, err := tbl.Add(ctx, E{"p", "r"}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ { // delete is idempotent
-		if err := tbl.DeleteTable(ctx); err != nil {
+		if err := svc.DeleteTable(ctx, tbl.Name()); err != nil {
 			t.Fatalf("DeleteTable #%d: %v", i+1, err)
 		}
 	}
@@ -320,7 +320,7 @@ func TestNoEcho(t *testing.T) {
 	ctx := ctxT(t)
 	payload := strings.Repeat("x", 20000)
 	before := rec.Bytes()
-	if _, err := tbl.Add(ctx, Big{"p", "a", payload}, nil); err != nil {
+	if _, err := tbl.Add(ctx, Big{"p", "a", payload}); err != nil {
 		t.Fatal(err)
 	}
 	if got := rec.Last().Header.Get("Prefer"); got != "return-no-content" {
@@ -372,7 +372,7 @@ func TestAddEcho(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tbl, rec := newTable[Big](t, tc.opts)
 			before := rec.Bytes()
-			res, err := tbl.Add(ctxT(t), Big{"p", "r", payload}, nil)
+			res, err := tbl.Add(ctxT(t), Big{"p", "r", payload})
 			if err != nil {
 				t.Fatal(err)
 			}

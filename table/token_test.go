@@ -94,10 +94,10 @@ func TestTokenService(t *testing.T) {
 			want, _ := tb.Marshal(in)
 			rec.entity = want
 			ctx := context.Background()
-			if err := tb.CreateTable(ctx); err != nil {
+			if err := svc.CreateTable(ctx, tb.Name()); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := tb.Add(ctx, in, nil); err != nil {
+			if _, err := tb.Add(ctx, in); err != nil {
 				t.Fatal(err)
 			}
 			if rec.body != string(want) {

@@ -42,7 +42,7 @@ func TestValidationSendsNothing(t *testing.T) {
 		name string
 		do   func(context.Context, Valid) error
 	}{
-		{"Add", func(ctx context.Context, e Valid) error { _, err := tbl.Add(ctx, e, nil); return err }},
+		{"Add", func(ctx context.Context, e Valid) error { _, err := tbl.Add(ctx, e); return err }},
 		{"Upsert", func(ctx context.Context, e Valid) error { _, err := tbl.Upsert(ctx, e, table.Merge); return err }},
 		{"Update", func(ctx context.Context, e Valid) error {
 			_, err := tbl.Update(ctx, e, table.Replace, table.AnyETag)

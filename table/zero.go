@@ -7,7 +7,7 @@ import "github.com/tablekit/tablekit/internal/errmap"
 // run first in every method that would touch what New or NewService builds.
 
 var (
-	errZeroTable   = errmap.Invalid("", "table", "zero or nil Table (open tables with table.New, Wrap or NewFromSASURL)")
+	errZeroTable   = errmap.Invalid("", "table", "zero or nil Table (open tables with table.New or Wrap)")
 	errZeroService = errmap.Invalid("", "service", "zero or nil Service (make it with table.NewService or a sibling)")
 )
 

@@ -15,11 +15,11 @@ var zeroValues = map[string]any{
 	"Service": new(table.Service), "Backend": new(table.Backend),
 	"ConnectionString": new(table.ConnectionString),
 	"GUID":             new(table.GUID), "Options": new(table.Options), "LocationMode": new(table.LocationMode),
-	"Location": new(table.Location), "ReadLocations": new(table.ReadLocations), "Mode": new(table.Mode),
-	"Meta": new(table.Meta), "Result": new(table.Result), "Table": new(table.Table[keyed]),
-	"GetOptions": new(table.GetOptions), "AddOptions": new(table.AddOptions),
-	"Entity":    new(table.Entity),
-	"RawEntity": new(table.RawEntity),
+	"ReadLocations": new(table.ReadLocations), "Mode": new(table.Mode),
+	"Meta": new(table.Meta), "Table": new(table.Table[keyed]),
+	"GetOptions": new(table.GetOptions),
+	"Entity":     new(table.Entity),
+	"RawEntity":  new(table.RawEntity),
 }
 
 // TestZeroValuesDoNotPanic calls every exported method of every exported

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -130,7 +129,7 @@ func TestE2ECosmosKillAndResume(t *testing.T) {
 	})
 	t.Run("copy", func(t *testing.T) {
 		dname := testenv.TableName(t)
-		t.Cleanup(func() { _ = dynTableOf(t, c.az.ConnectionString, dname).DeleteTable(context.Background()) })
+		t.Cleanup(func() { dropTable(t, c.az.ConnectionString, dname) })
 		ckpt := filepath.Join(dir, "copy.ckpt")
 		args := append([]string{"copy", name, dname, "--checkpoint", ckpt}, fast...)
 		killWhenCheckpointedEnv(t, c.env, ckpt, args...)
@@ -189,7 +188,7 @@ func TestE2ECosmosChangingOrder(t *testing.T) {
 func TestE2ECosmosThrottled(t *testing.T) {
 	c := newCosmosRun(t, nil)
 	dname := testenv.TableName(t)
-	t.Cleanup(func() { _ = dynTableOf(t, c.az.ConnectionString, dname).DeleteTable(context.Background()) })
+	t.Cleanup(func() { dropTable(t, c.az.ConnectionString, dname) })
 	var lines []string
 	for i := range 250 {
 		lines = append(lines, fmt.Sprintf(`{"PartitionKey":"p%d","RowKey":"%03d","N":%d}`, i%2, i, i))

@@ -28,7 +28,7 @@ func TestTablekitThroughStandIn(t *testing.T) {
 	}
 	tbl := testenv.NewTable[item](t, svc)
 	ctx := ctx(t)
-	if _, err := tbl.Add(ctx, item{PartitionKey: "p", RowKey: "a", N: 1}, nil); err != nil {
+	if _, err := tbl.Add(ctx, item{PartitionKey: "p", RowKey: "a", N: 1}); err != nil {
 		t.Fatalf("add: %v", err)
 	}
 	if _, err := tbl.Upsert(ctx, item{PartitionKey: "p", RowKey: "a", N: 2}, table.Merge); err != nil {

@@ -76,14 +76,14 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		if err := logins.CreateTable(ctx); err != nil {
+		if err := svc.CreateTable(ctx, logins.Name()); err != nil {
 			return err
 		}
 		for i := range loginsPerDay {
 			at := day.Add(time.Duration(i) * time.Minute)
 			l := Login{PartitionKey: fmt.Sprintf("user%02d", i%usersPerDay), RowKey: table.PadUint(uint64(table.Ticks(at)), 19),
 				IP: fmt.Sprintf("10.0.0.%d", i), At: at}
-			if _, err := logins.Add(ctx, l, nil); err != nil {
+			if _, err := logins.Add(ctx, l); err != nil {
 				return err
 			}
 		}

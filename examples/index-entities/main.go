@@ -107,10 +107,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := rows.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, rows.Name()); err != nil {
 		return err
 	}
-	defer rows.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), rows.Name())
 	fmt.Println("table", rows.Name())
 	if err := indexEntities(ctx, rows); err != nil {
 		return err
@@ -230,7 +230,7 @@ func denormalization(ctx context.Context, rows *table.Table[Row]) error {
 	}
 	d := Row{PartitionKey: dept, RowKey: "dept",
 		Department: Department{ManagerID: mgr, ManagerName: m.FirstName + " " + m.LastName, ManagerEmail: m.Email}}
-	if _, err := rows.Add(ctx, d, nil); err != nil {
+	if _, err := rows.Add(ctx, d); err != nil {
 		return err
 	}
 

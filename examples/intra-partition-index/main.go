@@ -69,10 +69,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := emps.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, emps.Name()); err != nil {
 		return err
 	}
-	defer emps.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), emps.Name())
 	fmt.Println("table", emps.Name())
 
 	for _, e := range []Employee{

@@ -67,11 +67,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := counters.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, counters.Name()); err != nil {
 		return err
 	}
 	// Clean up even when the run fails or times out.
-	defer counters.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), counters.Name())
 	fmt.Printf("table %s: %d writers x %d increments of one counter\n", counters.Name(), writers, incsPerWriter)
 
 	// With ETags: every increment survives.
@@ -98,7 +98,7 @@ func run() error {
 // count and the number of 412 conflicts the writers retried.
 func race(ctx context.Context, t *table.Table[Counter], rk string,
 	inc func(context.Context, *table.Table[Counter], string) (int, error)) (int64, int64, error) {
-	if _, err := t.Add(ctx, Counter{PartitionKey: "counters", RowKey: rk}, nil); err != nil {
+	if _, err := t.Add(ctx, Counter{PartitionKey: "counters", RowKey: rk}); err != nil {
 		return 0, 0, err
 	}
 	var (

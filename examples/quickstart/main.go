@@ -67,10 +67,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := orders.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, orders.Name()); err != nil {
 		return err
 	}
-	defer orders.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), orders.Name())
 	fmt.Printf("1. Connected to %s and created table %s\n", svc.Endpoint(), orders.Name())
 
 	// 2. Insert entities and read one back by its keys (a point read, the
@@ -78,7 +78,7 @@ func run() error {
 	now := time.Now().UTC().Truncate(time.Second)
 	for i, item := range []string{"coffee", "tea", "cocoa"} {
 		o := Order{PartitionKey: "alice", RowKey: table.PadUint(uint64(i+1), 6), Item: item, Quantity: 1, Total: 4.5, Placed: now}
-		if _, err := orders.Add(ctx, o, nil); err != nil {
+		if _, err := orders.Add(ctx, o); err != nil {
 			return err
 		}
 	}
@@ -175,7 +175,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	viewer, err := table.NewFromSASURL[Order](link, nil)
+	viewer, err := openSAS[Order](link)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	_, werr := viewer.Add(ctx, Order{PartitionKey: "bob", RowKey: "000009", Item: "free lunch", Placed: now}, nil)
+	_, werr := viewer.Add(ctx, Order{PartitionKey: "bob", RowKey: "000009", Item: "free lunch", Placed: now})
 	if !errors.Is(werr, tablekit.ErrForbidden) {
 		return fmt.Errorf("write with a read-only SAS: got %v, want tablekit.ErrForbidden", werr)
 	}
@@ -303,4 +303,18 @@ func uniqueName(prefix string) string {
 	b := make([]byte, 4)
 	rand.Read(b)
 	return prefix + hex.EncodeToString(b)
+}
+
+// openSAS opens the table a table SAS URL grants, with the SAS as the only
+// credential: what the table allows is what the SAS permits.
+func openSAS[T any](sasURL string) (*table.Table[T], error) {
+	p, err := sas.Parse(sasURL)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := table.NewServiceWithSAS(sasURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	return table.New[T](svc, p.Table)
 }

@@ -200,7 +200,7 @@ func large(ctx context.Context, svc *table.Service, name string) error {
 
 	// One entity cannot hold it: tablekit refuses before sending anything.
 	blobs, _ := table.New[Blob](svc, name)
-	_, err = blobs.Add(ctx, Blob{PartitionKey: id, RowKey: "whole", Data: value}, nil)
+	_, err = blobs.Add(ctx, Blob{PartitionKey: id, RowKey: "whole", Data: value})
 	fmt.Printf("large: %d bytes as one entity: %v\n", len(value), err)
 	if !errors.Is(err, tablekit.ErrInvalid) {
 		return fmt.Errorf("storing %d bytes in one property: got %v, want tablekit.ErrInvalid", len(value), err)

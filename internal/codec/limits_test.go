@@ -171,36 +171,3 @@ func TestRawEntitySizeOnCosmos(t *testing.T) {
 		t.Errorf("a RawEntity of 2 MiB of JSON on Cosmos DB: got %v, want %s", err, RuleEntityTooLarge)
 	}
 }
-
-// TestConvertIsLenient: a conversion knows no table, so it refuses only
-// what no backend takes: an entity too large for Table Storage that Cosmos
-// DB holds converts, and so does a name Cosmos DB reserves.
-func TestConvertIsLenient(t *testing.T) {
-	type big struct {
-		PartitionKey, RowKey           string
-		ID                             string
-		B0, B1, B2, B3, B4, B5, B6, B7 []byte
-		B8, B9, B10, B11, B12, B13     []byte
-		B14, B15, B16, B17, B18, B19   []byte
-	}
-	src := big{PartitionKey: "p", RowKey: "r", ID: "x"}
-	v := reflect.ValueOf(&src).Elem()
-	for i := 3; i < v.NumField(); i++ {
-		v.Field(i).SetBytes(make([]byte, storage.MaxBinaryBytes))
-	}
-	p, err := PlanFor[big]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Encode(nil, v, &storage); !errors.Is(err, tablekit.ErrInvalid) {
-		t.Fatalf("the test entity fits Table Storage (%v): it must not", err)
-	}
-	type same big
-	got, err := Convert[same](src)
-	if err != nil {
-		t.Fatalf("Convert: %v", err)
-	}
-	if got.ID != "x" || len(got.B19) != storage.MaxBinaryBytes {
-		t.Errorf("converted ID %q and %d bytes of B19, want x and %d", got.ID, len(got.B19), storage.MaxBinaryBytes)
-	}
-}
