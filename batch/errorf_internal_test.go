@@ -19,13 +19,13 @@ func TestErrorfSaysPrefixOnce(t *testing.T) {
 		is      []error
 		invalid bool // errors.As finds the *tablekit.ValidationError
 	}{
-		{errorf("%w: %w", ErrNotSent, inner), "batch: not sent: tablekit: invalid transaction: operation 3: r", []error{ErrNotSent, tablekit.ErrInvalid}, true},
+		{errorf("%w: %w", errNotSent, inner), "batch: not sent: tablekit: invalid transaction: operation 3: r", []error{errNotSent, tablekit.ErrInvalid}, true},
 		{errorf("%w: %d of %d operations committed: %w (and then: %w)", tablekit.ErrIncomplete, 1, 2, inner, context.Canceled),
 			"tablekit: not every operation was committed: 1 of 2 operations committed: tablekit: invalid transaction: operation 3: r (and then: context canceled)",
 			[]error{tablekit.ErrIncomplete, tablekit.ErrInvalid, context.Canceled}, true},
 		{errorf("%w; an earlier attempt may have committed: %w", inner, errors.New("batch: x")),
 			"tablekit: invalid transaction: operation 3: r; an earlier attempt may have committed: batch: x", []error{tablekit.ErrInvalid}, true},
-		{errorf("%w: %w", ErrNotSent, tablekit.ErrNotFound), "batch: not sent: tablekit: entity not found", []error{ErrNotSent, tablekit.ErrNotFound}, false},
+		{errorf("%w: %w", errNotSent, tablekit.ErrNotFound), "batch: not sent: tablekit: entity not found", []error{errNotSent, tablekit.ErrNotFound}, false},
 	} {
 		if got := c.err.Error(); got != c.want {
 			t.Errorf("got  %q\nwant %q", got, c.want)

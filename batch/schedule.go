@@ -65,11 +65,11 @@ func (w *writer[T]) dispatch(p *partition[T], toStart []*partition[T]) []*partit
 func (w *writer[T]) skipReason(p *partition[T], c *chunk[T]) error {
 	switch {
 	case w.ctx.Err() != nil:
-		return errorf("%w: %w", ErrNotSent, w.ctx.Err())
+		return errorf("%w: %w", errNotSent, w.ctx.Err())
 	case p.halted && c.id > p.lastToSend:
-		return fmt.Errorf("%w: an earlier transaction of the partition did not commit", ErrNotSent)
+		return fmt.Errorf("%w: an earlier transaction of the partition did not commit", errNotSent)
 	case w.sched.stopped:
-		return fmt.Errorf("%w: the writer stopped after a failure", ErrNotSent)
+		return fmt.Errorf("%w: the writer stopped after a failure", errNotSent)
 	}
 	return nil
 }

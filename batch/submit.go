@@ -32,7 +32,7 @@ func (w *writer[T]) submit(ctx context.Context, c *chunk[T]) (State, error) {
 	case err == nil:
 		return Committed, nil
 	case a.n == 0:
-		return NotSent, errorf("%w: %w", ErrNotSent, err)
+		return NotSent, errorf("%w: %w", errNotSent, err)
 	case a.doubt != nil:
 		cause := a.last
 		if ctx.Err() != nil || errors.Is(err, tablekit.ErrMaybeCommitted) {

@@ -87,7 +87,7 @@ type Chunk struct {
 	// matching tablekit.ErrMaybeCommitted (a retry after a lost reply found
 	// the change already made; the lost attempt's failure is wrapped
 	// too), a transport or context error (tablekit.ErrUnavailable when every
-	// attempt failed), or, for NotSent, an error matching ErrNotSent.
+	// attempt failed), or, for NotSent, an error matching errNotSent.
 	Err error
 }
 

@@ -25,10 +25,10 @@ const (
 	DefaultMaxBuffered = 64 << 20
 )
 
-// ErrNotSent is matched by the error of a chunk that was never sent (see
-// Chunk.Err): the writer stopped, the context ended, or an earlier chunk of
-// the same partition did not commit.
-var ErrNotSent = errors.New("batch: not sent")
+// errNotSent is wrapped by the error of a chunk that was never sent
+// (State NotSent): the writer stopped, the context ended, or an earlier
+// chunk of the same partition did not commit.
+var errNotSent = errors.New("batch: not sent")
 
 // WriteOptions tune Write and WriteSeq. nil and zero fields mean the
 // documented defaults; Write never modifies them.

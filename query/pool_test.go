@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/table"
 )
@@ -34,7 +35,7 @@ func TestParallelismBoundedByPool(t *testing.T) {
 	if tb, _ := table.New[item](def, "poolcheck"); (*core.Table)(tb).PoolSize() != table.DefaultPoolSize {
 		t.Errorf("default PoolSize() = %d, want %d", (*core.Table)(tb).PoolSize(), table.DefaultPoolSize)
 	}
-	custom, _ := table.NewService("UseDevelopmentStorage=true", &table.Options{Transport: table.NewHTTPClient(nil)})
+	custom, _ := table.NewService("UseDevelopmentStorage=true", &table.Options{Transport: testenv.TunedClient()})
 	if tb, _ := table.New[item](custom, "poolcheck"); (*core.Table)(tb).PoolSize() != 0 {
 		t.Errorf("caller transport: PoolSize() = %d, want 0 (unknown)", (*core.Table)(tb).PoolSize())
 	}

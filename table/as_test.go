@@ -14,7 +14,7 @@ import (
 // table's own pipeline, and its reads decode into it.
 func TestAsKeepsTheTable(t *testing.T) {
 	env := testenv.Azurite(t)
-	tr := &bodies{next: table.NewHTTPClient(nil)}
+	tr := &bodies{next: testenv.TunedClient()}
 	typed := testenv.NewTable[keyed](t, env.NewService(t, &table.Options{Transport: tr}))
 	dyn, err := table.As[table.Entity](typed)
 	if err != nil {

@@ -103,11 +103,11 @@ func TestTunedTransport(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	tr := NewHTTPClient(&Options{PoolSize: 100}).Transport.(*http.Transport)
+	tr := newHTTPClient(&Options{PoolSize: 100}).Transport.(*http.Transport)
 	if tr.MaxIdleConnsPerHost != 100 || tr.ExpectContinueTimeout != 0 || tr.IdleConnTimeout != 30*time.Second {
 		t.Errorf("transport: idle per host %d, expect-continue %v, idle timeout %v", tr.MaxIdleConnsPerHost, tr.ExpectContinueTimeout, tr.IdleConnTimeout)
 	}
-	if def := NewHTTPClient(nil).Transport.(*http.Transport); def.MaxIdleConnsPerHost != DefaultPoolSize {
+	if def := newHTTPClient(nil).Transport.(*http.Transport); def.MaxIdleConnsPerHost != DefaultPoolSize {
 		t.Errorf("default idle per host = %d, want %d", def.MaxIdleConnsPerHost, DefaultPoolSize)
 	}
 	c, err := tr.DialContext(context.Background(), "tcp", l.Addr().String())

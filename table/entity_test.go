@@ -277,7 +277,7 @@ func (w *wireBody) Do(req *http.Request) (*http.Response, error) {
 // Int32.
 func TestEntityWholeDouble(t *testing.T) {
 	ctx := ctxT(t)
-	wb := &wireBody{next: table.NewHTTPClient(nil)}
+	wb := &wireBody{next: testenv.TunedClient()}
 	env := testenv.Azurite(t)
 	svc, err := table.NewServiceWithSharedKey(env.Endpoint, env.Account, env.Key, &table.Options{Transport: wb})
 	if err != nil {

@@ -83,7 +83,7 @@ func (o *Options) parallelism() int {
 	return o.PoolSize
 }
 
-// poolSize is the idle pool per host of the transport NewHTTPClient builds,
+// poolSize is the idle pool per host of the transport newHTTPClient builds,
 // or 0 when the caller supplied the transport.
 func (o *Options) poolSize() int {
 	if o != nil && o.Transport != nil {
@@ -92,12 +92,12 @@ func (o *Options) poolSize() int {
 	return o.parallelism()
 }
 
-// NewHTTPClient returns the tuned *http.Client that ClientOptions installs:
+// newHTTPClient returns the tuned *http.Client that ClientOptions installs:
 // TCP_NODELAY set explicitly on every connection (Nagle off: small requests
 // are not held back waiting for ACKs), an idle pool per host sized to the
 // parallelism, keep-alive, no Expect: 100-continue, TLS 1.2 or later, and
 // timeouts. Everything else is as in azcore's default transport.
-func NewHTTPClient(o *Options) *http.Client {
+func newHTTPClient(o *Options) *http.Client {
 	var opts Options
 	if o != nil {
 		opts = *o
@@ -192,12 +192,12 @@ func azcoreOptions(o *Options, tr policy.Transporter, auth policy.Policy) policy
 	return co
 }
 
-// transport is Options.Transport, or a new tuned client (NewHTTPClient).
+// transport is Options.Transport, or a new tuned client (newHTTPClient).
 func (o *Options) transport() policy.Transporter {
 	if o != nil && o.Transport != nil {
 		return o.Transport
 	}
-	return NewHTTPClient(o)
+	return newHTTPClient(o)
 }
 
 // noEchoPolicy asks the service not to send an inserted entity back

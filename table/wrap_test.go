@@ -190,7 +190,7 @@ func (b *bodies) last() []byte {
 // whole Double written as 1).
 func TestWrapSendsAztablesEncoding(t *testing.T) {
 	env := testenv.Azurite(t)
-	tr := &bodies{next: table.NewHTTPClient(nil)}
+	tr := &bodies{next: testenv.TunedClient()}
 	built, _ := newTable[Row](t, nil)
 	svc := env.NewService(t, &table.Options{Transport: tr})
 	mine, err := table.New[table.Entity](svc, built.Name())

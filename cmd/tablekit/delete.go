@@ -195,7 +195,7 @@ func deleteKeys(ctx context.Context, t *table.Table[keyEntity], keys []keyEntity
 				// A retry after a lost reply found an entity gone: the
 				// first attempt deleted the whole transaction.
 				res.deleted++
-			case pass+1 < deleteMaxPasses && (cause == nil || errors.Is(cause, batch.ErrNotSent) || errors.Is(cause, tablekit.ErrNotFound)):
+			case pass+1 < deleteMaxPasses && (cause == nil || sum.State(i) == batch.NotSent || errors.Is(cause, tablekit.ErrNotFound)):
 				again = append(again, keys[i])
 			default:
 				res.failed++

@@ -139,7 +139,7 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 			case settled[i]:
 			case sum.State(i) == batch.Committed:
 				stored++
-			case cause == nil || errors.Is(cause, batch.ErrNotSent) || without[i] || sum.State(i) == batch.Unknown:
+			case cause == nil || sum.State(i) == batch.NotSent || without[i] || sum.State(i) == batch.Unknown:
 				// Unknown: an upsert sent again ends the same either way.
 				it.inDoubt = it.inDoubt || sum.State(i) == batch.Unknown
 				if stallCause == nil {

@@ -36,8 +36,18 @@ type Recorder struct {
 
 var _ policy.Transporter = (*Recorder)(nil)
 
-// NewRecorder returns a Recorder in front of table.NewHTTPClient(nil).
-func NewRecorder() *Recorder { return &Recorder{next: table.NewHTTPClient(nil)} }
+// NewRecorder returns a Recorder in front of TunedClient().
+func NewRecorder() *Recorder { return &Recorder{next: TunedClient()} }
+
+// TunedClient is the tuned *http.Client that table.ClientOptions installs,
+// for tests and benchmarks that wrap it.
+func TunedClient() *http.Client {
+	hc, ok := table.ClientOptions(nil).Transport.(*http.Client)
+	if !ok {
+		panic("testenv: table.ClientOptions no longer installs an *http.Client")
+	}
+	return hc
+}
 
 // Do records req, sends it, and counts the response body as it is read.
 func (r *Recorder) Do(req *http.Request) (*http.Response, error) {
