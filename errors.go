@@ -79,16 +79,20 @@ type ServiceError struct {
 	Err        error  // the original error
 }
 
+// Error says the outcome, the call, the status and code; never a URL or key.
 func (e *ServiceError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.outcome().Error())
 	b.WriteString(" (")
-	b.WriteString(e.Operation)
-	if e.Index >= 0 {
-		b.WriteString(": operation ")
-		b.WriteString(strconv.Itoa(e.Index))
+	if e.Operation != "" {
+		b.WriteString(e.Operation)
+		b.WriteString(": ")
 	}
-	b.WriteString(": ")
+	if e.Index >= 0 {
+		b.WriteString("operation ")
+		b.WriteString(strconv.Itoa(e.Index))
+		b.WriteString(": ")
+	}
 	b.WriteString(strconv.Itoa(e.StatusCode))
 	if e.Code != "" {
 		b.WriteString(" ")
@@ -153,6 +157,7 @@ type ValidationError struct {
 	Err       error  // an underlying error, if any
 }
 
+// Error names the call, the operation, the field and the rule; never the value.
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	b.WriteString("tablekit: invalid ")
@@ -195,6 +200,7 @@ type DecodeError struct {
 	Err      error  // an underlying error, if any
 }
 
+// Error names the property and what does not fit.
 func (e *DecodeError) Error() string {
 	if e.Property == "" {
 		return ErrDecode.Error() + ": " + e.Reason

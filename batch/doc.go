@@ -162,4 +162,55 @@
 // upserts and updates against 1 MiB of JSON rather than the service's
 // entity size formula, so a binary-heavy entity under the service's 1 MiB
 // can be refused by Azurite; the checks here follow the service.
+//
+// # How Write packs, retries and reports
+//
+// Operations are grouped by PartitionKey (in order of first appearance)
+// and packed into transactions within the limits of the table's backend
+// (100 operations; a body under 4 MiB on Table Storage, of 2 MiB on Cosmos
+// DB), each filled until the next operation does not fit. So every
+// transaction is at least 95% full by the limit that binds, except: the
+// last of each partition; one that the next entity does not fit into when
+// entities are bigger than 5% of the body limit; one closed because the
+// next operation is on an entity it already holds (a second operation on
+// an entity goes into a later transaction, which is sent only after the
+// earlier one committed); and, for WriteSeq, one closed early by
+// WriteOptions.MaxBuffered. WriteOptions.Reorder makes the second and
+// third cases rare.
+//
+// The default operation, Op{Entity: e}, is an upsert that replaces: a
+// transaction of upserts can be retried after a lost response without
+// failing and leaves each entity exactly as given; that holds for replies
+// lost, cut short or garbled. Transactions holding Add, conditional Update
+// or Delete operations are retried too; when such a retry follows an
+// attempt that may have committed and fails with 409, 412 or 404, the
+// chunk's error is a *tablekit.MaybeCommittedError (tablekit.ErrMaybeCommitted) that
+// also wraps the failure in doubt, and its State is Unknown. An Unknown
+// chunk does not stop the partition: its later chunks are sent without the
+// operations on the Unknown chunk's entities, which are NotSent.
+//
+// Atomicity is per transaction only. The error is nil when every
+// operation committed; otherwise it matches tablekit.ErrIncomplete, wraps the first
+// failure (errors.As finds a *tablekit.ServiceError, errors.Is
+// the table sentinels and context errors), and the Summary says what was
+// committed: Summary.State(i) for each operation, Summary.Incomplete for
+// the transactions that were refused, in doubt or not sent. When ctx ends,
+// Write stops sending, waits for nothing but the requests in flight (which
+// end with ctx), and returns.
+//
+// # What Submit returns
+//
+// Requests are retried by the client's pipeline (table.ClientOptions)
+// when the whole request fails with a retryable status or in transport.
+// A retryable failure of one operation inside the reply (503 ServerBusy,
+// 500 OperationTimedOut) is not visible to the pipeline; it is a *tablekit.ServiceError
+// that retry.IsRetryable accepts, so
+//
+//	err := retry.Do(ctx, nil, func(ctx context.Context) error { res, err = tx.Submit(ctx); return err })
+//
+// retries both (inside retry.Do the pipeline makes one attempt per call,
+// so attempts do not multiply). Only do that when the transaction is safe
+// to repeat: each Submit then sees a single attempt, so an Add, a
+// conditional Update or a Delete that committed on a lost response fails
+// on the retry as a plain conflict. [Write] handles this for you.
 package batch

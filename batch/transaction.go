@@ -132,34 +132,8 @@ func (tx *Transaction[T]) Validate() error {
 }
 
 // Submit sends the transaction and returns one OpResult per operation, in
-// order. The service applies all operations or none. Errors:
-//   - a *tablekit.ValidationError when a rule is broken; nothing was sent;
-//   - a *tablekit.ServiceError with the operation's Index when the service
-//     refused it: nothing was written. It matches the sentinel of its
-//     outcome (tablekit.ErrAlreadyExists, tablekit.ErrPreconditionFailed,
-//     tablekit.ErrNotFound, ...);
-//   - a *tablekit.ServiceError when the service refused the whole request
-//     (tablekit.ErrTableNotFound, tablekit.ErrForbidden, tablekit.ErrTooLarge, ...);
-//   - a *tablekit.MaybeCommittedError (tablekit.ErrMaybeCommitted) when a retry by
-//     the client's pipeline, after an attempt that may have committed,
-//     failed with 409, 412 or 404 as that commit would make it fail;
-//   - a *tablekit.MaybeCommittedError when the reply could not be parsed,
-//     was cut short or was lost: the outcome is unknown;
-//   - the context's error.
-//
-// Requests are retried by the client's pipeline (table.ClientOptions)
-// when the whole request fails with a retryable status or in transport.
-// A retryable failure of one operation inside the reply (503 ServerBusy,
-// 500 OperationTimedOut) is not visible to the pipeline; it is a *tablekit.ServiceError
-// that retry.IsRetryable accepts, so
-//
-//	err := retry.Do(ctx, nil, func(ctx context.Context) error { res, err = tx.Submit(ctx); return err })
-//
-// retries both (inside retry.Do the pipeline makes one attempt per call,
-// so attempts do not multiply). Only do that when the transaction is safe
-// to repeat: each Submit then sees a single attempt, so an Add, a
-// conditional Update or a Delete that committed on a lost response fails
-// on the retry as a plain conflict. [Write] handles this for you.
+// order; the service applies all or none. A refused operation is a
+// *tablekit.ServiceError with its Index; a lost reply, tablekit.ErrMaybeCommitted.
 func (tx *Transaction[T]) Submit(ctx context.Context) ([]OpResult, error) {
 	if err := tx.Validate(); err != nil {
 		return nil, err

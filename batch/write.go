@@ -89,39 +89,8 @@ type WriteOptions struct {
 
 // Write writes any number of operations, on any partitions, in as few
 // transactions as the limits allow, with bounded parallelism and retries.
-//
-// Operations are grouped by PartitionKey (in order of first appearance)
-// and packed into transactions within the limits of the table's backend
-// (100 operations; a body under 4 MiB on Table Storage, of 2 MiB on Cosmos
-// DB), each filled until the next operation does not fit. So every
-// transaction is at least 95% full by the limit that binds, except: the
-// last of each partition; one that the next entity does not fit into when
-// entities are bigger than 5% of the body limit; one closed because the
-// next operation is on an entity it already holds (a second operation on
-// an entity goes into a later transaction, which is sent only after the
-// earlier one committed); and, for WriteSeq, one closed early by
-// WriteOptions.MaxBuffered. WriteOptions.Reorder makes the second and
-// third cases rare.
-//
-// The default operation, Op{Entity: e}, is an upsert that replaces: a
-// transaction of upserts can be retried after a lost response without
-// failing and leaves each entity exactly as given; that holds for replies
-// lost, cut short or garbled. Transactions holding Add, conditional Update
-// or Delete operations are retried too; when such a retry follows an
-// attempt that may have committed and fails with 409, 412 or 404, the
-// chunk's error is a *tablekit.MaybeCommittedError (tablekit.ErrMaybeCommitted) that
-// also wraps the failure in doubt, and its State is Unknown. An Unknown
-// chunk does not stop the partition: its later chunks are sent without the
-// operations on the Unknown chunk's entities, which are NotSent.
-//
-// Atomicity is per transaction only. The error is nil when every
-// operation committed; otherwise it matches tablekit.ErrIncomplete, wraps the first
-// failure (errors.As finds a *tablekit.ServiceError, errors.Is
-// the table sentinels and context errors), and the Summary says what was
-// committed: Summary.State(i) for each operation, Summary.Incomplete for
-// the transactions that were refused, in doubt or not sent. When ctx ends,
-// Write stops sending, waits for nothing but the requests in flight (which
-// end with ctx), and returns.
+// The error is nil when every operation committed, otherwise it matches
+// tablekit.ErrIncomplete and the Summary says what became of each.
 func Write[T any](ctx context.Context, t *table.Table[T], ops []Op[T], o *WriteOptions) (Summary, error) {
 	if err := usable(t); err != nil {
 		return Summary{}, err

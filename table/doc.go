@@ -173,4 +173,62 @@
 // [ReverseTicks] makes row keys that sort newest first (the log tail
 // pattern), [PadUint] makes numbers sort as numbers, and [Shard] with
 // [ShardPrefixes] spreads an append-only key over several partitions.
+//
+// # RawEntity in detail
+//
+// Properties is a JSON object of every property but the keys and
+// Timestamp, each with its @odata.type annotation where the service wrote
+// one, as in
+//
+//	{"Count@odata.type":"Edm.Int64","Count":"5","Name":"x"}
+//
+// Reading drops the odata metadata (the ETag goes to Meta) and puts each
+// annotation just before its property, as the service writes them (other
+// writers, aztables' own decoding among them, put it after). A number
+// without an annotation is typed by its form, as Entity reads it (a
+// Double when it has a '.' or an exponent, an Int64 beyond Int32's range)
+// and gets the annotation that keeps that type: some writers, Azurite
+// among them, store an unannotated 1.0 as an Int32 (so does aztables'
+// own encoding, for every entity type of a table given to Wrap).
+// Every value must be in its annotated type's JSON form and range (an
+// annotation names a type, it never changes one): reading a misfit is a
+// *tablekit.DecodeError, writing one a *tablekit.ValidationError, both naming the property,
+// the type and what is wrong. Writing also checks that
+// Properties is an object of scalar values with valid property names (and
+// none the backend reserves), no more than the backend allows, before any
+// request; nil or empty writes an entity with no properties. Cosmos DB's
+// entity size (JSON bytes) is checked too; Table Storage's, by its formula
+// of each value's stored size, is the service's to enforce: a raw entity
+// holds what the service sent, and a hand-written one should be checked by
+// whoever wrote it.
+//
+// # Entity's types
+//
+// The Go type of each value is its EDM type, both ways:
+//
+//	string     Edm.String
+//	bool       Edm.Boolean
+//	int32      Edm.Int32
+//	int64      Edm.Int64
+//	float64    Edm.Double (NaN and ±Inf too)
+//	time.Time  Edm.DateTime (UTC, 100 ns)
+//	GUID       Edm.Guid
+//	[]byte     Edm.Binary
+//
+// Reading yields exactly these types, so writing an entity back never
+// changes a stored type; a value outside its annotated type's form or
+// range is a *tablekit.DecodeError, never a value of another type. A JSON number
+// without an annotation is read by its form, as the service and Azurite
+// write them: an integer is an int32 (an int64 beyond Int32's range), a
+// number with a '.' or an exponent is a float64 (Azurite writes a Double
+// 1.0 unannotated). Any other Go type (int,
+// float32, uint64, a struct, nil) is a *tablekit.ValidationError naming the property,
+// before any request, as is every rule a typed entity obeys.
+//
+// # ClientOptions in detail
+//
+//	client, err := aztables.NewClientWithSharedKey(url, cred, table.ClientOptions(nil))
+//
+// o may be nil. The result is a new value each call, with a transport of
+// its own (unless Options.Transport is set).
 package table

@@ -137,18 +137,9 @@ func newHTTPClient(o *Options) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-// ClientOptions returns aztables options with tablekit's behaviour: the tuned
-// transport, the retry policy installed as the only retry layer (azcore's own
-// retry is off: MaxRetries -1), inserts that do not make the service echo
-// the entity back, and the calls the backend lacks (Options.Backend, or the
-// host: Cosmos DB's service properties, stats and access policies) refused
-// with tablekit.ErrUnsupported before they are sent. Existing aztables code adopts
-// all of it in one line:
-//
-//	client, err := aztables.NewClientWithSharedKey(url, cred, table.ClientOptions(nil))
-//
-// o may be nil. The result is a new value each call, with a transport of
-// its own (unless Options.Transport is set).
+// ClientOptions returns aztables client options with tablekit's transport,
+// retry policy and no-echo inserts, for aztables code of your own that
+// should share them. o may be nil.
 func ClientOptions(o *Options) *aztables.ClientOptions {
 	return clientOptions(o, o.transport(), nil)
 }
