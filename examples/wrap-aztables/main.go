@@ -190,7 +190,7 @@ func outcome(err error) string {
 	case err == nil:
 		return "success"
 	case errors.Is(err, tablekit.ErrMaybeCommitted):
-		return "ErrAmbiguousInsert"
+		return "ErrMaybeCommitted"
 	case errors.As(err, &re):
 		return fmt.Sprintf("%d %s", re.StatusCode, re.ErrorCode)
 	}
