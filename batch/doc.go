@@ -24,10 +24,10 @@
 //		Submit(ctx)
 //
 // Every rule of the service is checked before the request, with an
-// [*tablekit.ValidationError] naming the rule and the operation: at least one and at
-// most [MaxOps] operations ([tablekit.ErrInvalid], [tablekit.ErrInvalid]), one PartitionKey
-// ([tablekit.ErrInvalid]; Azurite accepts mixed keys, the service does not),
-// each RowKey once ([tablekit.ErrInvalid]), a request body within the
+// [*tablekit.ValidationError] (tablekit.ErrInvalid) naming the rule and the
+// operation: at least one and at most [MaxOps] operations, one PartitionKey
+// (Azurite accepts mixed keys, the service does not), each RowKey once, a
+// request body within the
 // limit of the table's backend ([tablekit.ErrInvalid]: under 4 MiB on Table
 // Storage, 2 MiB on Cosmos DB), and every entity valid by package table's
 // rules (tablekit.ErrInvalid names the property). Conditional updates
@@ -213,4 +213,18 @@
 // to repeat: each Submit then sees a single attempt, so an Add, a
 // conditional Update or a Delete that committed on a lost response fails
 // on the retry as a plain conflict. [Write] handles this for you.
+//
+// # The rules a Transaction checks
+//
+// Every rule of the service is checked as operations are added, before any
+// request: at most 100 operations, one PartitionKey, each RowKey once, a
+// request body within the backend's limit (Table Storage: under 4 MiB;
+// Cosmos DB: 2 MiB) measured on the bytes that will be sent, and each
+// entity valid. The first broken rule is kept and returned by Submit
+// (and Validate) as an [*tablekit.ValidationError]; adding more operations does not
+// hide it. Entities are encoded when added, so later changes to a value
+// passed in do not affect the transaction.
+//
+// A Transaction is not safe for concurrent use while it is built. Submit
+// does not change it, so a failed transaction can be submitted again.
 package batch

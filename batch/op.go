@@ -96,9 +96,8 @@ func (e *encoder[T]) keys(op *Op[T]) (pk, rk string) {
 	return codec.Keys(&op.Entity)
 }
 
-// encode validates op and builds its action. Errors match a sentinel of
-// package table (tablekit.ErrInvalid, tablekit.ErrInvalid, tablekit.ErrInvalid,
-// tablekit.ErrInvalid); the caller adds the index.
+// encode validates op and builds its action. Errors are
+// *tablekit.ValidationError; the caller adds the index.
 func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 	var typ aztables.TransactionType
 	switch op.Kind {

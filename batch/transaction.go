@@ -20,20 +20,8 @@ type OpResult struct {
 }
 
 // Transaction is one atomic entity group transaction on a table: up to 100
-// operations on entities of one partition that the service applies all or
-// none. Build it with Add, Upsert, Update, Delete or Append, then Submit.
-//
-// Every rule of the service is checked as operations are added, before any
-// request: at most 100 operations, one PartitionKey, each RowKey once, a
-// request body within the backend's limit (Table Storage: under 4 MiB;
-// Cosmos DB: 2 MiB) measured on the bytes that will be sent, and each
-// entity valid. The first broken rule is kept and returned by Submit
-// (and Validate) as an [*tablekit.ValidationError]; adding more operations does not
-// hide it. Entities are encoded when added, so later changes to a value
-// passed in do not affect the transaction.
-//
-// A Transaction is not safe for concurrent use while it is built. Submit
-// does not change it, so a failed transaction can be submitted again.
+// operations on one partition that the service applies all or none. Build
+// it with Add, Upsert, Update, Delete or Append, then Submit.
 type Transaction[T any] struct {
 	enc  *encoder[T]
 	ops  []Op[T]

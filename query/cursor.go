@@ -31,15 +31,9 @@ type Cursor[T any] struct {
 	tracker tracker
 }
 
-// Resume returns a cursor at the position of token, a string from
-// Cursor.Token or Page.Token of the same query; "" starts at the
-// beginning. PageSize and Limit may differ from the run that made the token.
-// It fails, before any I/O, with the query's own error (an invalid filter,
-// tablekit.ErrInvalid, ...), tablekit.ErrInvalid, tablekit.ErrInvalid when the token
-// belongs to another table, filter or projection, or tablekit.ErrPositionLost when
-// the token skips by key and the backend has no key order; the first page
-// of a token taken in the middle of a page on such a backend may still be
-// tablekit.ErrPositionLost (see the package documentation).
+// Resume returns a cursor at the position of token (Cursor.Token or
+// Page.Token of the same query; "" starts at the beginning). A token of
+// another query is tablekit.ErrInvalid, before any request.
 func (q Query[T]) Resume(token string) (*Cursor[T], error) {
 	p, err := q.compile(Filter{})
 	if err != nil {

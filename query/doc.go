@@ -101,7 +101,7 @@
 //
 //	c, err := query.New(orders).Where(query.Partition(customer)).Limit(50).Resume(req.PageToken)
 //	if err != nil {
-//		return err // tablekit.ErrInvalid, tablekit.ErrInvalid: a bad request
+//		return err // tablekit.ErrInvalid: a bad request
 //	}
 //	items, err := query.Collect(c.All(ctx))
 //	resp.Items, resp.NextPageToken = items, c.Token() // "" on the last page
@@ -180,4 +180,15 @@
 // table.Options.PoolSize, keep ParallelOptions.Parallelism at or below
 // it; with plain aztables clients wrapped by table.Wrap, pass
 // table.ClientOptions to them.
+//
+// # Double literals
+//
+// NaN and the infinities make an invalid Value (tablekit.ErrInvalid, saying
+// what to write instead), never a filter that silently matches the wrong
+// rows. No comparison selects NaN: it equals nothing, itself included. The
+// service's OData literals for the infinities, INF and -INF, are read by
+// Azurite as property names, which matches every entity without the
+// property; Gt(Double(math.MaxFloat64)) selects +Inf and
+// Lt(Double(-math.MaxFloat64)) selects -Inf on both, since no finite double
+// lies beyond them.
 package query

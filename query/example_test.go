@@ -172,7 +172,7 @@ func ExampleQuery_Resume() {
 	for {
 		c, err := q.Resume(token)
 		if err != nil {
-			log.Fatal(err) // tablekit.ErrInvalid, tablekit.ErrInvalid: answer 400
+			log.Fatal(err) // tablekit.ErrInvalid: answer 400
 		}
 		page, err := query.Collect(c.All(ctx))
 		if err != nil {

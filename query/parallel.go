@@ -75,11 +75,8 @@ type ParallelCursor[T any] struct {
 }
 
 // Parallel prepares a run of q split into segments, with at most
-// Parallelism requests in flight. It checks everything before any I/O: the
-// query and every segment (tablekit.ErrInvalid, tablekit.ErrInvalid per segment with
-// NoTableScan), the options (tablekit.ErrInvalid, tablekit.ErrUnsupported),
-// and the resume token (tablekit.ErrInvalid, tablekit.ErrInvalid, tablekit.ErrPositionLost
-// as for Query.Resume). Limit applies to the whole run.
+// Parallelism requests in flight. It checks the query, every segment and
+// the options before any I/O (tablekit.ErrInvalid, tablekit.ErrUnsupported).
 func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCursor[T], error) {
 	var opts ParallelOptions
 	if o != nil {

@@ -8,17 +8,9 @@ import (
 	"github.com/tablekit/tablekit/internal/errmap"
 )
 
-// AnyTypes turns off the checks of the filter against T, for filters meant
-// for rows of other types in the same table, where a property may exist
-// that T does not map or have another type there. Without it, a filter is
-// tablekit.ErrInvalid before the query runs when it names a property T does
-// not map (a misspelt name would match nothing) or compares a property with
-// a literal of another EDM type than T's field, such as
-// Property("Count").Eq(Int32(2)) with an int64 Count: the service compares
-// a property only with a literal of its own type, so it would match nothing
-// (Azurite differs case by case: it matches nothing, converts, or answers
-// 500). Over table.Entity and table.RawEntity, which have no fixed
-// properties, any valid name passes and no type is checked.
+// AnyTypes turns off the checks of the filter against T (property names
+// and literal types), for filters meant for rows of other types in the same
+// table.
 func (q Query[T]) AnyTypes() Query[T] {
 	q.anyTypes = true
 	return q

@@ -115,4 +115,11 @@
 // /table/<account>/<lowercased table>, identifier, IP, protocol, version,
 // startpk, startrk, endpk, endrk); the account SAS one adds an empty
 // encryption scope line from 2020-12-06. Older versions are refused.
+//
+// # TableURL in detail
+//
+// The result is ready for aztables.NewClientWithNoCredential. It is an error
+// (wrapping ErrInvalid) to pass an endpoint with a query or fragment, a
+// token without a signature, or an https-only token with an http endpoint,
+// which the service would refuse.
 package sas

@@ -29,13 +29,8 @@ const (
 )
 
 // Service is a connection to one storage account's table service (or one
-// Cosmos DB Table API account). It is cheap to share and safe for concurrent
-// use; make one per account and open tables from it.
-//
-// Its data requests (entity reads and writes, queries, transactions) go on
-// an azcore pipeline tablekit builds for it; its management calls (tables,
-// service properties and stats, access policies) go through aztables
-// clients on the same transport and credential.
+// Cosmos DB for Table account): cheap to share, safe for concurrent use.
+// Make one per account and open tables from it with New.
 type Service core.Service
 
 // core is the service's state, for the methods of core.Service.

@@ -231,4 +231,20 @@
 //
 // o may be nil. The result is a new value each call, with a transport of
 // its own (unless Options.Transport is set).
+//
+// # LocationMode and the secondary's lag
+//
+// The secondary is a copy that lags behind the primary, typically by
+// minutes, with no bound the service guarantees: a read from it may miss
+// recent writes, and an entity read there may be older than one read just
+// before from the primary. Service.Stats gives LastSyncTime, before which
+// every write is on the secondary. Use it for reads that prefer a stale
+// answer to none.
+//
+// # How a Service sends its requests
+//
+// Its data requests (entity reads and writes, queries, transactions) go on
+// an azcore pipeline tablekit builds for it; its management calls (tables,
+// service properties and stats, access policies) go through aztables
+// clients on the same transport and credential.
 package table

@@ -19,15 +19,8 @@ import (
 )
 
 // LocationMode chooses where reads go on an account with a readable
-// geo-secondary (RA-GRS or RA-GZRS), as the LocationMode of Microsoft's
-// older .NET SDK did. Writes always go to the primary.
-//
-// The secondary is a copy that lags behind the primary, typically by
-// minutes, with no bound the service guarantees: a read from it may miss
-// recent writes, and an entity read there may be older than one read just
-// before from the primary. Service.Stats gives LastSyncTime, before which
-// every write is on the secondary. Use it for reads that prefer a stale
-// answer to none.
+// geo-secondary (RA-GRS, RA-GZRS); writes always go to the primary, and the
+// secondary lags (the package documentation says by how much).
 type LocationMode int
 
 const (

@@ -76,15 +76,9 @@ func New[T any](s *Service, name string) (*Table[T], error) {
 	return (*Table[T])(core.NewTable(s.core().Conn(), s.core().Raw().NewClient(name), name, plan)), nil
 }
 
-// Wrap returns a typed handle over an aztables client you already have, for
-// code that cannot let tablekit build its client. name must be the client's
-// table name (aztables does not expose it). Reads and writes then go through
-// the client's own methods, which decode and re-encode every entity: several
-// times the client CPU of a table from New, and a whole Double stored
-// without annotation reads back as an Int32. Build the client with
-// ClientOptions for tablekit's transport, retry and inserts without echo;
-// any other client works too, with its own behaviour (Add then downloads the
-// echoed entity and discards it).
+// Wrap returns a typed handle over an aztables client you already have,
+// named name (aztables does not expose it): the slower path, through the
+// client's own methods (the package documentation says what differs).
 func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
 	if c == nil {
 		return nil, errmap.Invalid("", "client", "nil")
