@@ -117,10 +117,9 @@ func (q Query[T]) Limit(n int) Query[T] {
 	return q
 }
 
-// NoTableScan makes the query refuse to run (tablekit.ErrInvalid) if its scope is a
-// table scan, so that code that must stay cheap cannot regress silently.
-// For parallel runs each segment is checked, so a scan split into key-range
-// segments is allowed.
+// NoTableScan makes a query whose scope (or a parallel segment's) is a
+// table scan refuse to run: tablekit.ErrInvalid, its ValidationError's
+// Field "scope", so code that must stay cheap cannot regress silently.
 func (q Query[T]) NoTableScan() Query[T] {
 	q.noTableScan = true
 	return q

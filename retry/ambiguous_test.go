@@ -78,7 +78,7 @@ func TestAmbiguousWrites(t *testing.T) {
 				t.Errorf("ambiguous op: got %q, want %q (err %v)", gotOp, tc.wantOp, err)
 			}
 			if got, want := errors.Is(err, tablekit.ErrMaybeCommitted), tc.wantOp != ""; got != want {
-				t.Errorf("errors.Is(ErrAmbiguous): got %v, want %v", got, want)
+				t.Errorf("errors.Is(tablekit.ErrMaybeCommitted): got %v, want %v", got, want)
 			}
 			gotStatus := 0
 			var re *azcore.ResponseError

@@ -81,10 +81,10 @@ func TestBrokenResponses(t *testing.T) {
 		_, err := c.GetEntity(ctxT(t), "p", "r", nil)
 		var b *errmap.Broken
 		if !errors.As(err, &b) || b.StatusCode != http.StatusOK || b.Method != http.MethodGet || b.Err == nil {
-			t.Fatalf("got %v, want a BrokenResponseError for GET 200 with its cause", err)
+			t.Fatalf("got %v, want a broken reply for GET 200 with its cause", err)
 		}
 		if !errors.Is(err, tablekit.ErrUnavailable) {
-			t.Errorf("got %v, want it to match ErrExhausted too", err)
+			t.Errorf("got %v, want it to match tablekit.ErrUnavailable too", err)
 		}
 	})
 }

@@ -160,7 +160,7 @@ func TestRetryableUntilLimit(t *testing.T) {
 			}
 			if tc.conn {
 				if !errors.Is(err, tablekit.ErrMaybeCommitted) || !errors.Is(err, syscall.ECONNRESET) {
-					t.Errorf("got %v, want ErrExhausted wrapping a connection reset", err)
+					t.Errorf("got %v, want tablekit.ErrMaybeCommitted wrapping a connection reset", err)
 				}
 			} else {
 				var re *azcore.ResponseError
@@ -361,7 +361,7 @@ func TestAmbiguousInsert(t *testing.T) {
 		r.px.Reset()
 		_, err := c.AddEntity(ctxT(t), entityJSON(t, "p", "amb1", 7), nil)
 		if !errors.Is(err, tablekit.ErrMaybeCommitted) {
-			t.Fatalf("got %v, want ErrAmbiguousInsert", err)
+			t.Fatalf("got %v, want tablekit.ErrMaybeCommitted", err)
 		}
 		var ae *tablekit.MaybeCommittedError
 		var re *azcore.ResponseError
@@ -400,7 +400,7 @@ func TestAmbiguousInsert(t *testing.T) {
 			return err
 		})
 		if !errors.Is(err, tablekit.ErrMaybeCommitted) {
-			t.Errorf("got %v, want ErrAmbiguousInsert", err)
+			t.Errorf("got %v, want tablekit.ErrMaybeCommitted", err)
 		}
 	})
 }

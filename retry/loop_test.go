@@ -98,7 +98,7 @@ func TestDoAndPolicyShareTheLoop(t *testing.T) {
 			calls:    2,
 			events:   []seen{{1, 0, 0, "", http.MethodPost, "/devstoreaccount1/t1"}},
 			wantErr:  func(err error) bool { return isStatus(409)(err) && !errors.Is(err, tablekit.ErrMaybeCommitted) },
-			errMatch: "409 without ErrAmbiguousInsert",
+			errMatch: "409 without tablekit.ErrMaybeCommitted",
 		},
 		{
 			name:  "resets until the attempts run out",

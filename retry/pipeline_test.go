@@ -109,7 +109,7 @@ func TestPipelineLeavesResponseForAztables(t *testing.T) {
 			t.Errorf("%d: error text lost the body: %s", tc.status, re.Error())
 		}
 		if errors.Is(err, tablekit.ErrUnavailable) {
-			t.Errorf("%d: status failure wrapped in ErrExhausted, want aztables' error as is", tc.status)
+			t.Errorf("%d: status failure wrapped in tablekit.ErrUnavailable, want aztables' error as is", tc.status)
 		}
 		if got := ft.Calls(); got != tc.wantAttempts {
 			t.Errorf("%d: attempts got %d, want %d", tc.status, got, tc.wantAttempts)
@@ -146,7 +146,7 @@ func TestPipelineTransportErrors(t *testing.T) {
 		c := fakeClient(t, ft, &p, policy.RetryOptions{MaxRetries: -1})
 		_, err := c.UpsertEntity(context.Background(), entityJSON(t, "p", "r", 1), nil)
 		if !errors.Is(err, tablekit.ErrMaybeCommitted) || !errors.Is(err, syscall.ECONNRESET) {
-			t.Fatalf("got %v, want ErrExhausted wrapping ECONNRESET", err)
+			t.Fatalf("got %v, want tablekit.ErrMaybeCommitted wrapping ECONNRESET", err)
 		}
 		var ue *url.Error
 		if !errors.As(err, &ue) {
@@ -193,7 +193,7 @@ func TestPipelineAmbiguousInsert(t *testing.T) {
 				t.Fatalf("got %v, want a reachable 409 EntityAlreadyExists", err)
 			}
 			if got := errors.Is(err, tablekit.ErrMaybeCommitted); got != tc.wantAmbiguous {
-				t.Fatalf("errors.Is(ErrAmbiguousInsert): got %v, want %v (err %v)", got, tc.wantAmbiguous, err)
+				t.Fatalf("errors.Is(tablekit.ErrMaybeCommitted): got %v, want %v (err %v)", got, tc.wantAmbiguous, err)
 			}
 			if tc.wantAmbiguous {
 				var ae *tablekit.MaybeCommittedError
@@ -333,7 +333,7 @@ func TestPipelineInsideDoMakesOneAttempt(t *testing.T) {
 		return err
 	})
 	if !errors.Is(err, tablekit.ErrThrottled) {
-		t.Errorf("got %v, want ErrExhausted", err)
+		t.Errorf("got %v, want tablekit.ErrThrottled", err)
 	}
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) || re.StatusCode != 503 {

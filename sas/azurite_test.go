@@ -218,7 +218,7 @@ func TestReadOnlySASCannotWrite(t *testing.T) {
 			t.Errorf("%s: got %v, want 403 AuthorizationPermissionMismatch", name, err)
 		}
 		if !forbidden(err) {
-			t.Errorf("%s: IsAuthorizationError = false for %v", name, err)
+			t.Errorf("%s: forbidden = false for %v", name, err)
 		}
 	}
 	if _, err := admin.GetEntity(ctx, "p", "victim", nil); err != nil {
