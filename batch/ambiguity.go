@@ -2,11 +2,12 @@ package batch
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -17,13 +18,16 @@ type attempts struct {
 	n int
 	// doubt is the failure of the first attempt that may have committed.
 	doubt error
+	// last is the last attempt's failure as it came.
+	last error
 }
 
 // record counts a failed attempt and returns the error to report for it:
-// an ambiguous one when an earlier attempt may have committed and this one
-// failed as that commit would make it fail.
+// a *tablekit.MaybeCommittedError when an earlier attempt may have
+// committed and this one failed as that commit would make it fail.
 func (a *attempts) record(err error) error {
 	a.n++
+	a.last = err
 	if a.doubt != nil {
 		if amb := collision(err, a.n, a.doubt); amb != nil {
 			return amb
@@ -35,43 +39,71 @@ func (a *attempts) record(err error) error {
 	return err
 }
 
-// collision returns the ambiguous error for err when err is a refusal that
-// the transaction's own earlier commit explains: Add finds its entity
-// (409), a conditional Update or Delete a new ETag (412), Delete nothing
-// (404). The *retry.AmbiguousError keeps the operation's response; the
-// failure that made the earlier attempt doubtful stays reachable too.
-// Nil for any other err.
+// unknown is the error of a transaction whose outcome is unknown after
+// its attempts: the last failure, as its cause.
+func (a *attempts) unknown(err error) error {
+	var mc *tablekit.MaybeCommittedError
+	if errors.As(err, &mc) {
+		return err
+	}
+	var se *tablekit.ServiceError
+	if errors.As(err, &se) {
+		err = se.Err
+	}
+	if a.doubt != nil && a.doubt != err {
+		err = errors.Join(err, a.doubt)
+	}
+	return maybeCommitted(a.n, err)
+}
+
+// maybeCommitted is the *tablekit.MaybeCommittedError of a transaction
+// after n attempts; cause is the last failure, with a service's answer
+// kept as its *azcore.ResponseError (matching no other sentinel).
+func maybeCommitted(n int, cause error) error {
+	var se *tablekit.ServiceError
+	if errors.As(cause, &se) {
+		cause = se.Err
+	}
+	return &tablekit.MaybeCommittedError{Operation: "transaction", Attempts: n, Err: cause}
+}
+
+// collision returns the ambiguous error for err when err is an
+// operation's refusal that the transaction's own earlier commit explains:
+// Add finds its entity (409), a conditional Update or Delete a new ETag
+// (412), Delete nothing (404); doubt, when known, is the failure that made
+// an earlier attempt doubtful, kept reachable. Nil for any other err.
 func collision(err error, n int, doubt error) error {
+	var se *tablekit.ServiceError
 	var re *azcore.ResponseError
-	if !errors.Is(err, ErrRolledBack) || !errors.As(err, &re) {
+	if !errors.As(err, &se) || se.Code == "TableNotFound" || !errors.As(err, &re) {
 		return nil
 	}
-	switch re.StatusCode {
+	switch se.StatusCode {
 	case http.StatusConflict, http.StatusPreconditionFailed, http.StatusNotFound:
 	default:
 		return nil
 	}
-	amb := &retry.AmbiguousError{Op: retry.OpTransaction, Attempts: n, Err: re}
-	if doubt == nil {
-		return fmt.Errorf("batch: %w", amb)
+	cause := error(re)
+	if doubt != nil {
+		cause = errors.Join(re, doubt)
 	}
-	return errorf("batch: %w; the earlier attempt: %w", amb, doubt)
+	return &tablekit.MaybeCommittedError{Operation: "transaction", Attempts: n, Err: cause}
 }
 
 // mayHaveCommitted reports whether a failed attempt of a transaction may
 // have been applied. An unreadable reply may hide a commit and any other
-// response refused the transaction; for transport failures, retry's
-// judgement decides. (retry.MayHaveReached alone counts every response as
-// having reached the service, which would turn refusals into Unknown.)
+// response refused the transaction; for transport failures, the test of
+// whether the request may have reached the service decides.
 func mayHaveCommitted(err error) bool {
-	if errors.Is(err, retry.ErrBrokenResponse) {
+	var b *errmap.Broken
+	if errors.As(err, &b) {
 		return true
 	}
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
-		return false // the service refused it (OpError included)
+		return false // the service refused it
 	}
-	return retry.MayHaveReached(err)
+	return errmap.MayHaveReached(err)
 }
 
 // notAmbiguous wraps a classifier so that an ambiguous failure is final:
@@ -81,6 +113,6 @@ func notAmbiguous(classify func(error) bool) func(error) bool {
 		classify = retry.IsRetryable
 	}
 	return func(err error) bool {
-		return !errors.Is(err, retry.ErrAmbiguous) && classify(err)
+		return !errors.Is(err, tablekit.ErrMaybeCommitted) && classify(err)
 	}
 }

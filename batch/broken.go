@@ -3,7 +3,7 @@ package batch
 import (
 	"net/http"
 
-	"github.com/tablekit/tablekit/retry"
+	"github.com/tablekit/tablekit/internal/errmap"
 )
 
 // brokenBody reports a 202 whose body did not arrive whole. azcore's body
@@ -15,12 +15,5 @@ func brokenBody(resp *http.Response, aztErr, readErr error) error {
 	if aztErr != nil {
 		cause = aztErr
 	}
-	return &retry.BrokenResponseError{Method: http.MethodPost, StatusCode: resp.StatusCode, Err: cause}
-}
-
-// asBroken is the transport failure behind an unreadable reply: a multipart
-// body the parser refuses is a reply broken in transit, which retry
-// classifies as retryable and possibly committed.
-func (e *ReplyError) asBroken() *retry.BrokenResponseError {
-	return &retry.BrokenResponseError{Method: http.MethodPost, StatusCode: e.StatusCode, Err: e.Err}
+	return &errmap.Broken{Method: http.MethodPost, StatusCode: resp.StatusCode, Err: cause}
 }

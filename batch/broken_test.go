@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/retry"
@@ -25,7 +27,7 @@ var brokenReplies = []struct {
 	cause error
 }{
 	{"truncated", faults.TruncateAfterForward(), io.ErrUnexpectedEOF},
-	{"garbled", faults.GarbleAfterForward(), batch.ErrMalformedReply},
+	{"garbled", faults.GarbleAfterForward(), tablekit.ErrMaybeCommitted},
 	{"dropped", faults.DropAfterForward(), syscall.ECONNRESET},
 }
 
@@ -36,7 +38,7 @@ var clientSetups = []struct {
 	opts *table.Options
 }{
 	{"pipeline", &table.Options{Retry: fastRetry}},
-	{"no-retry", &table.Options{NoRetry: true}},
+	{"no-retry", &table.Options{Retry: &retry.Policy{MaxAttempts: 1}}},
 }
 
 // TestWriteBrokenReply: the first transaction of a partition commits but
@@ -77,8 +79,8 @@ func TestWriteBrokenReply(t *testing.T) {
 						t.Fatalf("Incomplete %+v, want one chunk", sum.Incomplete)
 					}
 					checkMaybeCommitted(t, sum.Incomplete[0].Err, http.StatusConflict, br.cause)
-					if !errors.Is(err, batch.ErrIncomplete) || !errors.Is(err, table.ErrMaybeCommitted) {
-						t.Errorf("Write: %v, want ErrIncomplete and ErrMaybeCommitted", err)
+					if !errors.Is(err, tablekit.ErrIncomplete) || !errors.Is(err, tablekit.ErrMaybeCommitted) {
+						t.Errorf("Write: %v, want tablekit.ErrIncomplete and tablekit.ErrMaybeCommitted", err)
 					}
 				})
 			}
@@ -87,20 +89,20 @@ func TestWriteBrokenReply(t *testing.T) {
 }
 
 // checkMaybeCommitted checks an error for a transaction that may have
-// committed: an *retry.AmbiguousError for transactions, the retry's status
+// committed: an *tablekit.MaybeCommittedError for transactions, the retry's status
 // reachable, never a plain conflict, and the cause (when given) kept.
 func checkMaybeCommitted(t *testing.T, err error, status int, cause error) {
 	t.Helper()
-	var amb *retry.AmbiguousError
+	var amb *tablekit.MaybeCommittedError
 	var re *azcore.ResponseError
 	switch {
-	case !errors.As(err, &amb) || amb.Op != retry.OpTransaction:
-		t.Errorf("error %v: want a *retry.AmbiguousError for a transaction", err)
-	case !errors.Is(err, table.ErrMaybeCommitted):
-		t.Errorf("error %v: want table.ErrMaybeCommitted", err)
+	case !errors.As(err, &amb) || amb.Operation != "transaction":
+		t.Errorf("error %v: want a *tablekit.MaybeCommittedError for a transaction", err)
+	case !errors.Is(err, tablekit.ErrMaybeCommitted):
+		t.Errorf("error %v: want tablekit.ErrMaybeCommitted", err)
 	case !errors.As(err, &re) || re.StatusCode != status:
 		t.Errorf("error %v: want the retry's %d reachable", err, status)
-	case errors.Is(err, table.ErrAlreadyExists) || errors.Is(err, table.ErrPreconditionFailed) || errors.Is(err, table.ErrNotFound) || errors.Is(err, batch.ErrRolledBack):
+	case errors.Is(err, tablekit.ErrAlreadyExists) || errors.Is(err, tablekit.ErrPreconditionFailed) || errors.Is(err, tablekit.ErrNotFound):
 		t.Errorf("error %v: reads as a plain refusal", err)
 	case cause != nil && !errors.Is(err, cause):
 		t.Errorf("error %v: the original failure %v is lost", err, cause)
@@ -123,8 +125,8 @@ func TestWriteAfterUnknownSkipsItsEntities(t *testing.T) {
 	ops = append(ops, batch.Op[item]{Entity: item{PartitionKey: "p", RowKey: "005", N: -5}})
 	px.SetRules(faults.Rule{Match: faults.PathContains("$batch"), Times: 1, Fault: faults.GarbleAfterForward()})
 	sum, err := batch.Write(ctxT(t, time.Minute), viaProxy, ops, &batch.WriteOptions{Retry: fastRetry})
-	if !errors.Is(err, table.ErrMaybeCommitted) {
-		t.Fatalf("Write: %v, want ErrMaybeCommitted", err)
+	if !errors.Is(err, tablekit.ErrMaybeCommitted) {
+		t.Fatalf("Write: %v, want tablekit.ErrMaybeCommitted", err)
 	}
 	for _, tt := range []struct {
 		pos  int
@@ -135,7 +137,7 @@ func TestWriteAfterUnknownSkipsItsEntities(t *testing.T) {
 		}
 	}
 	last := sum.Incomplete[len(sum.Incomplete)-1]
-	if len(sum.Incomplete) != 2 || len(last.Ops) != 1 || last.Ops[0] != 150 || !errors.Is(last.Err, batch.ErrNotSent) {
+	if len(sum.Incomplete) != 2 || len(last.Ops) != 1 || last.Ops[0] != 150 || last.State != batch.NotSent || !strings.HasPrefix(last.Err.Error(), "batch: not sent") {
 		t.Errorf("Incomplete %+v: want the Unknown chunk and op 150 not sent", sum.Incomplete)
 	}
 	if got, want := sum.Ops, 50; got != want {
@@ -166,7 +168,7 @@ func TestSubmitAfterBrokenReply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			direct, viaProxy, px := proxied(t)
 			ctx := ctxT(t, time.Minute)
-			res, err := direct.Add(ctx, item{PartitionKey: "p", RowKey: "old", N: 1}, nil)
+			res, err := direct.Add(ctx, item{PartitionKey: "p", RowKey: "old", N: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,8 +191,8 @@ func TestSubmitAfterBrokenReply(t *testing.T) {
 				checkMaybeCommitted(t, err, tt.status, nil)
 				return
 			}
-			var oe *batch.OpError[item]
-			if !errors.As(err, &oe) || oe.StatusCode != tt.status || errors.Is(err, table.ErrMaybeCommitted) {
+			var oe *tablekit.ServiceError
+			if !errors.As(err, &oe) || oe.StatusCode != tt.status || errors.Is(err, tablekit.ErrMaybeCommitted) {
 				t.Errorf("Submit: %v, want a plain %d", err, tt.status)
 			}
 		})

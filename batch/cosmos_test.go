@@ -11,6 +11,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/cosmos"
 	"github.com/tablekit/tablekit/devtools/faults"
@@ -105,9 +106,9 @@ func TestCosmosTransactionLimit(t *testing.T) {
 	ctx := ctxT(t, time.Minute)
 	cs.Reset()
 	_, err := tx.Submit(ctx)
-	var ie *batch.InvalidError
-	if !errors.Is(err, batch.ErrBodyTooLarge) || !errors.As(err, &ie) {
-		t.Errorf("on Cosmos DB: got %v, want ErrBodyTooLarge", err)
+	var ie *tablekit.ValidationError
+	if !errors.Is(err, tablekit.ErrInvalid) || !errors.As(err, &ie) {
+		t.Errorf("on Cosmos DB: got %v, want tablekit.ErrInvalid", err)
 	}
 	if n := cs.Stats().Requests; n != 0 {
 		t.Errorf("on Cosmos DB: %d requests sent, want none", n)
@@ -196,7 +197,7 @@ func TestCosmosThrottling(t *testing.T) {
 // TestCosmosThrottledToTheEnd: when the policy gives up on a 429, the
 // transaction is Failed (the service refused it: nothing of it is
 // committed, and nothing is reported so), the error matches
-// table.ErrThrottled, and nothing was stored.
+// tablekit.ErrThrottled, and nothing was stored.
 func TestCosmosThrottledToTheEnd(t *testing.T) {
 	batches := faults.And(faults.Method(http.MethodPost), faults.PathContains("$batch"))
 	for _, inBody := range []bool{false, true} {
@@ -209,8 +210,8 @@ func TestCosmosThrottledToTheEnd(t *testing.T) {
 			}
 			p := retry.Policy{MaxAttempts: 3}
 			sum, err := batch.Write(ctxT(t, time.Minute), tbl, ops, &batch.WriteOptions{Retry: &p})
-			if !errors.Is(err, batch.ErrIncomplete) || !errors.Is(err, table.ErrThrottled) {
-				t.Fatalf("got %v, want ErrIncomplete and ErrThrottled", err)
+			if !errors.Is(err, tablekit.ErrIncomplete) || !errors.Is(err, tablekit.ErrThrottled) {
+				t.Fatalf("got %v, want tablekit.ErrIncomplete and tablekit.ErrThrottled", err)
 			}
 			if sum.Ops != 0 || sum.Chunks != 0 || sum.Throttled != 2 {
 				t.Errorf("Summary: %d ops and %d chunks committed, %d throttled retries; want 0, 0, 2", sum.Ops, sum.Chunks, sum.Throttled)

@@ -24,15 +24,15 @@
 //		Submit(ctx)
 //
 // Every rule of the service is checked before the request, with an
-// [*InvalidError] naming the rule and the operation: at least one and at
-// most [MaxOps] operations ([ErrEmpty], [ErrTooManyOps]), one PartitionKey
-// ([ErrMixedPartitions]; Azurite accepts mixed keys, the service does not),
-// each RowKey once ([ErrDuplicateRowKey]), a request body within the
-// limit of the table's backend ([ErrBodyTooLarge]: under 4 MiB on Table
+// [*tablekit.ValidationError] (tablekit.ErrInvalid) naming the rule and the
+// operation: at least one and at most [MaxOps] operations, one PartitionKey
+// (Azurite accepts mixed keys, the service does not), each RowKey once, a
+// request body within the
+// limit of the table's backend ([tablekit.ErrInvalid]: under 4 MiB on Table
 // Storage, 2 MiB on Cosmos DB), and every entity valid by package table's
-// rules (table.ErrInvalidEntity names the property). Conditional updates
+// rules (tablekit.ErrInvalid names the property). Conditional updates
 // and deletes need an ETag or table.AnyETag; an empty ETag is
-// table.ErrETagRequired, as in package table.
+// tablekit.ErrInvalid, as in package table.
 //
 // The body size is exact: tablekit writes the multipart body itself, as
 // aztables writes it (URLs with the escaped keys and any SAS, the same
@@ -43,42 +43,40 @@
 // upper bound for the URLs). [Transaction.Size] reports it. Tests compare
 // it with the bytes sent, and a body of 4 MiB - 1 byte commits on Azurite.
 //
-// On success Submit returns a [Result] per operation, in order, with the
+// On success Submit returns an [OpResult] per operation, in order, with the
 // new ETag of each write.
 //
 // # Failures
 //
 // The service answers a failed transaction with status 202 and the failure
 // inside the multipart reply (which aztables does not read). Submit reads
-// it and returns an [*OpError]: the index of the failed operation (the
-// service writes it in front of its message), the operation itself, its
-// status, error code and message. Nothing in the transaction was written
-// ([ErrRolledBack]). The OpError matches the table sentinel of the
-// operation's outcome: table.ErrAlreadyExists for an Add of an existing
-// entity, table.ErrPreconditionFailed for an ETag mismatch,
-// table.ErrNotFound for an Update or Delete of a missing entity.
+// it and returns a *tablekit.ServiceError with Operation "transaction" and
+// the Index of the failed operation (the service writes it in front of its
+// message), its status, error code and message. Nothing in the transaction
+// was written. It matches the sentinel of the operation's outcome:
+// tablekit.ErrAlreadyExists for an Add of an existing entity,
+// tablekit.ErrPreconditionFailed for an ETag mismatch, tablekit.ErrNotFound
+// for an Update or Delete of a missing entity.
 //
-//	var oe *batch.OpError[Order]
-//	if errors.As(err, &oe) && errors.Is(err, table.ErrAlreadyExists) {
-//		log.Printf("line %s exists already", oe.Op.Entity.RowKey)
+//	var se *tablekit.ServiceError
+//	if errors.As(err, &se) && se.Index >= 0 && errors.Is(err, tablekit.ErrAlreadyExists) {
+//		log.Printf("line %s exists already", lines[se.Index].RowKey)
 //	}
 //
 // errors.As with *azcore.ResponseError reaches the operation's own response
-// (409 EntityAlreadyExists, say); the whole reply's is OpError.Response.
-// Failures of the whole request are *table.ServiceError values, as in
-// package table. A 202 whose body does not parse as a multipart reply is a
-// [*ReplyError] and a body cut short a *retry.BrokenResponseError with the
-// real cause (io.ErrUnexpectedEOF); both match retry.ErrBrokenResponse, and
-// nobody knows whether the transaction committed.
+// (409 EntityAlreadyExists, say). Failures of the whole request are
+// *tablekit.ServiceError values with Index -1. A 202 whose body does not
+// parse as a multipart reply, or is cut short, leaves the outcome unknown:
+// a *tablekit.MaybeCommittedError (tablekit.ErrMaybeCommitted).
 //
 // Requests are retried by the client's pipeline (table.ClientOptions:
 // 429, 5xx, broken connections, replies cut short). When an attempt may
 // have committed (its reply was lost or cut short) and the retry then
 // fails as that commit would make it fail (an Add 409, a conditional
 // Update or Delete 412, a Delete 404), Submit returns a
-// *retry.AmbiguousError with Op retry.OpTransaction: it matches
-// table.ErrMaybeCommitted, and not table.ErrAlreadyExists,
-// table.ErrPreconditionFailed, table.ErrNotFound or ErrRolledBack. The
+// *tablekit.MaybeCommittedError with Operation "transaction": it matches
+// tablekit.ErrMaybeCommitted, and not tablekit.ErrAlreadyExists,
+// tablekit.ErrPreconditionFailed or tablekit.ErrNotFound. The
 // transaction applied all or nothing, so reading one of its entities
 // tells. A refusal read whole (503, 429) commits nothing, so a conflict
 // after it is reported as the conflict it is.
@@ -121,13 +119,13 @@
 // entity ends exactly as last written. Add, Update and Delete work too and
 // are retried the same way: if the first attempt did not commit, the retry
 // does; if it did, the retry fails with 409, 412 or 404 and the transaction
-// is Unknown, its error a *retry.AmbiguousError (table.ErrMaybeCommitted)
+// is Unknown, its error a *tablekit.MaybeCommittedError (tablekit.ErrMaybeCommitted)
 // that also wraps the failure of the attempt in doubt.
 //
 // # Atomicity is per transaction only
 //
 // Write is not atomic. Each transaction is; the load as a whole is not.
-// When Write returns an error (it matches [ErrIncomplete]), some
+// When Write returns an error (it matches [tablekit.ErrIncomplete]), some
 // transactions committed and others did not, and the [Summary] says which:
 // [Summary.State] gives every operation's fate (Committed, Failed, Unknown
 // or NotSent) and [Summary.Incomplete] the transactions that did not commit,
@@ -164,4 +162,69 @@
 // upserts and updates against 1 MiB of JSON rather than the service's
 // entity size formula, so a binary-heavy entity under the service's 1 MiB
 // can be refused by Azurite; the checks here follow the service.
+//
+// # How Write packs, retries and reports
+//
+// Operations are grouped by PartitionKey (in order of first appearance)
+// and packed into transactions within the limits of the table's backend
+// (100 operations; a body under 4 MiB on Table Storage, of 2 MiB on Cosmos
+// DB), each filled until the next operation does not fit. So every
+// transaction is at least 95% full by the limit that binds, except: the
+// last of each partition; one that the next entity does not fit into when
+// entities are bigger than 5% of the body limit; one closed because the
+// next operation is on an entity it already holds (a second operation on
+// an entity goes into a later transaction, which is sent only after the
+// earlier one committed); and, for WriteSeq, one closed early by
+// WriteOptions.MaxBuffered. WriteOptions.Reorder makes the second and
+// third cases rare.
+//
+// The default operation, Op{Entity: e}, is an upsert that replaces: a
+// transaction of upserts can be retried after a lost response without
+// failing and leaves each entity exactly as given; that holds for replies
+// lost, cut short or garbled. Transactions holding Add, conditional Update
+// or Delete operations are retried too; when such a retry follows an
+// attempt that may have committed and fails with 409, 412 or 404, the
+// chunk's error is a *tablekit.MaybeCommittedError (tablekit.ErrMaybeCommitted) that
+// also wraps the failure in doubt, and its State is Unknown. An Unknown
+// chunk does not stop the partition: its later chunks are sent without the
+// operations on the Unknown chunk's entities, which are NotSent.
+//
+// Atomicity is per transaction only. The error is nil when every
+// operation committed; otherwise it matches tablekit.ErrIncomplete, wraps the first
+// failure (errors.As finds a *tablekit.ServiceError, errors.Is
+// the table sentinels and context errors), and the Summary says what was
+// committed: Summary.State(i) for each operation, Summary.Incomplete for
+// the transactions that were refused, in doubt or not sent. When ctx ends,
+// Write stops sending, waits for nothing but the requests in flight (which
+// end with ctx), and returns.
+//
+// # What Submit returns
+//
+// Requests are retried by the client's pipeline (table.ClientOptions)
+// when the whole request fails with a retryable status or in transport.
+// A retryable failure of one operation inside the reply (503 ServerBusy,
+// 500 OperationTimedOut) is not visible to the pipeline; it is a *tablekit.ServiceError
+// that retry.IsRetryable accepts, so
+//
+//	err := retry.Do(ctx, nil, func(ctx context.Context) error { res, err = tx.Submit(ctx); return err })
+//
+// retries both (inside retry.Do the pipeline makes one attempt per call,
+// so attempts do not multiply). Only do that when the transaction is safe
+// to repeat: each Submit then sees a single attempt, so an Add, a
+// conditional Update or a Delete that committed on a lost response fails
+// on the retry as a plain conflict. [Write] handles this for you.
+//
+// # The rules a Transaction checks
+//
+// Every rule of the service is checked as operations are added, before any
+// request: at most 100 operations, one PartitionKey, each RowKey once, a
+// request body within the backend's limit (Table Storage: under 4 MiB;
+// Cosmos DB: 2 MiB) measured on the bytes that will be sent, and each
+// entity valid. The first broken rule is kept and returned by Submit
+// (and Validate) as an [*tablekit.ValidationError]; adding more operations does not
+// hide it. Entities are encoded when added, so later changes to a value
+// passed in do not affect the transaction.
+//
+// A Transaction is not safe for concurrent use while it is built. Submit
+// does not change it, so a failed transaction can be submitted again.
 package batch

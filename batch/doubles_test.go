@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/table"
 )
@@ -72,10 +73,10 @@ func TestRawEntityMisfitInTransaction(t *testing.T) {
 		Add(table.RawEntity{PartitionKey: "p", RowKey: "a", Properties: []byte(`{"N":1}`)}).
 		Add(table.RawEntity{PartitionKey: "p", RowKey: "b", Properties: []byte(`{"N@odata.type":"Edm.Int32","N":2147483648}`)}).
 		Submit(ctx)
-	var ie *batch.InvalidError
-	var ve *table.ValidationError
-	if !errors.As(err, &ie) || ie.Index != 1 || !errors.As(err, &ve) || ve.Property != "N" || !strings.Contains(ve.Detail, "Edm.Int32 value out of range") {
-		t.Errorf("err = %v, want an InvalidError for operation 1 with a ValidationError for N", err)
+	var ie *tablekit.ValidationError
+	var ve *tablekit.ValidationError
+	if !errors.As(err, &ie) || ie.Index != 1 || !errors.As(err, &ve) || ve.Field != "N" || !strings.Contains(ve.Detail, "Edm.Int32 value out of range") {
+		t.Errorf("err = %v, want an tablekit.ValidationError for operation 1 with a tablekit.ValidationError for N", err)
 	}
 	if after, _ := rec.snapshot(); after != before {
 		t.Errorf("%d requests sent, want none", after-before)

@@ -5,12 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/table"
 )
 
 // TestEmptyKeysRefused checks that transactions and bulk writes refuse an
-// empty key with ErrInvalidKey before any request, as every call does.
+// empty key with tablekit.ErrInvalid before any request, as every call does.
 func TestEmptyKeysRefused(t *testing.T) {
 	rec := &batchRecorder{}
 	tbl := newTable(t, rec, nil)
@@ -29,12 +30,12 @@ func TestEmptyKeysRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before, _ := rec.snapshot()
 			_, err := batch.New(tbl).Append(tc.op).Submit(ctx)
-			if !errors.Is(err, table.ErrInvalidKey) {
-				t.Errorf("Submit: err = %v, want ErrInvalidKey", err)
+			if !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("Submit: err = %v, want tablekit.ErrInvalid", err)
 			}
 			_, err = batch.Write(ctx, tbl, []batch.Op[item]{tc.op}, nil)
-			if !errors.Is(err, table.ErrInvalidKey) {
-				t.Errorf("Write: err = %v, want ErrInvalidKey", err)
+			if !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("Write: err = %v, want tablekit.ErrInvalid", err)
 			}
 			if after, _ := rec.snapshot(); after != before {
 				t.Errorf("sent %d requests, want 0", after-before)

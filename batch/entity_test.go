@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -37,13 +38,13 @@ func TestEntityTransactionMixedTypes(t *testing.T) {
 	o := order{PartitionKey: "c1", RowKey: "o1", Kind: "order", Total: 12.5, Placed: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
 	lines := []line{{"c1", "o1-l1", "line", "A", 2}, {"c1", "o1-l2", "line", "B", 1}}
 	tx := batch.New(dyn)
-	e, err := table.ToEntity(o)
+	e, err := testenv.Convert[table.Entity](o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tx.Add(e)
 	for _, l := range lines {
-		e, err := table.ToEntity(l)
+		e, err := testenv.Convert[table.Entity](l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,9 +68,9 @@ func TestEntityTransactionMixedTypes(t *testing.T) {
 
 	// A failing transaction leaves neither type behind.
 	bad := batch.New(dyn)
-	e2, _ := table.ToEntity(order{PartitionKey: "c1", RowKey: "o2", Kind: "order"})
+	e2, _ := testenv.Convert[table.Entity](order{PartitionKey: "c1", RowKey: "o2", Kind: "order"})
 	bad.Add(e2)
-	e3, _ := table.ToEntity(lines[0]) // exists already
+	e3, _ := testenv.Convert[table.Entity](lines[0]) // exists already
 	bad.Add(e3)
 	if _, err := bad.Submit(ctx); err == nil {
 		t.Fatalf("transaction with a duplicate: got nil error, want a failure")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/table"
 )
@@ -29,20 +30,21 @@ type Reading struct {
 }
 
 // openTable connects with the connection string in the environment (make
-// test and make demo set it for a local Azurite) and creates a table.
-func openTable[T any](ctx context.Context, name string) *table.Table[T] {
+// test and make demo set it for a local Azurite) and creates a table;
+// drop deletes it.
+func openTable[T any](ctx context.Context, name string) (t *table.Table[T], drop func()) {
 	svc, err := table.NewService(os.Getenv("TABLEKIT_CONNECTION_STRING"), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	t, err := table.New[T](svc, name+strconv.Itoa(os.Getpid()))
+	t, err = table.New[T](svc, name+strconv.Itoa(os.Getpid()))
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := t.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, t.Name()); err != nil {
 		log.Fatal(err)
 	}
-	return t
+	return t, func() { _ = svc.DeleteTable(context.WithoutCancel(ctx), t.Name()) }
 }
 
 // Three lines of an order are written together or not at all. A second
@@ -50,8 +52,8 @@ func openTable[T any](ctx context.Context, name string) *table.Table[T] {
 // is not written either.
 func Example() {
 	ctx := context.Background()
-	lines := openTable[Line](ctx, "examplelines")
-	defer lines.DeleteTable(ctx)
+	lines, drop := openTable[Line](ctx, "examplelines")
+	defer drop()
 
 	res, err := batch.New(lines).
 		Add(Line{PartitionKey: "order-1001", RowKey: "01", SKU: "apple", Qty: 3}).
@@ -67,33 +69,34 @@ func Example() {
 		Add(Line{PartitionKey: "order-1001", RowKey: "04", SKU: "fig", Qty: 2}).
 		Add(Line{PartitionKey: "order-1001", RowKey: "02", SKU: "pear", Qty: 5}).
 		Submit(ctx)
-	var oe *batch.OpError[Line]
-	if errors.As(err, &oe) {
-		fmt.Printf("operation %d (%s line %s) failed: %d %s; already exists: %v\n",
-			oe.Index, oe.Op.Kind, oe.Op.Entity.RowKey, oe.StatusCode, oe.Code, errors.Is(err, table.ErrAlreadyExists))
+	ops := []string{"04", "02"}
+	var se *tablekit.ServiceError
+	if errors.As(err, &se) && se.Index >= 0 {
+		fmt.Printf("operation %d (line %s) failed: %d %s; already exists: %v\n",
+			se.Index, ops[se.Index], se.StatusCode, se.Code, errors.Is(err, tablekit.ErrAlreadyExists))
 	}
 	_, err = lines.Get(ctx, "order-1001", "04", nil)
 	fmt.Println("line 04 written:", err == nil)
 	// Output:
 	// committed 3 lines, each with an ETag: true
-	// operation 1 (Add line 02) failed: 409 EntityAlreadyExists; already exists: true
+	// operation 1 (line 02) failed: 409 EntityAlreadyExists; already exists: true
 	// line 04 written: false
 }
 
 // Rules are checked before any request.
 func ExampleTransaction_Validate() {
 	ctx := context.Background()
-	lines := openTable[Line](ctx, "examplevalidate")
-	defer lines.DeleteTable(ctx)
+	lines, drop := openTable[Line](ctx, "examplevalidate")
+	defer drop()
 
 	tx := batch.New(lines).
 		Upsert(Line{PartitionKey: "order-1", RowKey: "01", SKU: "apple"}, table.Replace).
 		Upsert(Line{PartitionKey: "order-2", RowKey: "01", SKU: "pear"}, table.Replace)
 	err := tx.Validate()
 	fmt.Println(err)
-	fmt.Println(errors.Is(err, batch.ErrMixedPartitions))
+	fmt.Println(errors.Is(err, tablekit.ErrInvalid))
 	// Output:
-	// batch: operation 1 (Upsert): operations on more than one PartitionKey: operation 0 is on another partition
+	// tablekit: invalid transaction: operation 1: PartitionKey: operations on more than one PartitionKey: operation 0 is on another
 	// true
 }
 
@@ -101,8 +104,8 @@ func ExampleTransaction_Validate() {
 // and 50 operations per sensor, four sensors in parallel.
 func ExampleWrite() {
 	ctx := context.Background()
-	readings := openTable[Reading](ctx, "examplereadings")
-	defer readings.DeleteTable(ctx)
+	readings, drop := openTable[Reading](ctx, "examplereadings")
+	defer drop()
 
 	var ops []batch.Op[Reading]
 	for i := range 1000 {
@@ -132,8 +135,8 @@ func ExampleWrite() {
 // are read as they are needed.
 func ExampleWriteSeq() {
 	ctx := context.Background()
-	readings := openTable[Reading](ctx, "examplestream")
-	defer readings.DeleteTable(ctx)
+	readings, drop := openTable[Reading](ctx, "examplestream")
+	defer drop()
 
 	ops := func(yield func(batch.Op[Reading]) bool) {
 		for i := range 450 {
@@ -157,9 +160,9 @@ func ExampleWriteSeq() {
 // exists; with ContinueOnError the other sensors are written in full.
 func ExampleSummary_State() {
 	ctx := context.Background()
-	readings := openTable[Reading](ctx, "examplepartial")
-	defer readings.DeleteTable(ctx)
-	if _, err := readings.Add(ctx, Reading{PartitionKey: "b", RowKey: "000120"}, nil); err != nil {
+	readings, drop := openTable[Reading](ctx, "examplepartial")
+	defer drop()
+	if _, err := readings.Add(ctx, Reading{PartitionKey: "b", RowKey: "000120"}); err != nil {
 		log.Fatal(err)
 	}
 
@@ -174,7 +177,7 @@ func ExampleSummary_State() {
 		}
 	}
 	sum, err := batch.Write(ctx, readings, ops, &batch.WriteOptions{ContinueOnError: true})
-	fmt.Println("incomplete:", errors.Is(err, batch.ErrIncomplete), "- cause exists:", errors.Is(err, table.ErrAlreadyExists))
+	fmt.Println("incomplete:", errors.Is(err, tablekit.ErrIncomplete), "- cause exists:", errors.Is(err, tablekit.ErrAlreadyExists))
 	for _, c := range sum.Incomplete {
 		fmt.Printf("partition %s: %d operations %v (first at input position %d)\n", c.PartitionKey, len(c.Ops), c.State, c.Ops[0])
 	}

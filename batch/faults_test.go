@@ -11,6 +11,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
@@ -98,7 +99,7 @@ func TestWriteAfterLostResponse(t *testing.T) {
 		wantErr   error
 	}{
 		{batch.Upsert, batch.Committed, nil},
-		{batch.Add, batch.Unknown, table.ErrMaybeCommitted},
+		{batch.Add, batch.Unknown, tablekit.ErrMaybeCommitted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.kind.String(), func(t *testing.T) {
@@ -116,11 +117,11 @@ func TestWriteAfterLostResponse(t *testing.T) {
 				t.Errorf("State %v, %d retries; want %v after 1 retry", sum.State(0), sum.Retries, tt.wantState)
 			}
 			if tt.wantErr != nil {
-				var amb *retry.AmbiguousError
+				var amb *tablekit.MaybeCommittedError
 				var re *azcore.ResponseError
-				if len(sum.Incomplete) != 1 || !errors.As(sum.Incomplete[0].Err, &amb) || amb.Op != retry.OpTransaction ||
+				if len(sum.Incomplete) != 1 || !errors.As(sum.Incomplete[0].Err, &amb) || amb.Operation != "transaction" ||
 					!errors.As(sum.Incomplete[0].Err, &re) || re.StatusCode != http.StatusConflict ||
-					!errors.Is(sum.Incomplete[0].Err, syscall.ECONNRESET) || errors.Is(sum.Incomplete[0].Err, table.ErrAlreadyExists) {
+					!errors.Is(sum.Incomplete[0].Err, syscall.ECONNRESET) || errors.Is(sum.Incomplete[0].Err, tablekit.ErrAlreadyExists) {
 					t.Errorf("Incomplete %+v: want an AmbiguousError with the retry's 409 and the reset inside", sum.Incomplete)
 				}
 			}

@@ -1,9 +1,8 @@
 package batch
 
 import (
-	"fmt"
-
 	"github.com/tablekit/tablekit/internal/backend"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/txwire"
 )
 
@@ -31,10 +30,10 @@ func newTxLimits(prof *backend.Profile) txLimits { return txLimits{prof: prof} }
 func (l *txLimits) bodySize() int { return txwire.Envelope() + l.opBytes }
 
 // checkCount is the rule that needs no encoded operation, so that a
-// Transaction reports ErrTooManyOps before encoding one operation too many.
+// Transaction reports tablekit.ErrInvalid before encoding one operation too many.
 func (l *txLimits) checkCount() error {
 	if l.ops >= l.prof.MaxTransactionOps {
-		return fmt.Errorf("%w (at most %d)", ErrTooManyOps, l.prof.MaxTransactionOps)
+		return errmap.Invalidf("transaction", "operations", "too many in one transaction (at most %d)", l.prof.MaxTransactionOps)
 	}
 	return nil
 }
@@ -45,13 +44,13 @@ func (l *txLimits) check(enc *encoded) error {
 		return err
 	}
 	if l.ops > 0 && enc.pk != l.pk {
-		return fmt.Errorf("%w: operation 0 is on another partition", ErrMixedPartitions)
+		return errmap.Invalid("transaction", "PartitionKey", "operations on more than one PartitionKey: operation 0 is on another")
 	}
 	if j, dup := l.rows[enc.rk]; dup {
-		return fmt.Errorf("%w: operation %d has it too", ErrDuplicateRowKey, j)
+		return errmap.Invalidf("transaction", "RowKey", "the same RowKey twice in one transaction: operation %d has it too", j)
 	}
 	if size := l.bodySize() + enc.size; size > l.prof.MaxTransactionBytes {
-		return fmt.Errorf("%w: the body would have %d bytes, the most the backend takes is %d", ErrBodyTooLarge, size, l.prof.MaxTransactionBytes)
+		return errmap.Invalidf("transaction", "body", "request body too large: it would have %d bytes, the most the backend takes is %d", size, l.prof.MaxTransactionBytes)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -21,7 +22,7 @@ const (
 	// committed.
 	Upsert OpKind = iota
 	// Add inserts the entity; the transaction fails with
-	// table.ErrAlreadyExists if it exists.
+	// tablekit.ErrAlreadyExists if it exists.
 	Add
 	// Update changes an existing entity if its ETag matches (or
 	// unconditionally with table.AnyETag).
@@ -95,9 +96,8 @@ func (e *encoder[T]) keys(op *Op[T]) (pk, rk string) {
 	return codec.Keys(&op.Entity)
 }
 
-// encode validates op and builds its action. Errors match a sentinel of
-// package table (ErrInvalidEntity, ErrInvalidKey, ErrETagRequired,
-// ErrInvalidOptions); the caller adds the index.
+// encode validates op and builds its action. Errors are
+// *tablekit.ValidationError; the caller adds the index.
 func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 	var typ aztables.TransactionType
 	switch op.Kind {
@@ -108,7 +108,7 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 		case table.Merge:
 			merge = true
 		default:
-			return encoded{}, fmt.Errorf("%w: mode must be table.Merge or table.Replace", table.ErrInvalidOptions)
+			return encoded{}, errmap.Invalid("", "Mode", "must be table.Merge or table.Replace")
 		}
 		switch {
 		case op.Kind == Upsert && merge:
@@ -123,28 +123,28 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 	case Add:
 		typ = aztables.TransactionTypeAdd
 		if op.Mode != 0 {
-			return encoded{}, fmt.Errorf("%w: Add takes no mode", table.ErrInvalidOptions)
+			return encoded{}, errmap.Invalid("", "Mode", "Add takes no mode")
 		}
 	case Delete:
 		typ = aztables.TransactionTypeDelete
 		if op.Mode != 0 {
-			return encoded{}, fmt.Errorf("%w: Delete takes no mode", table.ErrInvalidOptions)
+			return encoded{}, errmap.Invalid("", "Mode", "Delete takes no mode")
 		}
 	default:
-		return encoded{}, fmt.Errorf("%w: unknown operation kind %d", table.ErrInvalidOptions, op.Kind)
+		return encoded{}, errmap.Invalidf("", "Kind", "unknown operation kind %d", op.Kind)
 	}
 	switch op.Kind {
 	case Update, Delete:
 		if op.ETag == "" {
-			return encoded{}, table.ErrETagRequired
+			return encoded{}, errmap.Invalid("", "ETag", "required (pass the entity's ETag, or table.AnyETag for an unconditional write)")
 		}
 	default:
 		if op.ETag != "" {
-			return encoded{}, fmt.Errorf("%w: %s takes no ETag (Update and Delete do)", table.ErrInvalidOptions, op.Kind)
+			return encoded{}, errmap.Invalidf("", "ETag", "%s takes no ETag (Update and Delete do)", op.Kind)
 		}
 	}
 	if op.Kind != Delete && (op.PartitionKey != "" || op.RowKey != "") {
-		return encoded{}, fmt.Errorf("%w: %s takes its keys from Entity; Op.PartitionKey and Op.RowKey are for Delete", table.ErrInvalidOptions, op.Kind)
+		return encoded{}, errmap.Invalidf("", "PartitionKey", "%s takes its keys from Entity; Op.PartitionKey and Op.RowKey are for Delete", op.Kind)
 	}
 
 	txop := core.TxOp{Type: typ}

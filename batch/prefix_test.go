@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
@@ -23,7 +24,7 @@ func TestErrorsSayEachPrefixOnce(t *testing.T) {
 	_, invalidErr := batch.New(items).Add(item{PartitionKey: "p", RowKey: "r", S: "\xff"}).Submit(ctx)
 	_, mixedErr := batch.New(items).Add(item{PartitionKey: "p", RowKey: "r"}).Add(item{PartitionKey: "q", RowKey: "r"}).Submit(ctx)
 	_, writeErr := batch.Write(ctx, items, []batch.Op[item]{{Entity: item{PartitionKey: "p", RowKey: "r", S: "\xff"}}}, nil)
-	if _, err := items.Add(ctx, item{PartitionKey: "p", RowKey: "exists"}, nil); err != nil {
+	if _, err := items.Add(ctx, item{PartitionKey: "p", RowKey: "exists"}); err != nil {
 		t.Fatal(err)
 	}
 	_, conflictErr := batch.Write(ctx, items, []batch.Op[item]{{Kind: batch.Add, Entity: item{PartitionKey: "p", RowKey: "exists"}}}, nil)
@@ -32,12 +33,12 @@ func TestErrorsSayEachPrefixOnce(t *testing.T) {
 		err  error
 		is   []error
 	}{
-		{"Delete, empty key", deleteErr, []error{table.ErrInvalidKey}},
-		{"Delete, bad key", badKeyErr, []error{table.ErrInvalidKey}},
-		{"invalid entity", invalidErr, []error{table.ErrInvalidEntity}},
-		{"mixed partitions", mixedErr, []error{batch.ErrMixedPartitions}},
-		{"Write, invalid entity", writeErr, []error{batch.ErrIncomplete, table.ErrInvalidEntity}},
-		{"Write, conflict", conflictErr, []error{batch.ErrIncomplete, batch.ErrRolledBack, table.ErrAlreadyExists}},
+		{"Delete, empty key", deleteErr, []error{tablekit.ErrInvalid}},
+		{"Delete, bad key", badKeyErr, []error{tablekit.ErrInvalid}},
+		{"invalid entity", invalidErr, []error{tablekit.ErrInvalid}},
+		{"mixed partitions", mixedErr, []error{tablekit.ErrInvalid}},
+		{"Write, invalid entity", writeErr, []error{tablekit.ErrIncomplete, tablekit.ErrInvalid}},
+		{"Write, conflict", conflictErr, []error{tablekit.ErrIncomplete, tablekit.ErrAlreadyExists}},
 	} {
 		if c.err == nil {
 			t.Errorf("%s: no error", c.name)

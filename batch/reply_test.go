@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
@@ -116,10 +116,10 @@ func TestInBatchFailureIsRetryable(t *testing.T) {
 		retryable bool
 		sentinel  error
 	}{
-		{"server busy", 503, "ServerBusy", true, table.ErrThrottled},
-		{"operation timed out", 500, "OperationTimedOut", true, table.ErrThrottled},
-		{"conflict", 409, "EntityAlreadyExists", false, table.ErrAlreadyExists},
-		{"bad request", 400, "InvalidInput", false, table.ErrBadRequest},
+		{"server busy", 503, "ServerBusy", true, tablekit.ErrThrottled},
+		{"operation timed out", 500, "OperationTimedOut", true, tablekit.ErrThrottled},
+		{"conflict", 409, "EntityAlreadyExists", false, tablekit.ErrAlreadyExists},
+		{"bad request", 400, "InvalidInput", false, tablekit.ErrService},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -132,7 +132,7 @@ func TestInBatchFailureIsRetryable(t *testing.T) {
 			tbl := fakeTable(t, f)
 			ctx := ctxT(t, time.Minute)
 			_, err := threeOps(tbl).Submit(ctx)
-			var oe *batch.OpError[item]
+			var oe *tablekit.ServiceError
 			if !errors.As(err, &oe) || oe.Index != 1 || oe.StatusCode != tt.status || oe.Code != tt.code || oe.Message != "Busy." {
 				t.Fatalf("Submit: %v (%+v)", err, oe)
 			}
@@ -168,7 +168,7 @@ func TestInBatchFailureIsRetryable(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, batch.ErrIncomplete) || !errors.Is(err, tt.sentinel) || sum.Retries != 0 || f2.count() != 1 {
+			if !errors.Is(err, tablekit.ErrIncomplete) || !errors.Is(err, tt.sentinel) || sum.Retries != 0 || f2.count() != 1 {
 				t.Errorf("Write: %v, summary %+v, %d requests", err, sum, f2.count())
 			}
 			if sum.State(0) != batch.Failed || sum.State(1) != batch.Failed {
@@ -201,16 +201,16 @@ func TestUnreadableReplies(t *testing.T) {
 			t.Run(tt.name+"/"+name, func(t *testing.T) {
 				f := &fakeService{reply: func(int, int) (int, string, string) { return tt.status, tt.ct, tt.body }}
 				_, err := threeOps(open(t, f)).Submit(ctxT(t, time.Minute))
-				var re *batch.ReplyError
-				if !errors.Is(err, batch.ErrMalformedReply) || !errors.As(err, &re) || re.StatusCode != 202 {
-					t.Fatalf("error %v, want a *ReplyError", err)
+				var re *tablekit.MaybeCommittedError
+				if !errors.Is(err, tablekit.ErrMaybeCommitted) || !errors.As(err, &re) {
+					t.Fatalf("error %v, want a *tablekit.MaybeCommittedError", err)
 				}
-				var resp *azcore.ResponseError
-				if !errors.As(err, &resp) || resp.StatusCode != 202 {
-					t.Errorf("the 202 response is not reachable: %v", resp)
+				var b *errmap.Broken
+				if !errors.As(err, &b) || b.StatusCode != 202 {
+					t.Errorf("the broken 202 is not reachable: %v", err)
 				}
-				if !retry.IsRetryable(err) || !errors.Is(err, retry.ErrBrokenResponse) {
-					t.Errorf("retryable %v, ErrBrokenResponse %v; want both", retry.IsRetryable(err), errors.Is(err, retry.ErrBrokenResponse))
+				if !retry.IsRetryable(err) || errors.Is(err, tablekit.ErrUnavailable) {
+					t.Errorf("retryable %v, tablekit.ErrUnavailable %v; want retryable and ErrMaybeCommitted alone", retry.IsRetryable(err), errors.Is(err, tablekit.ErrUnavailable))
 				}
 			})
 		}
@@ -225,17 +225,17 @@ func TestWholeRequestFailures(t *testing.T) {
 		code     string
 		sentinel error
 	}{
-		{413, "RequestBodyTooLarge", table.ErrTooLarge},
-		{403, "AuthorizationFailure", table.ErrForbidden},
-		{404, "TableNotFound", table.ErrTableNotFound},
-		{400, "InvalidInput", table.ErrBadRequest},
+		{413, "RequestBodyTooLarge", tablekit.ErrTooLarge},
+		{403, "AuthorizationFailure", tablekit.ErrForbidden},
+		{404, "TableNotFound", tablekit.ErrTableNotFound},
+		{400, "InvalidInput", tablekit.ErrService},
 	}
 	for _, tt := range tests {
 		f := &fakeService{reply: func(int, int) (int, string, string) {
 			return tt.status, "application/json", fmt.Sprintf(`{"odata.error":{"code":%q,"message":{"value":"no"}}}`, tt.code)
 		}}
 		_, err := threeOps(fakeTable(t, f)).Submit(ctxT(t, time.Minute))
-		var se *table.ServiceError
+		var se *tablekit.ServiceError
 		if !errors.Is(err, tt.sentinel) || !errors.As(err, &se) || se.StatusCode != tt.status || se.Code != tt.code {
 			t.Errorf("%d %s: error %v", tt.status, tt.code, err)
 		}
@@ -293,7 +293,7 @@ func TestWriteBookkeeping(t *testing.T) {
 				Retry:    &retry.Policy{InitialInterval: time.Millisecond, MaxInterval: time.Millisecond, MaxAttempts: 4},
 				Progress: func(p batch.Progress) { calls = append(calls, p) },
 			})
-			if !errors.Is(err, batch.ErrIncomplete) || !errors.Is(err, table.ErrAlreadyExists) {
+			if !errors.Is(err, tablekit.ErrIncomplete) || !errors.Is(err, tablekit.ErrAlreadyExists) {
 				t.Fatalf("WriteSeq: %v", err)
 			}
 			mu.Lock()

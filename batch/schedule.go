@@ -65,11 +65,11 @@ func (w *writer[T]) dispatch(p *partition[T], toStart []*partition[T]) []*partit
 func (w *writer[T]) skipReason(p *partition[T], c *chunk[T]) error {
 	switch {
 	case w.ctx.Err() != nil:
-		return errorf("%w: %w", ErrNotSent, w.ctx.Err())
+		return errorf("%w: %w", errNotSent, w.ctx.Err())
 	case p.halted && c.id > p.lastToSend:
-		return fmt.Errorf("%w: an earlier transaction of the partition did not commit", ErrNotSent)
+		return fmt.Errorf("%w: an earlier transaction of the partition did not commit", errNotSent)
 	case w.sched.stopped:
-		return fmt.Errorf("%w: the writer stopped after a failure", ErrNotSent)
+		return fmt.Errorf("%w: the writer stopped after a failure", errNotSent)
 	}
 	return nil
 }
@@ -131,7 +131,7 @@ func (w *writer[T]) finishLocked(p *partition[T], c *chunk[T], state State, err 
 	if state == Unknown {
 		p.markUnknown(c) // the partition goes on without these entities
 	}
-	c.ops, c.wire, c.lim.rows = nil, nil, nil // an OpError keeps its own copy
+	c.ops, c.wire, c.lim.rows = nil, nil, nil // errors keep only an index
 	if state != Failed {
 		return
 	}

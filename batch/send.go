@@ -13,7 +13,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
@@ -38,13 +40,9 @@ func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []O
 		if resp != nil {
 			status = resp.StatusCode
 		}
-		return nil, &ReplyError{StatusCode: status, Err: errors.New("no multipart reply")}
+		return nil, &errmap.Broken{Method: http.MethodPost, StatusCode: status, Err: errors.New("no multipart reply")}
 	}
-	var re *azcore.ResponseError
-	if errors.As(err, &re) {
-		return nil, table.MapError("batch", err)
-	}
-	return nil, fmt.Errorf("batch: %w", err)
+	return nil, errmap.Map("transaction", err)
 }
 
 // readReply interprets a 202 reply: per-operation results, or the failure.
@@ -55,19 +53,9 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResul
 	if err != nil {
 		return nil, brokenBody(resp, aztErr, err)
 	}
-	// The whole request's error, made only for a failure: azcore formats
-	// the whole body into its message, which was a quarter of a successful
-	// 100-operation submit's client CPU when every reply made it.
-	whole := func() *azcore.ResponseError {
-		var re *azcore.ResponseError
-		if errors.As(aztErr, &re) && re.StatusCode == resp.StatusCode {
-			return re
-		}
-		return responseError(resp)
-	}
 	parts, err := txwire.Parse(resp.Header.Get("Content-Type"), body)
 	if err != nil {
-		return nil, &ReplyError{StatusCode: resp.StatusCode, Err: err, Response: whole()}
+		return nil, &errmap.Broken{Method: http.MethodPost, StatusCode: resp.StatusCode, Err: err}
 	}
 	// The failed operation; Cosmos DB answers 424 Failed Dependency for the
 	// operations that were not applied because of it.
@@ -82,16 +70,16 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResul
 	}
 	if failed < 0 {
 		if len(parts) != len(ops) {
-			return nil, &ReplyError{StatusCode: resp.StatusCode, Err: fmt.Errorf("%d responses for %d operations", len(parts), len(ops)), Response: whole()}
+			return nil, &errmap.Broken{Method: http.MethodPost, StatusCode: resp.StatusCode, Err: fmt.Errorf("%d responses for %d operations", len(parts), len(ops))}
 		}
 		results := make([]OpResult, len(parts))
 		for i, p := range parts {
 			etag := azcore.ETag(p.ETag)
-			results[i] = OpResult{StatusCode: p.StatusCode, Result: table.Result{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}}
+			results[i] = OpResult{StatusCode: p.StatusCode, Meta: table.Meta{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}}
 		}
 		return results, nil
 	}
-	return nil, opError(resp, parts, failed, whole(), ops)
+	return nil, opError(resp, parts, failed, ops)
 }
 
 // opError builds the error for the failed part. The operation's index comes
@@ -100,7 +88,7 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResul
 // (Cosmos DB answers 424 for the others); the Content-ID, which Azurite
 // numbers from 1 (tablekit sends none, as aztables, so the service has none
 // to echo).
-func opError[T any](resp *http.Response, parts []txwire.Part, failed int, whole *azcore.ResponseError, ops []Op[T]) error {
+func opError[T any](resp *http.Response, parts []txwire.Part, failed int, ops []Op[T]) error {
 	p := parts[failed]
 	code, msg := wire.ErrorBody(p.Body)
 	if code == "" {
@@ -137,26 +125,5 @@ func opError[T any](resp *http.Response, parts []txwire.Part, failed int, whole 
 	} else {
 		opResp = runtime.NewResponseError(partResp)
 	}
-	e := &OpError[T]{
-		Index:      index,
-		StatusCode: p.StatusCode,
-		Code:       code,
-		Message:    msg,
-		Err:        table.MapError("batch", opResp),
-		Response:   whole,
-	}
-	if index >= 0 {
-		e.Op = ops[index]
-	}
-	return e
-}
-
-// responseError makes the *azcore.ResponseError for a reply that aztables
-// did not turn into one.
-func responseError(resp *http.Response) *azcore.ResponseError {
-	var re *azcore.ResponseError
-	if errors.As(runtime.NewResponseError(resp), &re) {
-		return re
-	}
-	return nil
+	return &tablekit.ServiceError{Operation: "transaction", StatusCode: p.StatusCode, Code: code, Message: msg, Index: index, Err: opResp}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
@@ -33,10 +34,10 @@ func TestSendUnchecked(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := tbl.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, tbl.Name()); err != nil {
 		t.Fatal(err)
 	}
-	defer tbl.DeleteTable(context.Background())
+	defer svc.DeleteTable(context.Background(), tbl.Name())
 	enc := newEncoder(tbl)
 	prepare := func(ops []Op[row]) []encoded {
 		wire := make([]encoded, len(ops))
@@ -53,7 +54,7 @@ func TestSendUnchecked(t *testing.T) {
 		many = append(many, Op[row]{Kind: Add, Entity: row{PartitionKey: "p", RowKey: fmt.Sprint(i)}})
 	}
 	_, err = send(ctx, tbl, prepare(many), many, false)
-	var oe *OpError[row]
+	var oe *tablekit.ServiceError
 	if !errors.As(err, &oe) || oe.StatusCode != 400 || oe.Code != "InvalidInput" || !strings.Contains(oe.Message, "100 changes") {
 		t.Errorf("101 operations: %v, want a clear 400 InvalidInput about the 100 changes limit", err)
 	}
@@ -64,8 +65,8 @@ func TestSendUnchecked(t *testing.T) {
 		{Entity: row{PartitionKey: "p", RowKey: "a", V: 2}},
 	}
 	_, err = send(ctx, tbl, prepare(dup), dup, false)
-	if !errors.As(err, &oe) || oe.Index != 2 || oe.Code != "InvalidDuplicateRow" || !errors.Is(err, ErrDuplicateRowKey) || !errors.Is(err, table.ErrBadRequest) {
-		t.Errorf("RowKey twice: %v, want InvalidDuplicateRow at 2 matching ErrDuplicateRowKey", err)
+	if !errors.As(err, &oe) || oe.Index != 2 || oe.Code != "InvalidDuplicateRow" || !errors.Is(err, tablekit.ErrService) {
+		t.Errorf("RowKey twice: %v, want InvalidDuplicateRow at 2 matching tablekit.ErrService", err)
 	}
 
 	mixed := []Op[row]{{Entity: row{PartitionKey: "p", RowKey: "m"}}, {Entity: row{PartitionKey: "q", RowKey: "m"}}}
@@ -74,7 +75,7 @@ func TestSendUnchecked(t *testing.T) {
 	}
 
 	// Nothing of the refused transactions was written.
-	if _, err := tbl.Get(ctx, "p", "0", nil); !errors.Is(err, table.ErrNotFound) {
+	if _, err := tbl.Get(ctx, "p", "0", nil); !errors.Is(err, tablekit.ErrNotFound) {
 		t.Errorf("an operation of the refused 101 was written: %v", err)
 	}
 }

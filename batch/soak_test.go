@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/retry"
-	"github.com/tablekit/tablekit/table"
 )
 
 // soakRetry waits little, so the soak spends its time writing, and tries
@@ -128,7 +129,7 @@ func TestSoakConditional(t *testing.T) {
 	for _, c := range sum.Incomplete {
 		if c.State == batch.Unknown {
 			if !isMaybeCommitted(c.Err) {
-				t.Errorf("Unknown chunk's error %v: want ErrMaybeCommitted or a broken reply", c.Err)
+				t.Errorf("Unknown chunk's error %v: want tablekit.ErrMaybeCommitted or a broken reply", c.Err)
 			}
 		}
 	}
@@ -163,5 +164,5 @@ func TestSoakConditional(t *testing.T) {
 // isMaybeCommitted reports an error that says the transaction may have
 // committed: ambiguous, or broken on every attempt.
 func isMaybeCommitted(err error) bool {
-	return errors.Is(err, table.ErrMaybeCommitted) || errors.Is(err, retry.ErrBrokenResponse) || retry.MayHaveReached(err)
+	return errors.Is(err, tablekit.ErrMaybeCommitted) || errors.Is(err, tablekit.ErrUnavailable) || errmap.MayHaveReached(err)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -23,20 +24,21 @@ func (w *writer[T]) submit(ctx context.Context, c *chunk[T]) (State, error) {
 		return a.record(err)
 	})
 	// Report the failed operation by its position in the input.
-	var oe *OpError[T]
-	if errors.As(err, &oe) && oe.Index >= 0 && oe.Index < len(c.positions) {
-		oe.Index = c.positions[oe.Index]
+	var se *tablekit.ServiceError
+	if errors.As(err, &se) && se.Index >= 0 && se.Index < len(c.positions) {
+		se.Index = c.positions[se.Index]
 	}
 	switch {
 	case err == nil:
 		return Committed, nil
 	case a.n == 0:
-		return NotSent, errorf("%w: %w", ErrNotSent, err)
+		return NotSent, errorf("%w: %w", errNotSent, err)
 	case a.doubt != nil:
-		if !errors.Is(err, a.doubt) {
-			err = errorf("%w; an earlier attempt may have committed: %w", err, a.doubt)
+		cause := a.last
+		if ctx.Err() != nil || errors.Is(err, tablekit.ErrMaybeCommitted) {
+			cause = err
 		}
-		return Unknown, err
+		return Unknown, a.unknown(cause)
 	}
 	return Failed, err
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/tablekit/tablekit"
 )
 
 // Progress is a snapshot of a running Write.
@@ -22,7 +24,7 @@ type Progress struct {
 	// Retries is the number of retries so far, all transactions together.
 	Retries int
 	// Throttled is how many of those retries followed throttling: a
-	// failure matching table.ErrThrottled (Cosmos DB's 429, Table
+	// failure matching tablekit.ErrThrottled (Cosmos DB's 429, Table
 	// Storage's 503 ServerBusy and 500 OperationTimedOut), of the whole
 	// request or of an operation inside its reply. A throttled transaction
 	// committed nothing: it counts as committed only when a retry commits.
@@ -48,7 +50,7 @@ const (
 	Failed
 	// Unknown: the transaction may or may not have been committed: a retry
 	// after a lost, cut-short or garbled reply collided with what that
-	// attempt may have written (table.ErrMaybeCommitted), every attempt's
+	// attempt may have written (tablekit.ErrMaybeCommitted), every attempt's
 	// reply was lost, or the context ended while it was in flight. Read
 	// the entities to find out: the transaction applied all or nothing.
 	Unknown
@@ -78,14 +80,14 @@ type Chunk struct {
 	Ops []int
 	// State is Failed, Unknown or NotSent.
 	State State
-	// Err is why: an *OpError (which operation the service refused; in a
+	// Err is why: a *tablekit.ServiceError (which operation the service refused; in a
 	// Write, its Index is the operation's position in the input), a
-	// *table.ServiceError, a *ReplyError, an *InvalidError (an invalid
-	// operation, which forms a chunk of its own), a *retry.AmbiguousError
-	// matching table.ErrMaybeCommitted (a retry after a lost reply found
+	// *tablekit.ServiceError, a *tablekit.ValidationError (an invalid
+	// operation, which forms a chunk of its own), a *tablekit.MaybeCommittedError
+	// matching tablekit.ErrMaybeCommitted (a retry after a lost reply found
 	// the change already made; the lost attempt's failure is wrapped
-	// too), a transport or context error (retry.ErrExhausted when every
-	// attempt failed), or, for NotSent, an error matching ErrNotSent.
+	// too), a transport or context error (tablekit.ErrUnavailable when every
+	// attempt failed), or, for NotSent, an error matching errNotSent.
 	Err error
 }
 
@@ -203,11 +205,11 @@ func (w *writer[T]) summary() (Summary, error) {
 	ctxErr := w.ctx.Err()
 	switch {
 	case firstErr != nil && ctxErr != nil:
-		return s, errorf("%w: %d of %d operations committed: %w (and then: %w)", ErrIncomplete, s.Ops, total, firstErr, ctxErr)
+		return s, errorf("%w: %d of %d operations committed: %w (and then: %w)", tablekit.ErrIncomplete, s.Ops, total, firstErr, ctxErr)
 	case firstErr != nil:
-		return s, errorf("%w: %d of %d operations committed: %w", ErrIncomplete, s.Ops, total, firstErr)
+		return s, errorf("%w: %d of %d operations committed: %w", tablekit.ErrIncomplete, s.Ops, total, firstErr)
 	case ctxErr != nil:
-		return s, errorf("%w: %d of %d operations committed: %w", ErrIncomplete, s.Ops, total, ctxErr)
+		return s, errorf("%w: %d of %d operations committed: %w", tablekit.ErrIncomplete, s.Ops, total, ctxErr)
 	}
-	return s, errorf("%w: %d of %d operations committed", ErrIncomplete, s.Ops, total)
+	return s, errorf("%w: %d of %d operations committed", tablekit.ErrIncomplete, s.Ops, total)
 }

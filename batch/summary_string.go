@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tablekit/tablekit"
 )
 
 // tally is a Summary counted by State: what String and the Write span report.
@@ -18,7 +20,7 @@ type tally struct {
 func (s Summary) tally() tally {
 	t := tally{committed: s.Ops, transactions: s.Chunks}
 	for _, c := range s.Incomplete {
-		var inv *InvalidError
+		var inv *tablekit.ValidationError
 		if c.State == Failed && errors.As(c.Err, &inv) && len(c.Ops) == 1 {
 			t.failed++
 			t.invalidOps++

@@ -6,11 +6,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tablekit/tablekit"
 )
 
 func TestSummaryString(t *testing.T) {
 	lost := errors.New("connection reset")
-	invalid := &InvalidError{Index: 7, Err: ErrBodyTooLarge}
+	invalid := &tablekit.ValidationError{Index: 7, Err: tablekit.ErrInvalid}
 	tests := []struct {
 		name string
 		s    Summary
@@ -36,7 +38,7 @@ func TestSummaryString(t *testing.T) {
 			s: Summary{Ops: 19890, Chunks: 199, Read: 20000, Retries: 12, Duration: 61 * time.Second, states: make([]State, 20000),
 				Incomplete: []Chunk{
 					{PartitionKey: "a", Ops: make([]int, 10), State: Unknown, Err: lost},
-					{PartitionKey: "b", Ops: make([]int, 50), State: NotSent, Err: ErrNotSent},
+					{PartitionKey: "b", Ops: make([]int, 50), State: NotSent, Err: errNotSent},
 				}},
 			want: "20000 operations in 201 transactions: 19890 committed, 10 unknown (1 transaction), 0 failed, 100 not sent; 12 retries in 1m1s",
 		},

@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
@@ -107,7 +108,7 @@ func TestWriteSpans(t *testing.T) {
 func TestWriteSpanError(t *testing.T) {
 	tbl, _, rec := tracedTable(t)
 	ctx := ctxT(t, time.Minute)
-	if _, err := tbl.Add(ctx, item{PartitionKey: "p", RowKey: "taken"}, nil); err != nil {
+	if _, err := tbl.Add(ctx, item{PartitionKey: "p", RowKey: "taken"}); err != nil {
 		t.Fatal(err)
 	}
 	ops := []batch.Op[item]{
@@ -115,8 +116,8 @@ func TestWriteSpanError(t *testing.T) {
 		{Kind: batch.Add, Entity: item{PartitionKey: "p", RowKey: "taken"}},
 	}
 	_, err := batch.Write(ctx, tbl, ops, nil)
-	if !errors.Is(err, table.ErrAlreadyExists) {
-		t.Fatalf("Write: %v, want ErrAlreadyExists", err)
+	if !errors.Is(err, tablekit.ErrAlreadyExists) {
+		t.Fatalf("Write: %v, want tablekit.ErrAlreadyExists", err)
 	}
 	w := rec.Named("batch.Write")[0]
 	checkAttrs(t, "batch.Write", w, map[string]any{"tablekit.ops": 2, "tablekit.committed": 0, "tablekit.transactions": 1, "tablekit.outcome": "incomplete"})

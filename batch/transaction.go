@@ -2,9 +2,11 @@ package batch
 
 import (
 	"context"
+	"errors"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -14,24 +16,12 @@ type OpResult struct {
 	// deletes (inserts are sent with Prefer: return-no-content).
 	StatusCode int
 	// ETag and Timestamp of the stored entity; empty for a Delete.
-	table.Result
+	table.Meta
 }
 
 // Transaction is one atomic entity group transaction on a table: up to 100
-// operations on entities of one partition that the service applies all or
-// none. Build it with Add, Upsert, Update, Delete or Append, then Submit.
-//
-// Every rule of the service is checked as operations are added, before any
-// request: at most 100 operations, one PartitionKey, each RowKey once, a
-// request body within the backend's limit (Table Storage: under 4 MiB;
-// Cosmos DB: 2 MiB) measured on the bytes that will be sent, and each
-// entity valid. The first broken rule is kept and returned by Submit
-// (and Validate) as an [*InvalidError]; adding more operations does not
-// hide it. Entities are encoded when added, so later changes to a value
-// passed in do not affect the transaction.
-//
-// A Transaction is not safe for concurrent use while it is built. Submit
-// does not change it, so a failed transaction can be submitted again.
+// operations on one partition that the service applies all or none. Build
+// it with Add, Upsert, Update, Delete or Append, then Submit.
 type Transaction[T any] struct {
 	enc  *encoder[T]
 	ops  []Op[T]
@@ -49,7 +39,7 @@ func New[T any](t *table.Table[T]) *Transaction[T] {
 	return &Transaction[T]{enc: enc, lim: enc.limits()}
 }
 
-// Add inserts e; the transaction fails with table.ErrAlreadyExists if an
+// Add inserts e; the transaction fails with tablekit.ErrAlreadyExists if an
 // entity with e's keys exists.
 func (tx *Transaction[T]) Add(e T) *Transaction[T] {
 	return tx.Append(Op[T]{Kind: Add, Entity: e})
@@ -62,15 +52,15 @@ func (tx *Transaction[T]) Upsert(e T, mode table.Mode) *Transaction[T] {
 
 // Update merges e into or replaces the existing entity if its ETag is etag
 // (table.AnyETag: whatever it is). The transaction fails with
-// table.ErrPreconditionFailed on a mismatch and table.ErrNotFound when the
-// entity does not exist; an empty etag is table.ErrETagRequired.
+// tablekit.ErrPreconditionFailed on a mismatch and tablekit.ErrNotFound when the
+// entity does not exist; an empty etag is tablekit.ErrInvalid.
 func (tx *Transaction[T]) Update(e T, mode table.Mode, etag azcore.ETag) *Transaction[T] {
 	return tx.Append(Op[T]{Kind: Update, Entity: e, Mode: mode, ETag: etag})
 }
 
 // Delete removes the entity with these keys if its ETag is etag
 // (table.AnyETag: whatever it is). The transaction fails with
-// table.ErrNotFound when there is no such entity.
+// tablekit.ErrNotFound when there is no such entity.
 func (tx *Transaction[T]) Delete(partitionKey, rowKey string, etag azcore.ETag) *Transaction[T] {
 	return tx.Append(Op[T]{Kind: Delete, PartitionKey: partitionKey, RowKey: rowKey, ETag: etag})
 }
@@ -92,7 +82,7 @@ func (tx *Transaction[T]) append(op Op[T]) {
 	if tx.err != nil {
 		return
 	}
-	fail := func(err error) { tx.err = &InvalidError{Index: i, Kind: op.Kind, Err: err} }
+	fail := func(err error) { tx.err = invalidAt("transaction", i, err) }
 	if err := tx.lim.checkCount(); err != nil {
 		fail(err)
 		return
@@ -117,48 +107,21 @@ func (tx *Transaction[T]) Len() int { return len(tx.ops) }
 // table's backend.
 func (tx *Transaction[T]) Size() int { return tx.lim.bodySize() }
 
-// Validate returns the first broken rule as an [*InvalidError], or nil if
+// Validate returns the first broken rule as an [*tablekit.ValidationError], or nil if
 // Submit would send the transaction.
 func (tx *Transaction[T]) Validate() error {
 	if tx.err != nil {
 		return tx.err
 	}
 	if len(tx.ops) == 0 {
-		return &InvalidError{Index: -1, Err: ErrEmpty}
+		return errEmpty
 	}
 	return nil
 }
 
-// Submit sends the transaction and returns one Result per operation, in
-// order. The service applies all operations or none. Errors:
-//   - an [*InvalidError] when a rule is broken; nothing was sent;
-//   - an [*OpError] when the service refused an operation: nothing was
-//     written. It names the operation and matches the table sentinel of
-//     its outcome (table.ErrAlreadyExists, table.ErrPreconditionFailed,
-//     table.ErrNotFound, ...);
-//   - a *table.ServiceError when the service refused the whole request
-//     (table.ErrTableNotFound, table.ErrForbidden, table.ErrTooLarge, ...);
-//   - a *retry.AmbiguousError (table.ErrMaybeCommitted) when a retry by
-//     the client's pipeline, after an attempt that may have committed,
-//     failed with 409, 412 or 404 as that commit would make it fail;
-//   - a [*ReplyError] when the reply could not be parsed, or a
-//     *retry.BrokenResponseError when it was cut short: the outcome is
-//     unknown (both match retry.ErrBrokenResponse);
-//   - a transport or context error: the outcome is unknown.
-//
-// Requests are retried by the client's pipeline (table.ClientOptions)
-// when the whole request fails with a retryable status or in transport.
-// A retryable failure of one operation inside the reply (503 ServerBusy,
-// 500 OperationTimedOut) is not visible to the pipeline; it is an OpError
-// that retry.IsRetryable accepts, so
-//
-//	err := retry.Do(ctx, nil, func(ctx context.Context) error { res, err = tx.Submit(ctx); return err })
-//
-// retries both (inside retry.Do the pipeline makes one attempt per call,
-// so attempts do not multiply). Only do that when the transaction is safe
-// to repeat: each Submit then sees a single attempt, so an Add, a
-// conditional Update or a Delete that committed on a lost response fails
-// on the retry as a plain conflict. [Write] handles this for you.
+// Submit sends the transaction and returns one OpResult per operation, in
+// order; the service applies all or none. A refused operation is a
+// *tablekit.ServiceError with its Index; a lost reply, tablekit.ErrMaybeCommitted.
 func (tx *Transaction[T]) Submit(ctx context.Context) ([]OpResult, error) {
 	if err := tx.Validate(); err != nil {
 		return nil, err
@@ -166,10 +129,14 @@ func (tx *Transaction[T]) Submit(ctx context.Context) ([]OpResult, error) {
 	ctx, end := tx.startSubmit(ctx)
 	var obs observer
 	res, err := send(obs.attach(ctx), tx.enc.t, tx.wire, tx.ops, false)
-	if inDoubt, n := obs.doubt(); err != nil && inDoubt {
+	var b *errmap.Broken
+	switch inDoubt, n := obs.doubt(); {
+	case err != nil && inDoubt:
 		if amb := collision(err, n, nil); amb != nil {
 			return end(nil, amb)
 		}
+	case errors.As(err, &b):
+		return end(nil, maybeCommitted(max(n, 1), err))
 	}
 	return end(res, err)
 }

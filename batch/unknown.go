@@ -4,7 +4,7 @@ import "fmt"
 
 // errSameEntityUnknown is why an operation after an Unknown one on the
 // same entity is not sent.
-var errSameEntityUnknown = fmt.Errorf("%w: an earlier operation on the same entity has an unknown outcome", ErrNotSent)
+var errSameEntityUnknown = fmt.Errorf("%w: an earlier operation on the same entity has an unknown outcome", errNotSent)
 
 // markUnknown records the entities of an Unknown chunk. The partition's
 // later chunks are still sent (its other entities do not depend on it),

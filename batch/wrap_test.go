@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
@@ -45,12 +46,12 @@ func TestWrapTransactions(t *testing.T) {
 			Delete(pk, "c", table.AnyETag).
 			Submit(ctx)
 		o := outcome{ops: len(res), index: -1, rows: map[string]item{}}
-		var oe *batch.OpError[item]
+		var oe *tablekit.ServiceError
 		if errors.As(err, &oe) {
 			o.index = oe.Index
 		}
-		if errors.Is(err, table.ErrAlreadyExists) {
-			o.err = table.ErrAlreadyExists
+		if errors.Is(err, tablekit.ErrAlreadyExists) {
+			o.err = tablekit.ErrAlreadyExists
 		}
 		for rk, e := range readAll(t, tb) {
 			if e.PartitionKey == pk {
@@ -66,6 +67,6 @@ func TestWrapTransactions(t *testing.T) {
 		t.Errorf("Wrap:\n got %+v\nwant %+v (built by tablekit)", got, want)
 	}
 	if got.index != 1 || got.err == nil {
-		t.Errorf("failed operation %d (%v), want 1 (ErrAlreadyExists)", got.index, got.err)
+		t.Errorf("failed operation %d (%v), want 1 (tablekit.ErrAlreadyExists)", got.index, got.err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
@@ -24,16 +25,10 @@ const (
 	DefaultMaxBuffered = 64 << 20
 )
 
-// ErrIncomplete is matched by the error of Write and WriteSeq when not
-// every operation was committed. The error also wraps the first failure
-// (and the context's error if it ended); the Summary says which
-// operations were committed.
-var ErrIncomplete = errors.New("batch: not every operation was committed")
-
-// ErrNotSent is matched by the error of a chunk that was never sent (see
-// Chunk.Err): the writer stopped, the context ended, or an earlier chunk of
-// the same partition did not commit.
-var ErrNotSent = errors.New("batch: not sent")
+// errNotSent is wrapped by the error of a chunk that was never sent
+// (State NotSent): the writer stopped, the context ended, or an earlier
+// chunk of the same partition did not commit.
+var errNotSent = errors.New("batch: not sent")
 
 // WriteOptions tune Write and WriteSeq. nil and zero fields mean the
 // documented defaults; Write never modifies them.
@@ -94,39 +89,8 @@ type WriteOptions struct {
 
 // Write writes any number of operations, on any partitions, in as few
 // transactions as the limits allow, with bounded parallelism and retries.
-//
-// Operations are grouped by PartitionKey (in order of first appearance)
-// and packed into transactions within the limits of the table's backend
-// (100 operations; a body under 4 MiB on Table Storage, of 2 MiB on Cosmos
-// DB), each filled until the next operation does not fit. So every
-// transaction is at least 95% full by the limit that binds, except: the
-// last of each partition; one that the next entity does not fit into when
-// entities are bigger than 5% of the body limit; one closed because the
-// next operation is on an entity it already holds (a second operation on
-// an entity goes into a later transaction, which is sent only after the
-// earlier one committed); and, for WriteSeq, one closed early by
-// WriteOptions.MaxBuffered. WriteOptions.Reorder makes the second and
-// third cases rare.
-//
-// The default operation, Op{Entity: e}, is an upsert that replaces: a
-// transaction of upserts can be retried after a lost response without
-// failing and leaves each entity exactly as given; that holds for replies
-// lost, cut short or garbled. Transactions holding Add, conditional Update
-// or Delete operations are retried too; when such a retry follows an
-// attempt that may have committed and fails with 409, 412 or 404, the
-// chunk's error is a *retry.AmbiguousError (table.ErrMaybeCommitted) that
-// also wraps the failure in doubt, and its State is Unknown. An Unknown
-// chunk does not stop the partition: its later chunks are sent without the
-// operations on the Unknown chunk's entities, which are NotSent.
-//
-// Atomicity is per transaction only. The error is nil when every
-// operation committed; otherwise it matches ErrIncomplete, wraps the first
-// failure (errors.As finds an *OpError[T] or *table.ServiceError, errors.Is
-// the table sentinels and context errors), and the Summary says what was
-// committed: Summary.State(i) for each operation, Summary.Incomplete for
-// the transactions that were refused, in doubt or not sent. When ctx ends,
-// Write stops sending, waits for nothing but the requests in flight (which
-// end with ctx), and returns.
+// The error is nil when every operation committed, otherwise it matches
+// tablekit.ErrIncomplete and the Summary says what became of each.
 func Write[T any](ctx context.Context, t *table.Table[T], ops []Op[T], o *WriteOptions) (Summary, error) {
 	if err := usable(t); err != nil {
 		return Summary{}, err
@@ -222,7 +186,7 @@ func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *
 	hook := w.policy.OnRetry
 	w.policy.OnRetry = func(ev retry.Event) {
 		w.ledger.retries.Add(1)
-		if errors.Is(ev.Err, table.ErrThrottled) {
+		if errors.Is(ev.Err, tablekit.ErrThrottled) {
 			w.ledger.throttled.Add(1)
 		}
 		if hook != nil {
@@ -289,7 +253,7 @@ func (w *writer[T]) add(i int, op Op[T]) bool {
 		}
 		c := &chunk[T]{id: w.packer.nextID, pk: pk, positions: []int{i}, ops: []Op[T]{op}, invalid: true}
 		w.packer.nextID++
-		w.finishLocked(p, c, Failed, &InvalidError{Index: i, Kind: op.Kind, Err: err}, false)
+		w.finishLocked(p, c, Failed, invalidAt("write", i, err), false)
 	case p.halted:
 		// An earlier chunk of the partition did not commit: not sent.
 	default:

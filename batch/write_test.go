@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
@@ -361,9 +362,9 @@ func TestWriteFailureReport(t *testing.T) {
 			tbl := newTable(t, nil, nil)
 			ops, failAt := twoPhaseLoad(t, tbl)
 			sum, err := batch.Write(ctxT(t, 2*time.Minute), tbl, ops, &batch.WriteOptions{ContinueOnError: cont})
-			var oe *batch.OpError[item]
-			if !errors.Is(err, batch.ErrIncomplete) || !errors.Is(err, table.ErrAlreadyExists) || !errors.As(err, &oe) {
-				t.Fatalf("Write error %v, want ErrIncomplete wrapping the OpError", err)
+			var oe *tablekit.ServiceError
+			if !errors.Is(err, tablekit.ErrIncomplete) || !errors.Is(err, tablekit.ErrAlreadyExists) || !errors.As(err, &oe) {
+				t.Fatalf("Write error %v, want tablekit.ErrIncomplete wrapping the OpError", err)
 			}
 			// The failed transaction is reported with the failing operation.
 			var failed []batch.Chunk
@@ -394,7 +395,7 @@ func TestWriteFailureReport(t *testing.T) {
 				}
 			}
 			for _, c := range sum.Incomplete {
-				if c.State == batch.NotSent && !errors.Is(c.Err, batch.ErrNotSent) {
+				if c.State == batch.NotSent && !strings.HasPrefix(c.Err.Error(), "batch: not sent") {
 					t.Errorf("not-sent chunk with error %v", c.Err)
 				}
 			}
@@ -432,9 +433,9 @@ func TestWriteInvalidOperation(t *testing.T) {
 	bad := 150 + 120
 	ops[bad].Entity.S = strings.Repeat("x", 40000)
 	sum, err := batch.Write(ctxT(t, 2*time.Minute), tbl, ops, &batch.WriteOptions{ContinueOnError: true})
-	var ie *batch.InvalidError
-	if !errors.Is(err, table.ErrInvalidEntity) || !errors.As(err, &ie) || ie.Index != bad {
-		t.Fatalf("Write error %v, want ErrInvalidEntity at %d", err, bad)
+	var ie *tablekit.ValidationError
+	if !errors.Is(err, tablekit.ErrInvalid) || !errors.As(err, &ie) || ie.Index != bad {
+		t.Fatalf("Write error %v, want tablekit.ErrInvalid at %d", err, bad)
 	}
 	for i := range ops {
 		var want batch.State
@@ -468,8 +469,8 @@ func TestWriteCancel(t *testing.T) {
 	}
 	start := time.Now()
 	sum, err := batch.Write(ctx, tbl, ops, &batch.WriteOptions{InFlight: 2, Progress: plog.record})
-	if !errors.Is(err, context.Canceled) || !errors.Is(err, batch.ErrIncomplete) {
-		t.Fatalf("Write error %v, want context.Canceled and ErrIncomplete", err)
+	if !errors.Is(err, context.Canceled) || !errors.Is(err, tablekit.ErrIncomplete) {
+		t.Fatalf("Write error %v, want context.Canceled and tablekit.ErrIncomplete", err)
 	}
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("Write took %v after cancel", d)

@@ -1,17 +1,16 @@
 package batch
 
 import (
-	"fmt"
-
 	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/table"
 )
 
 // Nil tables and zero Transactions are programming errors, reported as
-// table.ErrInvalidOptions before anything else, never as panics.
+// tablekit.ErrInvalid before anything else, never as panics.
 var (
-	errNilTable = fmt.Errorf("%w: batch: nil or zero table (open tables with table.New)", table.ErrInvalidOptions)
-	errZeroTx   = fmt.Errorf("%w: batch: zero Transaction (start transactions with batch.New)", table.ErrInvalidOptions)
+	errNilTable = errmap.Invalid("batch", "table", "nil or zero table (open tables with table.New)")
+	errZeroTx   = errmap.Invalid("batch", "Transaction", "zero Transaction (start transactions with batch.New)")
 )
 
 // usable reports a table that table.New did not make.
@@ -21,3 +20,6 @@ func usable[T any](t *table.Table[T]) error {
 	}
 	return nil
 }
+
+// errEmpty: a transaction needs at least one operation.
+var errEmpty = errmap.Invalid("transaction", "operations", "a transaction needs at least one")

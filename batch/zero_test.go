@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
@@ -15,8 +16,8 @@ import (
 // type on a zero value with zero arguments: each returns, none panics.
 func TestZeroValuesDoNotPanic(t *testing.T) {
 	zero := map[string]any{
-		"InvalidError": new(batch.InvalidError), "OpError": new(batch.OpError[item]),
-		"ReplyError": new(batch.ReplyError), "OpKind": new(batch.OpKind), "Op": new(batch.Op[item]),
+
+		"OpKind": new(batch.OpKind), "Op": new(batch.Op[item]),
 		"Progress": new(batch.Progress), "State": new(batch.State), "Chunk": new(batch.Chunk),
 		"Summary": new(batch.Summary), "OpResult": new(batch.OpResult),
 		"Transaction": new(batch.Transaction[item]), "WriteOptions": new(batch.WriteOptions),
@@ -40,8 +41,8 @@ func TestNilTable(t *testing.T) {
 	}
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
-			if err := c.call(); !errors.Is(err, table.ErrInvalidOptions) {
-				t.Errorf("err = %v, want ErrInvalidOptions", err)
+			if err := c.call(); !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("err = %v, want tablekit.ErrInvalid", err)
 			}
 		})
 	}

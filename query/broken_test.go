@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/retry"
@@ -17,7 +18,7 @@ import (
 
 // TestBrokenPages: a query page whose reply is garbled or cut short is
 // retried by the table's pipeline, so the query sees every entity once; when
-// every attempt breaks, the error matches table.ErrBrokenResponse.
+// every attempt breaks, the error matches tablekit.ErrUnavailable.
 func TestBrokenPages(t *testing.T) {
 	env := testenv.Azurite(t)
 	px, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
@@ -44,8 +45,8 @@ func TestBrokenPages(t *testing.T) {
 	}{
 		{"second page garbled once", faults.Rule{Match: second(), Fault: faults.GarbleAfterForward()}, nil},
 		{"second page cut short once", faults.Rule{Match: second(), Fault: faults.TruncateAfterForward()}, nil},
-		{"every page garbled", faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.GarbleAfterForward()}, table.ErrBrokenResponse},
-		{"every page cut short", faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.TruncateAfterForward()}, table.ErrBrokenResponse},
+		{"every page garbled", faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.GarbleAfterForward()}, tablekit.ErrUnavailable},
+		{"every page cut short", faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.TruncateAfterForward()}, tablekit.ErrUnavailable},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,10 @@
 package query
 
-import "fmt"
+import (
+	"errors"
+
+	"github.com/tablekit/tablekit/internal/errmap"
+)
 
 // checkContinuation refuses a continuation that the next request cannot
 // follow: one equal to the request's own (the same page again, forever) or
@@ -10,10 +14,10 @@ func checkContinuation(requested, next position) error {
 		return nil
 	}
 	if next.NextPartitionKey == nil {
-		return fmt.Errorf("%w: NextRowKey without NextPartitionKey", ErrBadContinuation)
+		return errmap.Unavailable("query", 1, errors.New("the service returned a continuation that cannot be followed: NextRowKey without NextPartitionKey"))
 	}
 	if equalKey(requested.NextPartitionKey, next.NextPartitionKey) && equalKey(requested.NextRowKey, next.NextRowKey) {
-		return fmt.Errorf("%w: it repeats the request's own continuation", ErrBadContinuation)
+		return errmap.Unavailable("query", 1, errors.New("the service returned a continuation that cannot be followed: it repeats the request's own continuation"))
 	}
 	return nil
 }

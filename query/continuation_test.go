@@ -6,11 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
 // A continuation that does not advance, or names a row of no partition,
-// ends every kind of run with ErrBadContinuation after one request: no
+// ends every kind of run with tablekit.ErrUnavailable after one request: no
 // loop, no silent end.
 func TestBadContinuationEndsTheQuery(t *testing.T) {
 	for _, tc := range []struct {
@@ -59,8 +60,8 @@ func TestBadContinuationEndsTheQuery(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				err = run.do(ctx, New(tbl).Where(Property("N").Ge(Int32(0))))
-				if !errors.Is(err, ErrBadContinuation) {
-					t.Fatalf("got %v, want ErrBadContinuation", err)
+				if !errors.Is(err, tablekit.ErrUnavailable) {
+					t.Fatalf("got %v, want tablekit.ErrUnavailable", err)
 				}
 				if got, max := tr.requests, 4; got > max {
 					t.Errorf("requests: got %d, want at most %d (two per segment)", got, max)

@@ -31,15 +31,9 @@ type Cursor[T any] struct {
 	tracker tracker
 }
 
-// Resume returns a cursor at the position of token, a string from
-// Cursor.Token or Page.Token of the same query; "" starts at the
-// beginning. PageSize and Limit may differ from the run that made the token.
-// It fails, before any I/O, with the query's own error (an invalid filter,
-// ErrTableScan, ...), ErrInvalidToken, ErrTokenMismatch when the token
-// belongs to another table, filter or projection, or ErrPositionLost when
-// the token skips by key and the backend has no key order; the first page
-// of a token taken in the middle of a page on such a backend may still be
-// ErrPositionLost (see the package documentation).
+// Resume returns a cursor at the position of token (Cursor.Token or
+// Page.Token of the same query; "" starts at the beginning). A token of
+// another query is tablekit.ErrInvalid, before any request.
 func (q Query[T]) Resume(token string) (*Cursor[T], error) {
 	p, err := q.compile(Filter{})
 	if err != nil {
@@ -53,7 +47,7 @@ func (q Query[T]) Resume(token string) (*Cursor[T], error) {
 			return nil, err
 		}
 		if len(tok.Segments) > 0 {
-			return nil, ErrTokenMismatch
+			return nil, errTokenMismatch
 		}
 		c.tracker.position = tok.position
 		if err := c.tracker.resumable(-1, backendName(q.t)); err != nil {
@@ -141,7 +135,7 @@ func (c *Cursor[T]) top(returned int) (int, bool) {
 // is made after the one that produced the current entity. An error is
 // yielded once, with the zero T, and ends the iteration; the cursor's
 // position stays at the last entity returned, so a later All retries from
-// there. Service errors match table's sentinels (table.MapError).
+// there. Service errors match package tablekit's sentinels.
 func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		err := c.pageLoop(ctx, spanCursorAll, func(page *rawPage[T], returned int) (int, bool) {

@@ -3,6 +3,7 @@ package query
 import (
 	"errors"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/codec"
 )
 
@@ -18,9 +19,9 @@ func (p *plan[T]) fill(page *rawPage[T], body []byte, top int) error {
 		}
 		return n, err
 	})
-	if err != nil && !errors.Is(err, codec.ErrDecode) {
+	if err != nil && !errors.Is(err, tablekit.ErrDecode) {
 		// The page itself is malformed.
-		return &codec.DecodeError{Reason: "query page: " + err.Error(), Err: err}
+		return &tablekit.DecodeError{Reason: "query page: " + err.Error(), Err: err}
 	}
 	return err
 }

@@ -35,7 +35,7 @@
 // The service compares a property only with a literal of its own type: an
 // Int64 property never equals 42, only 42L, and a Double never equals 1, only
 // 1.0. Tables hold NaN and infinite Doubles, but no literal selects them
-// dependably: Double refuses them with ErrInvalidFilter and names what to
+// dependably: Double refuses them with tablekit.ErrInvalid and names what to
 // write instead (Gt(Double(math.MaxFloat64)) selects +Inf). (Azurite is more lenient with some untyped literals; the service is
 // not, so choose the constructor that matches the property's Go type in
 // your entity.) [And], [Or] and [Not] combine filters with the parentheses
@@ -76,7 +76,7 @@
 //     it is slow, and it gets slower as the table grows.
 //
 // Log the scope, or mark a query [Query.NoTableScan] so that it refuses to
-// run as a table scan ([ErrTableScan]) instead of silently becoming one.
+// run as a table scan ([tablekit.ErrInvalid]) instead of silently becoming one.
 // For a large read, run it as parallel segments (below).
 //
 // # Paging and resumable tokens
@@ -96,12 +96,12 @@
 // is the position after the last entity handed out, as an opaque string. It
 // is stable across processes and versions of the token format are checked;
 // it is bound to the table, filter and projection of its query, so a token
-// given to another query is [ErrTokenMismatch], not wrong data. Resuming
+// given to another query is [tablekit.ErrInvalid], not wrong data. Resuming
 // returns exactly the entities not yet seen. A typical web handler:
 //
 //	c, err := query.New(orders).Where(query.Partition(customer)).Limit(50).Resume(req.PageToken)
 //	if err != nil {
-//		return err // ErrInvalidToken, ErrTokenMismatch: a bad request
+//		return err // tablekit.ErrInvalid: a bad request
 //	}
 //	items, err := query.Collect(c.All(ctx))
 //	resp.Items, resp.NextPageToken = items, c.Token() // "" on the last page
@@ -125,7 +125,7 @@
 //     the page read again must start with the same entities, which are
 //     skipped. When it does not (the backend ordered it differently this
 //     time, or entities were written or deleted there) the query stops with
-//     [ErrPositionLost] (a [*PositionError]) rather than skip or repeat an
+//     tablekit.ErrPositionLost rather than skip or repeat an
 //     entity; resume from a page boundary ([Cursor.Pages]' tokens) or start
 //     again. A token that skips by key is refused there before any request.
 //
@@ -166,7 +166,7 @@
 // RowKey) order instead: each segment's results are in that order, so a
 // k-way merge is exact, but it must see every unfinished segment's next
 // entity before it hands one out. On a backend without key order (Cosmos
-// DB) Ordered is table.ErrUnsupported. The first error is yielded once and
+// DB) Ordered is tablekit.ErrUnsupported. The first error is yielded once and
 // cancels every request in flight; breaking out of the loop does the same;
 // either way no goroutine outlives the loop. Each segment keeps its own
 // position, and [ParallelCursor.Token] encodes all of them, so an
@@ -180,4 +180,15 @@
 // table.Options.PoolSize, keep ParallelOptions.Parallelism at or below
 // it; with plain aztables clients wrapped by table.Wrap, pass
 // table.ClientOptions to them.
+//
+// # Double literals
+//
+// NaN and the infinities make an invalid Value (tablekit.ErrInvalid, saying
+// what to write instead), never a filter that silently matches the wrong
+// rows. No comparison selects NaN: it equals nothing, itself included. The
+// service's OData literals for the infinities, INF and -INF, are read by
+// Azurite as property names, which matches every entity without the
+// property; Gt(Double(math.MaxFloat64)) selects +Inf and
+// Lt(Double(-math.MaxFloat64)) selects -Inf on both, since no finite double
+// lies beyond them.
 package query

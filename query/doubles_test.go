@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
@@ -19,7 +20,7 @@ type measure struct {
 }
 
 // TestDoubleSpecials: pages holding NaN and the infinities decode, a NaN
-// or infinity literal is ErrInvalidFilter before any request, and the
+// or infinity literal is tablekit.ErrInvalid before any request, and the
 // comparisons it names instead select the infinities on Azurite (and, by
 // IEEE 754 order, on the service).
 func TestDoubleSpecials(t *testing.T) {
@@ -31,7 +32,7 @@ func TestDoubleSpecials(t *testing.T) {
 		"one": 1.5, "max": math.MaxFloat64, "nmax": -math.MaxFloat64,
 	}
 	for rk, x := range values {
-		if _, err := tbl.Add(ctx, measure{PartitionKey: "p", RowKey: rk, V: x}, nil); err != nil {
+		if _, err := tbl.Add(ctx, measure{PartitionKey: "p", RowKey: rk, V: x}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -79,8 +80,8 @@ func TestDoubleSpecials(t *testing.T) {
 		{math.Inf(-1), "Lt(Double(-math.MaxFloat64))"},
 	} {
 		_, err := Collect(New(tbl).Where(v.Eq(Double(c.x))).All(ctx))
-		if !errors.Is(err, ErrInvalidFilter) || !strings.Contains(err.Error(), c.hint) {
-			t.Errorf("Double(%v): err = %v, want ErrInvalidFilter naming %s", c.x, err, c.hint)
+		if !errors.Is(err, tablekit.ErrInvalid) || !strings.Contains(err.Error(), c.hint) {
+			t.Errorf("Double(%v): err = %v, want tablekit.ErrInvalid naming %s", c.x, err, c.hint)
 		}
 	}
 	if n := rec.Count() - before; n != 0 {

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit"
 )
 
 // TestEmptyKeysRefused checks that queries refuse an empty key as every
-// other call does (ErrInvalidKey), whether the filter is built by Point,
+// other call does (tablekit.ErrInvalid), whether the filter is built by Point,
 // Partition or by hand, on Azurite.
 func TestEmptyKeysRefused(t *testing.T) {
 	svc := newService(t, "", nil)
@@ -27,8 +27,8 @@ func TestEmptyKeysRefused(t *testing.T) {
 	for _, tc := range filters {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Collect(New(tbl).Where(tc.f).All(ctx))
-			if !errors.Is(err, table.ErrInvalidKey) {
-				t.Errorf("err = %v, want ErrInvalidKey", err)
+			if !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("err = %v, want tablekit.ErrInvalid", err)
 			}
 		})
 	}
@@ -37,8 +37,8 @@ func TestEmptyKeysRefused(t *testing.T) {
 		if err == nil {
 			_, err = Collect(c.All(ctx))
 		}
-		if !errors.Is(err, table.ErrInvalidKey) {
-			t.Errorf("err = %v, want ErrInvalidKey", err)
+		if !errors.Is(err, tablekit.ErrInvalid) {
+			t.Errorf("err = %v, want tablekit.ErrInvalid", err)
 		}
 	})
 }

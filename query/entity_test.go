@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -40,9 +41,9 @@ func mixedRows(t *testing.T) (*table.Table[table.Entity], map[string]any) {
 		var err error
 		switch v := v.(type) {
 		case circle:
-			e, err = table.ToEntity(v)
+			e, err = testenv.Convert[table.Entity](v)
 		case label:
-			e, err = table.ToEntity(v)
+			e, err = testenv.Convert[table.Entity](v)
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -72,9 +73,9 @@ func TestEntityParallelMixedRows(t *testing.T) {
 		var v any
 		switch e.Properties["Kind"] {
 		case "circle":
-			v, err = table.FromEntity[circle](e)
+			v, err = testenv.Convert[circle](e)
 		case "label":
-			v, err = table.FromEntity[label](e)
+			v, err = testenv.Convert[label](e)
 		default:
 			t.Fatalf("%s/%s: unknown Kind %v", e.PartitionKey, e.RowKey, e.Properties["Kind"])
 		}

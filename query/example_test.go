@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
@@ -27,16 +28,17 @@ type Order struct {
 // TABLEKIT_CONNECTION_STRING names it, as it would name your account.
 // Customers are "customer00", "customer01", ...; with sharded keys they get
 // the prefix of table.Shard, as in "1-customer04".
-func orders(ctx context.Context, name string, customers, perCustomer int, sharded bool) *table.Table[Order] {
+func orders(ctx context.Context, name string, customers, perCustomer int, sharded bool) (t *table.Table[Order], drop func()) {
 	svc, err := table.NewService(os.Getenv("TABLEKIT_CONNECTION_STRING"), nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	t, err := table.New[Order](svc, name)
+	t, err = table.New[Order](svc, name)
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := t.CreateTable(ctx); err != nil {
+	drop = func() { _ = svc.DeleteTable(context.WithoutCancel(ctx), t.Name()) }
+	if err := svc.CreateTable(ctx, t.Name()); err != nil {
 		log.Fatal(err)
 	}
 	for c := range customers {
@@ -58,7 +60,7 @@ func orders(ctx context.Context, name string, customers, perCustomer int, sharde
 			}
 		}
 	}
-	return t
+	return t, drop
 }
 
 // Filters are built from typed parts; every value is written as the literal
@@ -79,7 +81,7 @@ func ExampleFilter() {
 
 	// An invalid part keeps its error until the filter is used.
 	_, err = query.Property("Total Price").Eq(query.Double(1)).Build()
-	fmt.Println(errors.Is(err, query.ErrInvalidFilter))
+	fmt.Println(errors.Is(err, tablekit.ErrInvalid))
 	// Output:
 	// PartitionKey eq 'customer42' and RowKey ge '2025-' and RowKey lt '2025.' and (Total ge 100.0 or Items gt 5) and Note ne ''' or 1 eq 1 or ''' <nil>
 	// partition
@@ -136,8 +138,8 @@ func ExampleFilter_Scope() {
 // stay zero.
 func ExampleQuery_All() {
 	ctx := context.Background()
-	t := orders(ctx, "exqueryall", 2, 5, false)
-	defer t.DeleteTable(ctx)
+	t, drop := orders(ctx, "exqueryall", 2, 5, false)
+	defer drop()
 
 	q := query.New(t).
 		Where(query.And(
@@ -162,15 +164,15 @@ func ExampleQuery_All() {
 // process. The token is bound to the query: another filter refuses it.
 func ExampleQuery_Resume() {
 	ctx := context.Background()
-	t := orders(ctx, "exqueryresume", 1, 25, false)
-	defer t.DeleteTable(ctx)
+	t, drop := orders(ctx, "exqueryresume", 1, 25, false)
+	defer drop()
 
 	q := query.New(t).Where(query.Partition("customer00")).Limit(10)
 	token := "" // from the client's request; "" for the first page
 	for {
 		c, err := q.Resume(token)
 		if err != nil {
-			log.Fatal(err) // ErrInvalidToken, ErrTokenMismatch: answer 400
+			log.Fatal(err) // tablekit.ErrInvalid: answer 400
 		}
 		page, err := query.Collect(c.All(ctx))
 		if err != nil {
@@ -181,7 +183,7 @@ func ExampleQuery_Resume() {
 		if token == "" {
 			break
 		}
-		if _, err := query.New(t).Where(query.Partition("another")).Resume(token); errors.Is(err, query.ErrTokenMismatch) {
+		if _, err := query.New(t).Where(query.Partition("another")).Resume(token); errors.Is(err, tablekit.ErrInvalid) {
 			fmt.Println("  (refused by another query)")
 		}
 	}
@@ -198,8 +200,8 @@ func ExampleQuery_Resume() {
 // processed.
 func ExampleCursor_Token() {
 	ctx := context.Background()
-	t := orders(ctx, "excursortoken", 1, 12, false)
-	defer t.DeleteTable(ctx)
+	t, drop := orders(ctx, "excursortoken", 1, 12, false)
+	defer drop()
 
 	q := query.New(t).PageSize(5)
 	c, err := q.Resume("")
@@ -230,8 +232,8 @@ func ExampleCursor_Token() {
 // loses progress.
 func ExampleCursor_Pages() {
 	ctx := context.Background()
-	t := orders(ctx, "excursorpages", 1, 12, false)
-	defer t.DeleteTable(ctx)
+	t, drop := orders(ctx, "excursorpages", 1, 12, false)
+	defer drop()
 
 	for p, err := range query.New(t).PageSize(5).Pages(ctx) {
 		if err != nil {
@@ -249,8 +251,8 @@ func ExampleCursor_Pages() {
 // time, merged back into key order.
 func ExampleQuery_Parallel() {
 	ctx := context.Background()
-	t := orders(ctx, "exqueryparallel", 8, 3, true) // keys like "1-customer04"
-	defer t.DeleteTable(ctx)
+	t, drop := orders(ctx, "exqueryparallel", 8, 3, true) // keys like "1-customer04"
+	defer drop()
 
 	c, err := query.New(t).
 		Where(query.Property("Items").Ge(query.Int32(2))).

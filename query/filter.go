@@ -1,11 +1,11 @@
 package query
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/tablekit/tablekit/internal/backend"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -53,7 +53,7 @@ type node struct {
 func errFilter(err error) Filter { return Filter{err: err} }
 
 // Err returns the first error in the filter's parts, or nil. It matches
-// ErrInvalidFilter.
+// tablekit.ErrInvalid.
 func (f Filter) Err() error { return f.err }
 
 // Build returns the $filter text, or the first error in its parts, or an
@@ -68,7 +68,7 @@ func (f Filter) Build() (string, error) {
 		return "", nil
 	}
 	if n := f.n.comparisons(); n > MaxComparisons {
-		return "", fmt.Errorf("%w: %d comparisons, the service allows at most %d in one filter", ErrInvalidFilter, n, MaxComparisons)
+		return "", errmap.Invalidf("query", "filter", "%d comparisons, the service allows at most %d in one filter", n, MaxComparisons)
 	}
 	var b strings.Builder
 	f.n.render(&b, false)
@@ -204,7 +204,7 @@ func Not(f Filter) Filter {
 		return f
 	}
 	if f.n == nil {
-		return errFilter(fmt.Errorf("%w: Not of the zero Filter would match nothing", ErrInvalidFilter))
+		return errFilter(errmap.Invalid("query", "filter", "Not of the zero Filter would match nothing"))
 	}
 	return Filter{n: &node{op: opNot, kids: []*node{f.n}}}
 }
@@ -217,10 +217,10 @@ func Not(f Filter) Filter {
 // query's scope unknown, which Scope reports as a table scan.
 func Raw(odata string) Filter {
 	if strings.TrimSpace(odata) == "" {
-		return errFilter(fmt.Errorf("%w: Raw filter is empty (use the zero Filter to match everything)", ErrInvalidFilter))
+		return errFilter(errmap.Invalid("query", "filter", "Raw filter is empty (use the zero Filter to match everything)"))
 	}
 	if !utf8.ValidString(odata) {
-		return errFilter(fmt.Errorf("%w: Raw filter is not valid UTF-8", ErrInvalidFilter))
+		return errFilter(errmap.Invalid("query", "filter", "Raw filter is not valid UTF-8"))
 	}
 	n, err := scanRaw(odata)
 	if err != nil {
@@ -261,7 +261,7 @@ func scanRaw(s string) (int, error) {
 		case c == ')':
 			depth--
 			if depth < 0 {
-				return 0, fmt.Errorf("%w: Raw filter has an unbalanced ')'", ErrInvalidFilter)
+				return 0, errmap.Invalid("query", "filter", "Raw filter has an unbalanced ')'")
 			}
 		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
 			w := word(i)
@@ -275,10 +275,10 @@ func scanRaw(s string) (int, error) {
 		}
 	}
 	if inString {
-		return 0, fmt.Errorf("%w: Raw filter has an unterminated string literal", ErrInvalidFilter)
+		return 0, errmap.Invalid("query", "filter", "Raw filter has an unterminated string literal")
 	}
 	if depth != 0 {
-		return 0, fmt.Errorf("%w: Raw filter has an unbalanced '('", ErrInvalidFilter)
+		return 0, errmap.Invalid("query", "filter", "Raw filter has an unbalanced '('")
 	}
 	return count, nil
 }
@@ -313,14 +313,14 @@ func (p Property) check() error {
 	name := string(p)
 	if !wire.IsSystemProperty(name) {
 		if bad := wire.CheckPropertyName(name); bad != nil {
-			return fmt.Errorf("%w: %s", ErrInvalidFilter, bad)
+			return errmap.Invalidf("query", "filter", "%s", bad)
 		}
 	}
 	if max := backend.Lenient().MaxPropertyName; len(name) > max {
-		return fmt.Errorf("%w: property name of %d bytes, at most %d", ErrInvalidFilter, len(name), max)
+		return errmap.Invalidf("query", "filter", "property name of %d bytes, at most %d", len(name), max)
 	}
 	if odataKeywords[strings.ToLower(name)] {
-		return fmt.Errorf("%w: property name %q is an OData keyword and cannot be used in a filter", ErrInvalidFilter, name)
+		return errmap.Invalidf("query", "filter", "property name %q is an OData keyword and cannot be used in a filter", name)
 	}
 	return nil
 }
@@ -333,16 +333,16 @@ func (p Property) compare(cmp string, v Value) Filter {
 		return errFilter(v.err)
 	}
 	if v.kind == kindNone {
-		return errFilter(fmt.Errorf("%w: %s %s: zero query.Value (use a constructor such as query.String)", ErrInvalidFilter, p, cmp))
+		return errFilter(errmap.Invalidf("query", "filter", "%s %s: zero query.Value (use a constructor such as query.String)", p, cmp))
 	}
 	switch p {
 	case PartitionKey, RowKey:
 		if v.kind != kindString {
-			return errFilter(fmt.Errorf("%w: %s is a string; compared with %s", ErrInvalidFilter, p, v.kind))
+			return errFilter(errmap.Invalidf("query", "filter", "%s is a string; compared with %s", p, v.kind))
 		}
 	case Timestamp:
 		if v.kind != kindDateTime {
-			return errFilter(fmt.Errorf("%w: Timestamp is an Edm.DateTime; compared with %s", ErrInvalidFilter, v.kind))
+			return errFilter(errmap.Invalidf("query", "filter", "Timestamp is an Edm.DateTime; compared with %s", v.kind))
 		}
 	}
 	return Filter{n: &node{op: opCmp, prop: p, cmp: cmp, val: v}}
@@ -388,7 +388,7 @@ func (p Property) HasPrefix(prefix string) Filter {
 
 // Partition matches the entities of one partition: PartitionKey eq pk. It is
 // the cheapest query after a point read.
-// An empty key is ErrInvalidKey, as everywhere in tablekit.
+// An empty key is tablekit.ErrInvalid, as everywhere in tablekit.
 func Partition(pk string) Filter {
 	if pk == "" {
 		return errFilter(emptyKey(pk, "r"))

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
@@ -78,8 +79,8 @@ func TestInvalidLiterals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := Property("P").Eq(tt.v)
 			_, err := f.Build()
-			if !errors.Is(err, ErrInvalidFilter) {
-				t.Fatalf("Build err = %v, want ErrInvalidFilter", err)
+			if !errors.Is(err, tablekit.ErrInvalid) {
+				t.Fatalf("Build err = %v, want tablekit.ErrInvalid", err)
 			}
 			if !strings.HasPrefix(f.String(), "!(") {
 				t.Errorf("String() = %q, want an unusable description", f.String())
@@ -173,8 +174,8 @@ func TestFilterErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tt.f.Build()
-			if !errors.Is(err, ErrInvalidFilter) {
-				t.Fatalf("err = %v, want ErrInvalidFilter", err)
+			if !errors.Is(err, tablekit.ErrInvalid) {
+				t.Fatalf("err = %v, want tablekit.ErrInvalid", err)
 			}
 			if !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("err = %q, want it to mention %q", err, tt.msg)
@@ -370,21 +371,21 @@ func TestSegmentsUnit(t *testing.T) {
 		"prefix overlap":        PrefixSegments("ab", "a"),
 		"empty prefix overlaps": PrefixSegments("a", ""),
 	} {
-		if _, err := build(segs); !errors.Is(err, ErrInvalidFilter) {
-			t.Errorf("%s: err = %v, want ErrInvalidFilter", name, err)
+		if _, err := build(segs); !errors.Is(err, tablekit.ErrInvalid) {
+			t.Errorf("%s: err = %v, want tablekit.ErrInvalid", name, err)
 		}
 	}
 }
 
 func TestZeroQuery(t *testing.T) {
 	var q Query[struct{ PartitionKey, RowKey string }]
-	if _, err := q.Resume(""); !errors.Is(err, table.ErrInvalidOptions) {
+	if _, err := q.Resume(""); !errors.Is(err, tablekit.ErrInvalid) {
 		t.Errorf("zero Query: Resume err = %v", err)
 	}
-	if _, err := q.Parallel(RangeSegments(), nil); !errors.Is(err, table.ErrInvalidOptions) {
+	if _, err := q.Parallel(RangeSegments(), nil); !errors.Is(err, tablekit.ErrInvalid) {
 		t.Errorf("zero Query: Parallel err = %v", err)
 	}
-	if _, err := New[struct{ PartitionKey, RowKey string }](nil).Where(Property("1").Eq(Int32(1))).Resume(""); !errors.Is(err, table.ErrInvalidOptions) {
+	if _, err := New[struct{ PartitionKey, RowKey string }](nil).Where(Property("1").Eq(Int32(1))).Resume(""); !errors.Is(err, tablekit.ErrInvalid) {
 		t.Errorf("nil table: err = %v, want the first error kept", err)
 	}
 }

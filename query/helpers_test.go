@@ -179,7 +179,7 @@ type pager struct {
 }
 
 func newPager(empty, partitionCut bool) *pager {
-	return &pager{next: table.NewHTTPClient(nil), empty: empty, partitionCut: partitionCut, seen: map[string]bool{}}
+	return &pager{next: testenv.TunedClient(), empty: empty, partitionCut: partitionCut, seen: map[string]bool{}}
 }
 
 const (

@@ -2,13 +2,13 @@ package query
 
 import (
 	"encoding/hex"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
@@ -78,7 +78,7 @@ func (v Value) String() string {
 }
 
 func invalid(format string, args ...any) Value {
-	return Value{err: fmt.Errorf("%w: "+format, append([]any{ErrInvalidFilter}, args...)...)}
+	return Value{err: errmap.Invalidf("query", "filter", format, args...)}
 }
 
 // String is an Edm.String literal: in single quotes, with each single quote
@@ -113,19 +113,9 @@ func Int64(n int64) Value {
 	return Value{lit: strconv.FormatInt(n, 10) + "L", kind: kindInt64}
 }
 
-// Double is an Edm.Double literal, always written with a decimal point and
-// never with an exponent (1.0, 0.000001, 100000000000000000000.0), so the
-// service reads a double even for whole numbers and Azurite's parser, which
-// knows no exponents, reads the same number.
-//
-// NaN and the infinities make an invalid Value (ErrInvalidFilter, saying
-// what to write instead), never a filter that silently matches the wrong
-// rows. No comparison selects NaN: it equals nothing, itself included. The
-// service's OData literals for the infinities, INF and -INF, are read by
-// Azurite as property names, which matches every entity without the
-// property; Gt(Double(math.MaxFloat64)) selects +Inf and
-// Lt(Double(-math.MaxFloat64)) selects -Inf on both, since no finite double
-// lies beyond them.
+// Double is an Edm.Double literal, always with a decimal point and never
+// with an exponent, so both the service and Azurite read a double. NaN and
+// the infinities make an invalid Value (the package documentation says why).
 func Double(f float64) Value {
 	switch {
 	case math.IsNaN(f):

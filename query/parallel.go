@@ -8,6 +8,9 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -49,7 +52,7 @@ type ParallelOptions struct {
 	// entities as pages arrive: use it when order does not matter. A
 	// backend that does not return entities in key order (Cosmos DB, and a
 	// table from table.Wrap, whose backend tablekit cannot see) cannot be
-	// merged so: there Ordered is table.ErrUnsupported.
+	// merged so: there Ordered is tablekit.ErrUnsupported.
 	Ordered bool
 	// Resume is a token from ParallelCursor.Token of the same query and
 	// segments: each segment continues where it stopped. "" starts at the
@@ -72,11 +75,8 @@ type ParallelCursor[T any] struct {
 }
 
 // Parallel prepares a run of q split into segments, with at most
-// Parallelism requests in flight. It checks everything before any I/O: the
-// query and every segment (ErrInvalidFilter, ErrTableScan per segment with
-// NoTableScan), the options (table.ErrInvalidOptions, table.ErrUnsupported),
-// and the resume token (ErrInvalidToken, ErrTokenMismatch, ErrPositionLost
-// as for Query.Resume). Limit applies to the whole run.
+// Parallelism requests in flight. It checks the query, every segment and
+// the options before any I/O (tablekit.ErrInvalid, tablekit.ErrUnsupported).
 func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCursor[T], error) {
 	var opts ParallelOptions
 	if o != nil {
@@ -86,19 +86,19 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 		opts.Parallelism = DefaultParallelism
 	}
 	if opts.Parallelism < 1 || opts.Parallelism > MaxParallelism {
-		return nil, fmt.Errorf("%w: query: parallelism %d is outside 1..%d", table.ErrInvalidOptions, opts.Parallelism, MaxParallelism)
+		return nil, errmap.Invalidf("query", "options", "parallelism %d is outside 1..%d", opts.Parallelism, MaxParallelism)
 	}
 	if err := q.check(); err != nil {
 		return nil, err
 	}
 	if opts.Ordered && !keyOrder(q.t) {
-		return nil, fmt.Errorf("%w: query: Ordered merges segments in key order, and %s does not return entities in key order", table.ErrUnsupported, backendName(q.t))
+		return nil, fmt.Errorf("%w: query: Ordered merges segments in key order, and %s does not return entities in key order", tablekit.ErrUnsupported, backendName(q.t))
 	}
-	if pool := q.t; pool.PoolSize() > 0 && pool.PoolSize() < opts.Parallelism {
-		return nil, fmt.Errorf("%w: query: parallelism %d exceeds the connection pool (table.Options.PoolSize %d)", table.ErrInvalidOptions, opts.Parallelism, pool.PoolSize())
+	if pool := (*core.Table)(q.t); pool.PoolSize() > 0 && pool.PoolSize() < opts.Parallelism {
+		return nil, errmap.Invalidf("query", "options", "parallelism %d exceeds the connection pool (table.Options.PoolSize %d)", opts.Parallelism, pool.PoolSize())
 	}
 	if len(segments) == 0 {
-		return nil, fmt.Errorf("%w: query: no segments", table.ErrInvalidOptions)
+		return nil, errmap.Invalid("query", "options", "no segments")
 	}
 	base, _ := q.filter.Build() // checked by compile below
 	bindingParts := []string{q.t.Name(), base}
@@ -125,7 +125,7 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 			return nil, err
 		}
 		if len(tok.Segments) != len(segments) {
-			return nil, fmt.Errorf("%w: %d segment positions for %d segments", ErrInvalidToken, len(tok.Segments), len(segments))
+			return nil, errmap.Invalidf("query", "token", "%d segment positions for %d segments", len(tok.Segments), len(segments))
 		}
 		for i, pos := range tok.Segments {
 			c.trackers[i].position = pos

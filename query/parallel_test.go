@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
@@ -171,8 +172,8 @@ func testParallel(t *testing.T, tbl *table.Table[item], all []item) {
 			},
 			"as sequential": func() error { _, err := New(tbl).Where(Partition("p01")).Resume(tok); return err },
 		} {
-			if err := try(); !errors.Is(err, ErrTokenMismatch) {
-				t.Errorf("%s: err = %v, want ErrTokenMismatch", name, err)
+			if err := try(); !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("%s: err = %v, want tablekit.ErrInvalid", name, err)
 			}
 		}
 	})
@@ -184,14 +185,14 @@ func testParallel(t *testing.T, tbl *table.Table[item], all []item) {
 			"parallelism -1": func() error { _, err := New(tbl).Parallel(segs, &ParallelOptions{Parallelism: -1}); return err },
 			"no segments":    func() error { _, err := New(tbl).Parallel(nil, nil); return err },
 		} {
-			if err := try(); !errors.Is(err, table.ErrInvalidOptions) {
-				t.Errorf("%s: err = %v, want table.ErrInvalidOptions", name, err)
+			if err := try(); !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("%s: err = %v, want tablekit.ErrInvalid", name, err)
 			}
 		}
-		if _, err := New(tbl).Parallel(PartitionSegments("a", "a"), nil); !errors.Is(err, ErrInvalidFilter) {
+		if _, err := New(tbl).Parallel(PartitionSegments("a", "a"), nil); !errors.Is(err, tablekit.ErrInvalid) {
 			t.Errorf("duplicate partitions: err = %v", err)
 		}
-		if _, err := New(tbl).NoTableScan().Parallel(RangeSegments(), nil); !errors.Is(err, ErrTableScan) {
+		if _, err := New(tbl).NoTableScan().Parallel(RangeSegments(), nil); !errors.Is(err, tablekit.ErrInvalid) {
 			t.Errorf("NoTableScan, one whole-table segment: err = %v", err)
 		}
 		if _, err := New(tbl).NoTableScan().Parallel(RangeSegments("p10"), nil); err != nil {
@@ -262,8 +263,8 @@ func TestParallelFirstErrorCancels(t *testing.T) {
 	}
 	elapsed := time.Since(start)
 	checkNoGoroutines(t)
-	if len(errs) != 1 || !errors.Is(errs[0], table.ErrBadRequest) {
-		t.Fatalf("errors %v, want one table.ErrBadRequest", errs)
+	if len(errs) != 1 || !errors.Is(errs[0], tablekit.ErrService) {
+		t.Fatalf("errors %v, want one tablekit.ErrService", errs)
 	}
 	var requests int
 	for _, v := range px.Counts() {

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -18,22 +21,22 @@ func TestParallelismBoundedByPool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tbl.PoolSize(); got != 4 {
+	if got := (*core.Table)(tbl).PoolSize(); got != 4 {
 		t.Fatalf("PoolSize() = %d, want 4", got)
 	}
 	q := New(tbl)
-	if _, err := q.Parallel(ShardSegments(8), &ParallelOptions{Parallelism: 8}); !errors.Is(err, table.ErrInvalidOptions) {
-		t.Errorf("parallelism 8 over a pool of 4: err = %v, want ErrInvalidOptions", err)
+	if _, err := q.Parallel(ShardSegments(8), &ParallelOptions{Parallelism: 8}); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("parallelism 8 over a pool of 4: err = %v, want tablekit.ErrInvalid", err)
 	}
 	if _, err := q.Parallel(ShardSegments(8), &ParallelOptions{Parallelism: 4}); err != nil {
 		t.Errorf("parallelism 4 over a pool of 4: %v", err)
 	}
 	def, _ := table.NewService("UseDevelopmentStorage=true", nil)
-	if tb, _ := table.New[item](def, "poolcheck"); tb.PoolSize() != table.DefaultPoolSize {
-		t.Errorf("default PoolSize() = %d, want %d", tb.PoolSize(), table.DefaultPoolSize)
+	if tb, _ := table.New[item](def, "poolcheck"); (*core.Table)(tb).PoolSize() != table.DefaultPoolSize {
+		t.Errorf("default PoolSize() = %d, want %d", (*core.Table)(tb).PoolSize(), table.DefaultPoolSize)
 	}
-	custom, _ := table.NewService("UseDevelopmentStorage=true", &table.Options{Transport: table.NewHTTPClient(nil)})
-	if tb, _ := table.New[item](custom, "poolcheck"); tb.PoolSize() != 0 {
-		t.Errorf("caller transport: PoolSize() = %d, want 0 (unknown)", tb.PoolSize())
+	custom, _ := table.NewService("UseDevelopmentStorage=true", &table.Options{Transport: testenv.TunedClient()})
+	if tb, _ := table.New[item](custom, "poolcheck"); (*core.Table)(tb).PoolSize() != 0 {
+		t.Errorf("caller transport: PoolSize() = %d, want 0 (unknown)", (*core.Table)(tb).PoolSize())
 	}
 }

@@ -141,7 +141,7 @@ func (t *tracker) snapshot() position {
 // without key order. segment is the parallel segment, -1 for a Cursor.
 func (t *tracker) resumable(segment int, backend string) error {
 	if !t.ordered && t.position.skipsByKey() {
-		return &PositionError{Segment: segment, Reason: "the token skips the entities of its page by key, which needs a backend that returns entities in key order, and " + backend + " does not promise it: resume from a token taken at a page boundary (Page.Token), or start again"}
+		return positionLost(segment, "the token skips the entities of its page by key, which needs a backend that returns entities in key order, and "+backend+" does not promise it: resume from a token taken at a page boundary (Page.Token), or start again")
 	}
 	return nil
 }

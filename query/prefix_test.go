@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
@@ -31,17 +32,17 @@ func TestErrorsSayEachPrefixOnce(t *testing.T) {
 		err  error
 		is   []error
 	}{
-		{"page size", run(New(tbl).PageSize(0)), []error{table.ErrInvalidOptions}},
-		{"limit", run(New(tbl).Limit(-1)), []error{table.ErrInvalidOptions}},
-		{"point, empty key", run(New(tbl).Where(Point("", "r"))), []error{table.ErrInvalidKey}},
-		{"Select of no property", run(New(tbl).Select("Nope")), []error{table.ErrInvalidOptions}},
-		{"filter on no property", run(New(tbl).Where(Property("Nope").Eq(Int32(1)))), []error{ErrInvalidFilter}},
-		{"literal type", run(New(tbl).Where(Property("N").Eq(Int64(1)))), []error{ErrInvalidFilter}},
-		{"NaN literal", run(New(tbl).Where(Property("F").Eq(Double(math.NaN())))), []error{ErrInvalidFilter}},
-		{"table scan refused", run(New(tbl).NoTableScan()), []error{ErrTableScan}},
-		{"token", tokenErr, []error{ErrInvalidToken}},
-		{"parallelism", parallelErr, []error{table.ErrInvalidOptions}},
-		{"nil table", run(New[item](nil)), []error{table.ErrInvalidOptions}},
+		{"page size", run(New(tbl).PageSize(0)), []error{tablekit.ErrInvalid}},
+		{"limit", run(New(tbl).Limit(-1)), []error{tablekit.ErrInvalid}},
+		{"point, empty key", run(New(tbl).Where(Point("", "r"))), []error{tablekit.ErrInvalid}},
+		{"Select of no property", run(New(tbl).Select("Nope")), []error{tablekit.ErrInvalid}},
+		{"filter on no property", run(New(tbl).Where(Property("Nope").Eq(Int32(1)))), []error{tablekit.ErrInvalid}},
+		{"literal type", run(New(tbl).Where(Property("N").Eq(Int64(1)))), []error{tablekit.ErrInvalid}},
+		{"NaN literal", run(New(tbl).Where(Property("F").Eq(Double(math.NaN())))), []error{tablekit.ErrInvalid}},
+		{"table scan refused", run(New(tbl).NoTableScan()), []error{tablekit.ErrInvalid}},
+		{"token", tokenErr, []error{tablekit.ErrInvalid}},
+		{"parallelism", parallelErr, []error{tablekit.ErrInvalid}},
+		{"nil table", run(New[item](nil)), []error{tablekit.ErrInvalid}},
 	} {
 		if c.err == nil {
 			t.Errorf("%s: no error", c.name)

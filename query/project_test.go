@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -19,6 +20,8 @@ type summary struct {
 	table.Meta
 }
 
+// TestProject: a query of table.As[U] decodes into a smaller struct; a
+// stored type the field cannot hold is tablekit.ErrDecode.
 func TestProject(t *testing.T) {
 	svc := newService(t, "", nil)
 	tbl := newTable[item](t, svc)
@@ -29,11 +32,14 @@ func TestProject(t *testing.T) {
 	load(t, tbl, rows)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	base := New(tbl).Where(Partition("p01"))
+	narrow, err := table.As[summary](tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := New(narrow).Where(Partition("p01"))
 	for _, q := range []Query[summary]{
-		Project[summary](base.Select("S", "Big")),
-		Project[summary](base.Select("S", "Big", "N")),
-		Project[summary](base), // selects summary's properties
+		base.Select("S", "Big"),
+		base, // every property: summary's are decoded, the others ignored
 	} {
 		got, err := Collect(q.PageSize(5).All(ctx))
 		if err != nil {
@@ -49,7 +55,7 @@ func TestProject(t *testing.T) {
 			}
 		}
 	}
-	one, err := Collect(Project[summary](New(tbl).Where(Point("p01", "r0003")).Select("S", "Big", "N")).All(ctx))
+	one, err := Collect(New(narrow).Where(Point("p01", "r0003")).Select("S", "Big").All(ctx))
 	if err != nil || len(one) != 1 || one[0].Big != rows[3].Big {
 		t.Errorf("point: got %+v, %v, want row r0003", one, err)
 	}
@@ -58,21 +64,22 @@ func TestProject(t *testing.T) {
 		PartitionKey, RowKey string
 		Big                  string
 	}
-	type notSelected struct {
-		PartitionKey, RowKey string
-		S, Bin               string
-	}
 	type widened struct {
 		PartitionKey, RowKey string
 		N                    int64
 	}
-	if _, err := Collect(Project[wrongType](base.Select("Big")).All(ctx)); !errors.Is(err, table.ErrInvalidOptions) || !strings.Contains(err.Error(), "Big") {
-		t.Errorf("wrong type: got %v, want ErrInvalidOptions naming Big", err)
+	wrong, err := table.As[wrongType](tbl)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := Collect(Project[notSelected](base.Select("S")).All(ctx)); !errors.Is(err, table.ErrInvalidOptions) || !strings.Contains(err.Error(), "Bin") {
-		t.Errorf("not selected: got %v, want ErrInvalidOptions naming Bin", err)
+	if _, err := Collect(New(wrong).Where(Partition("p01")).Select("Big").All(ctx)); !errors.Is(err, tablekit.ErrDecode) || !strings.Contains(err.Error(), "Big") {
+		t.Errorf("wrong type: got %v, want tablekit.ErrDecode naming Big", err)
 	}
-	if got, err := Collect(Project[widened](base.Select("N")).All(ctx)); err != nil || len(got) != len(rows) || got[5].N != 5 {
+	wide, err := table.As[widened](tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Collect(New(wide).Where(Partition("p01")).Select("N").All(ctx)); err != nil || len(got) != len(rows) || got[5].N != 5 {
 		t.Errorf("widened: got %d rows, %v, want %d with N", len(got), err, len(rows))
 	}
 }

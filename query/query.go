@@ -9,9 +9,11 @@ import (
 	"math"
 	"slices"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -35,7 +37,7 @@ type Query[T any] struct {
 	anyTypes    bool
 	noTableScan bool
 	// schema is the stored type filters and $select are checked against:
-	// T's plan, or the queried type's after Project.
+	// T's plan.
 	schema *codec.Plan
 	err    error
 }
@@ -46,7 +48,7 @@ func New[T any](t *table.Table[T]) Query[T] {
 	q := Query[T]{t: t, pageSize: MaxPageSize}
 	q.schema, q.err = codec.PlanFor[T]()
 	if !(*core.Table)(t).Usable() {
-		q.err = fmt.Errorf("%w: query: nil or zero table", table.ErrInvalidOptions)
+		q.err = errmap.Invalid("query", "options", "nil or zero table")
 	}
 	return q
 }
@@ -70,7 +72,7 @@ func (q Query[T]) Where(f Filter) Query[T] {
 // zero. PartitionKey and RowKey are always included (positions and
 // continuation need them). Names must be properties of T (any valid name
 // for table.Entity and table.RawEntity): a misspelt one is
-// table.ErrInvalidOptions before any request. Select() with no names
+// tablekit.ErrInvalid before any request. Select() with no names
 // fetches the keys only.
 func (q Query[T]) Select(names ...string) Query[T] {
 	q.sel = slices.Clone(names)
@@ -84,7 +86,7 @@ func (q Query[T]) Select(names ...string) Query[T] {
 // service may return fewer than asked (and even none) while there is more.
 func (q Query[T]) PageSize(n int) Query[T] {
 	if top := maxTop(q.t); n < 1 || n > top {
-		return q.keepFirstErr(fmt.Errorf("%w: query: page size %d is outside 1..%d", table.ErrInvalidOptions, n, top))
+		return q.keepFirstErr(errmap.Invalidf("query", "options", "page size %d is outside 1..%d", n, top))
 	}
 	q.pageSize = n
 	return q
@@ -109,16 +111,15 @@ func maxTop[T any](t *table.Table[T]) int {
 // fetched. 0 means no limit.
 func (q Query[T]) Limit(n int) Query[T] {
 	if n < 0 {
-		return q.keepFirstErr(fmt.Errorf("%w: query: negative limit %d", table.ErrInvalidOptions, n))
+		return q.keepFirstErr(errmap.Invalidf("query", "options", "negative limit %d", n))
 	}
 	q.limit = n
 	return q
 }
 
-// NoTableScan makes the query refuse to run (ErrTableScan) if its scope is a
-// table scan, so that code that must stay cheap cannot regress silently.
-// For parallel runs each segment is checked, so a scan split into key-range
-// segments is allowed.
+// NoTableScan makes a query whose scope (or a parallel segment's) is a
+// table scan refuse to run: tablekit.ErrInvalid, its ValidationError's
+// Field "scope", so code that must stay cheap cannot regress silently.
 func (q Query[T]) NoTableScan() Query[T] {
 	q.noTableScan = true
 	return q
@@ -191,7 +192,7 @@ func (q Query[T]) check() error {
 		return q.err
 	}
 	if q.t == nil || q.schema == nil {
-		return fmt.Errorf("%w: query: no table (make queries with query.New)", table.ErrInvalidOptions)
+		return errmap.Invalid("query", "options", "no table (make queries with query.New)")
 	}
 	_, err := q.filter.Build()
 	return err
@@ -214,7 +215,7 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 		}
 	}
 	if q.noTableScan && f.Scope() == ScopeTableScan {
-		return nil, fmt.Errorf("%w: filter %q", ErrTableScan, text)
+		return nil, errmap.Invalidf("query", "scope", "table scan refused (NoTableScan): filter %q", text)
 	}
 	p := &plan[T]{t: q.t, filter: text, pageSize: cmp.Or(q.pageSize, MaxPageSize), limit: q.limit}
 	if q.hasSelect {
@@ -274,7 +275,7 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top, segment int) (*r
 	}
 	resp, err := (*core.Table)(p.t).Page(ctx, q)
 	if err != nil {
-		return nil, table.MapError("query", err)
+		return nil, errmap.Map("query", err)
 	}
 	page := &rawPage[T]{fetchedAt: from}
 	if err := p.fill(page, resp.Body, int(q.Top)); err != nil {
@@ -301,10 +302,10 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top, segment int) (*r
 // skip says were returned from it.
 func checkSkip(pos position, keys []keyPair, segment int) error {
 	if len(keys) < pos.Skip {
-		return &PositionError{Segment: segment, Reason: fmt.Sprintf("the page at the token's continuation has %d entities, fewer than the %d returned from it before", len(keys), pos.Skip)}
+		return positionLost(segment, fmt.Sprintf("the page at the token's continuation has %d entities, fewer than the %d returned from it before", len(keys), pos.Skip))
 	}
 	if pageDigest(keys[:pos.Skip]) != pos.Digest {
-		return &PositionError{Segment: segment, Reason: fmt.Sprintf("the page at the token's continuation does not start with the %d entities returned from it before: the backend returned them in another order, or entities were written or deleted there", pos.Skip)}
+		return positionLost(segment, fmt.Sprintf("the page at the token's continuation does not start with the %d entities returned from it before: the backend returned them in another order, or entities were written or deleted there", pos.Skip))
 	}
 	return nil
 }
@@ -327,11 +328,11 @@ func (p *plan[T]) get(ctx context.Context, from, pos position) (*rawPage[T], err
 		o = &table.GetOptions{Select: p.selectNames}
 	}
 	e, err := p.t.Get(ctx, p.pk, p.rk, o)
-	if errors.Is(err, table.ErrNotFound) {
+	if errors.Is(err, tablekit.ErrNotFound) {
 		return page, nil
 	}
 	if err != nil {
-		return nil, table.MapError("query", err)
+		return nil, errmap.Map("query", err)
 	}
 	page.entities = []T{e}
 	page.keys = []keyPair{{p.pk, p.rk}}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -198,8 +199,8 @@ func TestBigTable(t *testing.T) {
 			t.Errorf("point with Select(F): got %+v", p)
 		}
 		_, err = Collect(New(tbl).Select("Nope").All(ctx))
-		if !errors.Is(err, table.ErrInvalidOptions) {
-			t.Errorf("Select(Nope): err = %v, want table.ErrInvalidOptions", err)
+		if !errors.Is(err, tablekit.ErrInvalid) {
+			t.Errorf("Select(Nope): err = %v, want tablekit.ErrInvalid", err)
 		}
 	})
 
@@ -476,14 +477,14 @@ func TestBigTable(t *testing.T) {
 
 	t.Run("Guards", func(t *testing.T) {
 		_, err := Collect(New(tbl).NoTableScan().Where(Property("N").Eq(Int32(1))).All(ctx))
-		if !errors.Is(err, ErrTableScan) {
+		if !errors.Is(err, tablekit.ErrInvalid) {
 			t.Errorf("NoTableScan on a scan: err = %v", err)
 		}
 		if _, err := Collect(New(tbl).NoTableScan().Where(Partition("p00")).Limit(1).All(ctx)); err != nil {
 			t.Errorf("NoTableScan on a partition: %v", err)
 		}
 		_, err = Collect(New(tbl).Where(Property("Nope").Eq(Int32(1))).All(ctx))
-		if !errors.Is(err, ErrInvalidFilter) || !strings.Contains(err.Error(), "Nope") {
+		if !errors.Is(err, tablekit.ErrInvalid) || !strings.Contains(err.Error(), "Nope") {
 			t.Errorf("a property T does not map: err = %v", err)
 		}
 		if _, err := Collect(New(tbl).Where(And(Property("N").Eq(Int32(1)), Timestamp.Gt(DateTime(baseTime)))).Limit(1).All(ctx)); err != nil {
@@ -495,11 +496,11 @@ func TestBigTable(t *testing.T) {
 			"negative limit": New(tbl).Limit(-1),
 			"nil table":      New[item](nil),
 		} {
-			if _, err := Collect(q.All(ctx)); !errors.Is(err, table.ErrInvalidOptions) {
-				t.Errorf("%s: err = %v, want table.ErrInvalidOptions", name, err)
+			if _, err := Collect(q.All(ctx)); !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("%s: err = %v, want tablekit.ErrInvalid", name, err)
 			}
 		}
-		if _, err := Collect(New(tbl).Where(Property("1x").Eq(Int32(1))).All(ctx)); !errors.Is(err, ErrInvalidFilter) {
+		if _, err := Collect(New(tbl).Where(Property("1x").Eq(Int32(1))).All(ctx)); !errors.Is(err, tablekit.ErrInvalid) {
 			t.Errorf("invalid filter: err = %v", err)
 		}
 	})
@@ -519,15 +520,15 @@ func TestBigTable(t *testing.T) {
 			want error
 		}{
 			{"same query other page size and limit", q.PageSize(3).Limit(2), tok, nil},
-			{"other filter", New(tbl).Where(Partition("p02")), tok, ErrTokenMismatch},
-			{"extra filter", q.Where(Property("N").Gt(Int32(1))), tok, ErrTokenMismatch},
-			{"other select", q.Select("N"), tok, ErrTokenMismatch},
-			{"other table", New(other).Where(Partition("p01")), tok, ErrTokenMismatch},
-			{"garbage", q, "not a token!", ErrInvalidToken},
-			{"truncated", q, tok[:len(tok)/2], ErrInvalidToken},
-			{"other version", q, retoken(t, tok, `"v":1`, `"v":3`), ErrInvalidToken},
+			{"other filter", New(tbl).Where(Partition("p02")), tok, tablekit.ErrInvalid},
+			{"extra filter", q.Where(Property("N").Gt(Int32(1))), tok, tablekit.ErrInvalid},
+			{"other select", q.Select("N"), tok, tablekit.ErrInvalid},
+			{"other table", New(other).Where(Partition("p01")), tok, tablekit.ErrInvalid},
+			{"garbage", q, "not a token!", tablekit.ErrInvalid},
+			{"truncated", q, tok[:len(tok)/2], tablekit.ErrInvalid},
+			{"other version", q, retoken(t, tok, `"v":1`, `"v":3`), tablekit.ErrInvalid},
 			{"version 2 without its count skip", q, retoken(t, tok, `"v":1`, `"v":2`), nil},
-			{"inconsistent", q, retoken(t, tok, `"ak":`, `"x":`), ErrInvalidToken},
+			{"inconsistent", q, retoken(t, tok, `"ak":`, `"x":`), tablekit.ErrInvalid},
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
@@ -537,7 +538,7 @@ func TestBigTable(t *testing.T) {
 				}
 			})
 		}
-		if _, err := q.Parallel(PartitionSegments("p01"), &ParallelOptions{Resume: tok}); !errors.Is(err, ErrTokenMismatch) {
+		if _, err := q.Parallel(PartitionSegments("p01"), &ParallelOptions{Resume: tok}); !errors.Is(err, tablekit.ErrInvalid) {
 			t.Errorf("sequential token to a parallel run: err = %v", err)
 		}
 	})

@@ -1,9 +1,9 @@
 package query
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -25,7 +25,7 @@ func PartitionSegments(partitionKeys ...string) []Segment {
 	for i, pk := range partitionKeys {
 		out[i].Filter = Partition(pk)
 		if seen[pk] {
-			out[i].Filter = errFilter(fmt.Errorf("%w: partition key %q appears twice among the segments", ErrInvalidFilter, pk))
+			out[i].Filter = errFilter(errmap.Invalidf("query", "filter", "partition key %q appears twice among the segments", pk))
 		}
 		seen[pk] = true
 	}
@@ -50,7 +50,7 @@ func PrefixSegments(prefixes ...string) []Segment {
 		out[i].Filter = PartitionKey.HasPrefix(p)
 		for j := range i {
 			if strings.HasPrefix(p, prefixes[j]) || strings.HasPrefix(prefixes[j], p) {
-				out[i].Filter = errFilter(fmt.Errorf("%w: segment prefixes %q and %q overlap", ErrInvalidFilter, prefixes[j], p))
+				out[i].Filter = errFilter(errmap.Invalidf("query", "filter", "segment prefixes %q and %q overlap", prefixes[j], p))
 				break
 			}
 		}

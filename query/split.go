@@ -2,12 +2,12 @@ package query
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"sync/atomic"
 
 	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/keyspace"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
@@ -34,7 +34,7 @@ type Split struct {
 
 // Segments returns one segment per part of s, in key order: they cover
 // every key exactly once, whatever the keys are. Bounds that do not
-// increase make an ErrInvalidFilter segment.
+// increase make an tablekit.ErrInvalid segment.
 func (s Split) Segments() []Segment {
 	prop := s.Property
 	if prop == "" {
@@ -51,7 +51,7 @@ func (s Split) Segments() []Segment {
 		}
 		out[i].Filter = And(lo, hi)
 		if i > 0 && i < len(s.Bounds) && wire.CompareUTF16(s.Bounds[i-1], s.Bounds[i]) >= 0 {
-			out[i].Filter = errFilter(fmt.Errorf("%w: range bounds must increase: %q then %q", ErrInvalidFilter, s.Bounds[i-1], s.Bounds[i]))
+			out[i].Filter = errFilter(errmap.Invalidf("query", "filter", "range bounds must increase: %q then %q", s.Bounds[i-1], s.Bounds[i]))
 		}
 	}
 	return out
@@ -76,7 +76,7 @@ type splitKey struct {
 // Split reads q's keys with keys-only queries and returns where to cut the
 // key range q's filter fixes (a partition, bounds, a prefix) into parts of
 // about equal size; the parts tile the range whatever it reads. Errors:
-// table.ErrInvalidOptions for parts outside 1..MaxSplitParts and q's own,
+// tablekit.ErrInvalid for parts outside 1..MaxSplitParts and q's own,
 // before any request; then the service's. See the package documentation
 // for how it estimates, and what it costs.
 func (q Query[T]) Split(ctx context.Context, parts int, o *SplitOptions) (Split, error) {
@@ -84,7 +84,7 @@ func (q Query[T]) Split(ctx context.Context, parts int, o *SplitOptions) (Split,
 		return Split{}, err
 	}
 	if parts < 1 || parts > MaxSplitParts {
-		return Split{}, fmt.Errorf("%w: query: split into %d parts, want 1 to %d", table.ErrInvalidOptions, parts, MaxSplitParts)
+		return Split{}, errmap.Invalidf("query", "options", "split into %d parts, want 1 to %d", parts, MaxSplitParts)
 	}
 	if parts == 1 {
 		return Split{Property: PartitionKey}, nil

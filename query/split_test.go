@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/keyspace"
-	"github.com/tablekit/tablekit/table"
 )
 
 // TestSplit splits queries of a table on Azurite (a range of partitions of
@@ -98,12 +98,12 @@ func TestSplit(t *testing.T) {
 	})
 	t.Run("bad input", func(t *testing.T) {
 		for _, parts := range []int{0, -1, MaxSplitParts + 1} {
-			if _, err := q.Split(ctx, parts, nil); !errors.Is(err, table.ErrInvalidOptions) {
-				t.Errorf("parts %d: got %v, want ErrInvalidOptions", parts, err)
+			if _, err := q.Split(ctx, parts, nil); !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("parts %d: got %v, want tablekit.ErrInvalid", parts, err)
 			}
 		}
-		if _, err := q.Where(Raw("(")).Split(ctx, 2, nil); !errors.Is(err, ErrInvalidFilter) {
-			t.Errorf("bad filter: got %v, want ErrInvalidFilter", err)
+		if _, err := q.Where(Raw("(")).Split(ctx, 2, nil); !errors.Is(err, tablekit.ErrInvalid) {
+			t.Errorf("bad filter: got %v, want tablekit.ErrInvalid", err)
 		}
 	})
 }
@@ -141,8 +141,8 @@ func TestSplitSegments(t *testing.T) {
 		}
 	}
 	segs := Split{Bounds: []string{"b", "a", "c"}}.Segments()
-	if err := segs[1].Filter.Err(); !errors.Is(err, ErrInvalidFilter) {
-		t.Errorf("bounds out of order: got %v, want ErrInvalidFilter", err)
+	if err := segs[1].Filter.Err(); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("bounds out of order: got %v, want tablekit.ErrInvalid", err)
 	}
 }
 

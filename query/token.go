@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/tablekit/tablekit/internal/errmap"
 )
 
 // Continuation tokens
@@ -22,7 +24,7 @@ import (
 // The binding is the first 12 bytes of SHA-256 over a domain tag, the table
 // name, the $filter and the $select of the query (for parallel runs: the base
 // filter and every segment's filter), so a token given to another query is
-// ErrTokenMismatch instead of silently wrong data. PageSize and Limit are not
+// tablekit.ErrInvalid instead of silently wrong data. PageSize and Limit are not
 // bound: they may change between runs.
 //
 // A position is where to continue:
@@ -44,7 +46,7 @@ import (
 // one, which survives inserts and deletes between runs. The Cosmos DB Table
 // API does not promise that order, so there it counts: the page read again
 // must start with the same entities, checked against the digest, and they
-// are skipped; when it does not, the token is refused (ErrPositionLost)
+// are skipped; when it does not, the token is refused (tablekit.ErrPositionLost)
 // rather than skip or repeat entities. A key skip on such a backend is
 // refused before any request.
 //
@@ -91,26 +93,26 @@ func decodeToken(s, bind string) (tokenJSON, error) {
 	var t tokenJSON
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return t, fmt.Errorf("%w: not base64url", ErrInvalidToken)
+		return t, errmap.Invalid("query", "token", "not base64url")
 	}
 	if err := json.Unmarshal(raw, &t); err != nil {
-		return t, fmt.Errorf("%w: malformed", ErrInvalidToken)
+		return t, errmap.Invalid("query", "token", "malformed")
 	}
 	if t.Version != tokenVersion && t.Version != tokenVersionCountSkip {
-		return t, fmt.Errorf("%w: version %d, this library reads versions %d and %d", ErrInvalidToken, t.Version, tokenVersion, tokenVersionCountSkip)
+		return t, errmap.Invalidf("query", "token", "version %d, this library reads versions %d and %d", t.Version, tokenVersion, tokenVersionCountSkip)
 	}
 	if t.Version == tokenVersion && (t.position.Skip != 0 || t.position.Digest != "" || slices.ContainsFunc(t.Segments, func(p position) bool { return p.Skip != 0 || p.Digest != "" })) {
-		return t, fmt.Errorf("%w: a count skip in a version %d token", ErrInvalidToken, tokenVersion)
+		return t, errmap.Invalidf("query", "token", "a count skip in a version %d token", tokenVersion)
 	}
 	if t.Binding != bind {
-		return t, ErrTokenMismatch
+		return t, errTokenMismatch
 	}
 	if !t.position.valid() {
-		return t, fmt.Errorf("%w: inconsistent position", ErrInvalidToken)
+		return t, errmap.Invalid("query", "token", "inconsistent position")
 	}
 	for _, p := range t.Segments {
 		if !p.valid() {
-			return t, fmt.Errorf("%w: inconsistent segment position", ErrInvalidToken)
+			return t, errmap.Invalid("query", "token", "inconsistent segment position")
 		}
 	}
 	return t, nil

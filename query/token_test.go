@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -87,10 +88,10 @@ func TestTokenFixtureResumes(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := tbl.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, tbl.Name()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+	t.Cleanup(func() { _ = svc.DeleteTable(context.Background(), tbl.Name()) })
 	all := fixtureItems()
 	load(t, tbl, all)
 
@@ -152,8 +153,8 @@ func TestTokenVersions(t *testing.T) {
 		tok := raw(tt.json)
 		c, err := q.Resume(tok)
 		if !tt.ok {
-			if !errors.Is(err, ErrInvalidToken) {
-				t.Errorf("%s: got %v, want ErrInvalidToken", tt.name, err)
+			if !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("%s: got %v, want tablekit.ErrInvalid", tt.name, err)
 			}
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/retry"
@@ -135,8 +136,8 @@ func TestQuerySpanError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Collect(New(tbl).All(context.Background()))
-	if !errors.Is(err, table.ErrTableNotFound) {
-		t.Fatalf("query of a missing table: %v, want ErrTableNotFound", err)
+	if !errors.Is(err, tablekit.ErrTableNotFound) {
+		t.Fatalf("query of a missing table: %v, want tablekit.ErrTableNotFound", err)
 	}
 	root := rec.Named("query.Cursor.All")[0]
 	page := rec.Children(root.ID, "query.page")[0]

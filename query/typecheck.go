@@ -1,24 +1,16 @@
 package query
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/errmap"
 )
 
-// AnyTypes turns off the checks of the filter against T, for filters meant
-// for rows of other types in the same table, where a property may exist
-// that T does not map or have another type there. Without it, a filter is
-// ErrInvalidFilter before the query runs when it names a property T does
-// not map (a misspelt name would match nothing) or compares a property with
-// a literal of another EDM type than T's field, such as
-// Property("Count").Eq(Int32(2)) with an int64 Count: the service compares
-// a property only with a literal of its own type, so it would match nothing
-// (Azurite differs case by case: it matches nothing, converts, or answers
-// 500). Over table.Entity and table.RawEntity, which have no fixed
-// properties, any valid name passes and no type is checked.
+// AnyTypes turns off the checks of the filter against T (property names
+// and literal types), for filters meant for rows of other types in the same
+// table.
 func (q Query[T]) AnyTypes() Query[T] {
 	q.anyTypes = true
 	return q
@@ -38,9 +30,9 @@ func checkSchema(schema *codec.Plan, n *node) error {
 	case 0:
 		return checkTypes(schema, n)
 	case 1:
-		return fmt.Errorf("%w: %s is not a property of %s (AnyTypes allows it)", ErrInvalidFilter, bad[0], schema.Type)
+		return errmap.Invalidf("query", "filter", "%s is not a property of %s (AnyTypes allows it)", bad[0], schema.Type)
 	}
-	return fmt.Errorf("%w: %s are not properties of %s (AnyTypes allows them)", ErrInvalidFilter, strings.Join(bad, ", "), schema.Type)
+	return errmap.Invalidf("query", "filter", "%s are not properties of %s (AnyTypes allows them)", strings.Join(bad, ", "), schema.Type)
 }
 
 // checkTypes refuses a comparison whose literal's EDM type differs from
@@ -52,7 +44,7 @@ func checkTypes(schema *codec.Plan, n *node) error {
 	}
 	if n.op == opCmp {
 		if edm, ok := schema.EDMType(string(n.prop)); ok && edm != n.val.kind.String() {
-			return fmt.Errorf("%w: property %s is %s in %s, compared with %s %s (AnyTypes allows it)", ErrInvalidFilter, n.prop, edm, schema.Type, n.val.kind, n.val.lit)
+			return errmap.Invalidf("query", "filter", "property %s is %s in %s, compared with %s %s (AnyTypes allows it)", n.prop, edm, schema.Type, n.val.kind, n.val.lit)
 		}
 	}
 	for _, k := range n.kids {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -44,8 +45,8 @@ func TestFilterTypeCheck(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, ErrInvalidFilter) {
-				t.Fatalf("got %v, want ErrInvalidFilter", err)
+			if !errors.Is(err, tablekit.ErrInvalid) {
+				t.Fatalf("got %v, want tablekit.ErrInvalid", err)
 			}
 			for _, w := range c.wantText {
 				if !strings.Contains(err.Error(), w) {
@@ -83,14 +84,18 @@ func TestPropertyNamesChecked(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	before := rec.Count()
-	if _, err := Collect(New(tbl).Where(And(Partition("p00"), Property("Nmae").Eq(String("x")))).All(ctx)); !errors.Is(err, ErrInvalidFilter) || !strings.Contains(err.Error(), "Nmae") {
-		t.Errorf("misspelt filter: err = %v, want ErrInvalidFilter naming Nmae", err)
+	if _, err := Collect(New(tbl).Where(And(Partition("p00"), Property("Nmae").Eq(String("x")))).All(ctx)); !errors.Is(err, tablekit.ErrInvalid) || !strings.Contains(err.Error(), "Nmae") {
+		t.Errorf("misspelt filter: err = %v, want tablekit.ErrInvalid naming Nmae", err)
 	}
-	if _, err := Collect(New(tbl).Where(Partition("p00")).Select("N", "Sx").All(ctx)); !errors.Is(err, table.ErrInvalidOptions) || !strings.Contains(err.Error(), "Sx") {
-		t.Errorf("misspelt Select: err = %v, want table.ErrInvalidOptions naming Sx", err)
+	if _, err := Collect(New(tbl).Where(Partition("p00")).Select("N", "Sx").All(ctx)); !errors.Is(err, tablekit.ErrInvalid) || !strings.Contains(err.Error(), "Sx") {
+		t.Errorf("misspelt Select: err = %v, want tablekit.ErrInvalid naming Sx", err)
 	}
-	if _, err := Collect(Project[narrow](New(tbl).Where(Property("Nope").Eq(Int32(1)))).All(ctx)); !errors.Is(err, ErrInvalidFilter) {
-		t.Errorf("projected query, misspelt filter: err = %v, want ErrInvalidFilter", err)
+	narrowed, err := table.As[narrow](tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Collect(New(narrowed).Where(Property("Nope").Eq(Int32(1))).All(ctx)); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("projected query, misspelt filter: err = %v, want tablekit.ErrInvalid", err)
 	}
 	if n := rec.Count() - before; n != 0 {
 		t.Errorf("%d requests sent, want none", n)

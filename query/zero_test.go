@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
@@ -16,7 +17,6 @@ func TestZeroValuesDoNotPanic(t *testing.T) {
 		"Property": new(Property), "Value": new(Value), "ParallelOptions": new(ParallelOptions),
 		"ParallelCursor": new(ParallelCursor[item]), "Query": new(Query[item]), "Scope": new(Scope),
 		"Segment": new(Segment), "Split": new(Split), "SplitOptions": new(SplitOptions),
-		"PositionError": new(PositionError),
 	}
 	testenv.CheckZeroValues(t, zero)
 }
@@ -25,8 +25,8 @@ func TestZeroValuesDoNotPanic(t *testing.T) {
 func TestNilTableQuery(t *testing.T) {
 	for _, tbl := range []*table.Table[item]{nil, new(table.Table[item])} {
 		_, err := Collect(New(tbl).All(t.Context()))
-		if !errors.Is(err, table.ErrInvalidOptions) {
-			t.Errorf("query of %v table: err = %v, want ErrInvalidOptions", tbl, err)
+		if !errors.Is(err, tablekit.ErrInvalid) {
+			t.Errorf("query of %v table: err = %v, want tablekit.ErrInvalid", tbl, err)
 		}
 	}
 }

@@ -2,54 +2,22 @@ package retry
 
 import (
 	"errors"
-	"fmt"
 	"mime"
 	"net/http"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/wire"
 )
-
-// ErrBrokenResponse is matched (with errors.Is) by a response whose status
-// and headers arrived but whose body did not arrive whole (the connection
-// broke while it was read) or, for a successful read, is not the JSON its
-// Content-Type promises. The error is a [*BrokenResponseError]. A read is
-// retried like a broken connection; a write too, and because it may have
-// reached the service, a retry that then collides with it is reported as
-// [ErrAmbiguous].
-var ErrBrokenResponse = errors.New("retry: response broken in transit")
 
 // errNotJSON is the cause of a read whose body does not parse.
 var errNotJSON = errors.New("body is not valid JSON")
 
-// BrokenResponseError reports a response broken in transit; see
-// [ErrBrokenResponse].
-type BrokenResponseError struct {
-	// Method is the request's HTTP method.
-	Method string
-	// StatusCode is the status that arrived with the broken body.
-	StatusCode int
-	// Err is the cause: the error reading the body (io.ErrUnexpectedEOF for a
-	// body cut short) or a JSON syntax error.
-	Err error
-}
-
-// Error names the request's method and the status, never its URL.
-func (e *BrokenResponseError) Error() string {
-	return fmt.Sprintf("%s (%s answered %d): %v", ErrBrokenResponse, e.Method, e.StatusCode, e.Err)
-}
-
-// Is makes errors.Is(err, ErrBrokenResponse) true.
-func (e *BrokenResponseError) Is(target error) bool { return target == ErrBrokenResponse }
-
-// Unwrap returns the cause.
-func (e *BrokenResponseError) Unwrap() error { return e.Err }
-
-// isBroken reports an error that is, or wraps, a *BrokenResponseError.
+// isBroken reports an error that is, or wraps, a reply broken in transit.
 func isBroken(err error) bool {
-	var b *BrokenResponseError
+	var b *errmap.Broken
 	return errors.As(err, &b)
 }
 
@@ -69,17 +37,17 @@ func brokenResponse(req *http.Request, resp *http.Response, err error) error {
 		if !isTransportError(err) {
 			return nil
 		}
-		return &BrokenResponseError{Method: req.Method, StatusCode: resp.StatusCode, Err: wire.RedactURLError(err)}
+		return &errmap.Broken{Method: req.Method, StatusCode: resp.StatusCode, Err: wire.RedactURLError(err)}
 	}
 	if req.Method != http.MethodGet || resp.StatusCode < 200 || resp.StatusCode > 299 || !isJSON(resp.Header.Get("Content-Type")) {
 		return nil
 	}
 	body, perr := runtime.Payload(resp)
 	if perr != nil {
-		return &BrokenResponseError{Method: req.Method, StatusCode: resp.StatusCode, Err: wire.RedactURLError(perr)}
+		return &errmap.Broken{Method: req.Method, StatusCode: resp.StatusCode, Err: wire.RedactURLError(perr)}
 	}
 	if !validJSON(body) {
-		return &BrokenResponseError{Method: req.Method, StatusCode: resp.StatusCode, Err: errNotJSON}
+		return &errmap.Broken{Method: req.Method, StatusCode: resp.StatusCode, Err: errNotJSON}
 	}
 	return nil
 }

@@ -7,13 +7,15 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/retry"
 )
 
 // TestBrokenResponses: a reply cut short or unparseable is a transport
 // failure. Reads are retried until they get a whole reply, and typed as
-// ErrBrokenResponse when attempts run out; an insert whose echo is cut short
+// tablekit.ErrUnavailable when attempts run out; an insert whose echo is cut short
 // is retried and its collision with itself reported as ambiguous.
 func TestBrokenResponses(t *testing.T) {
 	r := newRig(t)
@@ -54,9 +56,9 @@ func TestBrokenResponses(t *testing.T) {
 		{"query page garbled once", list, once(faults.GarbleAfterForward()), 2, nil},
 		{"query page truncated once", list, once(faults.TruncateAfterForward()), 2, nil},
 		{"get inside Do garbled once", inDo, once(faults.GarbleAfterForward()), 2, nil},
-		{"get garbled always", get, always(faults.GarbleAfterForward()), p.MaxAttempts, retry.ErrBrokenResponse},
-		{"get truncated always", get, always(faults.TruncateAfterForward()), p.MaxAttempts, retry.ErrBrokenResponse},
-		{"insert echo truncated", insert, []faults.Rule{{Match: r.inserts(), Times: 1, Fault: faults.TruncateAfterForward()}}, 2, retry.ErrAmbiguousInsert},
+		{"get garbled always", get, always(faults.GarbleAfterForward()), p.MaxAttempts, tablekit.ErrUnavailable},
+		{"get truncated always", get, always(faults.TruncateAfterForward()), p.MaxAttempts, tablekit.ErrUnavailable},
+		{"insert echo truncated", insert, []faults.Rule{{Match: r.inserts(), Times: 1, Fault: faults.TruncateAfterForward()}}, 2, tablekit.ErrMaybeCommitted},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -77,12 +79,12 @@ func TestBrokenResponses(t *testing.T) {
 	t.Run("exhausted read keeps status and cause", func(t *testing.T) {
 		r.px.SetRules(always(faults.GarbleAfterForward())...)
 		_, err := c.GetEntity(ctxT(t), "p", "r", nil)
-		var b *retry.BrokenResponseError
+		var b *errmap.Broken
 		if !errors.As(err, &b) || b.StatusCode != http.StatusOK || b.Method != http.MethodGet || b.Err == nil {
-			t.Fatalf("got %v, want a BrokenResponseError for GET 200 with its cause", err)
+			t.Fatalf("got %v, want a broken reply for GET 200 with its cause", err)
 		}
-		if !errors.Is(err, retry.ErrExhausted) {
-			t.Errorf("got %v, want it to match ErrExhausted too", err)
+		if !errors.Is(err, tablekit.ErrUnavailable) {
+			t.Errorf("got %v, want it to match tablekit.ErrUnavailable too", err)
 		}
 	})
 }

@@ -22,29 +22,8 @@ const (
 )
 
 // IsRetryable reports whether another attempt of the failed request can
-// succeed. It is the classifier a [Policy] uses when Classify is nil, and
-// users can call it to make the same decision elsewhere.
-//
-// Retryable:
-//   - an *azcore.ResponseError with status 408, 429, 500, 502, 503 or 504;
-//   - 409 TableBeingDeleted answering a table create (POST .../Tables): the
-//     name becomes free once the deletion finishes;
-//   - transport errors: connection reset, refused or aborted, broken pipe,
-//     EOF or unexpected EOF, a connection the server closed while idle,
-//     network timeouts (such as a response-header timeout), DNS failures;
-//   - a response broken in transit ([ErrBrokenResponse]), whatever the
-//     method: a body cut short is a broken connection.
-//
-// Not retryable, because another attempt fails the same way:
-//   - every other status, in particular the other 4xx (400, 401, 403, 404,
-//     409, 412, 413, 415, ...) and 501, 505;
-//   - context.Canceled and context.DeadlineExceeded: the caller gave up;
-//   - errors that azcore marks as non-retriable (the pipeline policy turns
-//     a failed download of a POST or PATCH response into an
-//     [ErrBrokenResponse], which the retry loop tracks as possibly
-//     committed);
-//   - nil and every error not listed above, for example a validation error
-//     raised before any request was sent.
+// succeed: the default classifier of a Policy (the package documentation
+// lists what it retries).
 func IsRetryable(err error) bool {
 	if err == nil || isContextError(err) {
 		return false
@@ -140,29 +119,6 @@ func isConnError(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "server closed idle connection") ||
 		strings.Contains(msg, "transport connection broken")
-}
-
-// MayHaveReached reports whether a failed attempt may have reached the
-// service, and so may have been applied. It is what decides whether a
-// non-idempotent write (an insert, a batch) that failed may still have
-// committed, so that a later conflict is reported as ambiguous rather than
-// as someone else's write. An error response means the service answered
-// and refused the request; a refused connection or a failed DNS lookup
-// means nothing was sent. Every other error, nil excepted, may have reached
-// the service: when unsure, the answer is true.
-func MayHaveReached(err error) bool {
-	if err == nil || hasResponse(err) || errors.Is(err, syscall.ECONNREFUSED) {
-		return false
-	}
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		return false
-	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return false
-	}
-	return true
 }
 
 // hasResponse reports an error that carries an HTTP response.

@@ -153,28 +153,3 @@ func TestResponseHeaderTimeoutIsRetryable(t *testing.T) {
 		t.Errorf("IsRetryable(%v): got false, want true", err)
 	}
 }
-
-func TestMayHaveReached(t *testing.T) {
-	tests := []struct {
-		name string
-		err  error
-		want bool
-	}{
-		{"reset", connErr("read", syscall.ECONNRESET), true},
-		{"EOF", &url.Error{Op: "Post", URL: "http://x/t", Err: io.EOF}, true},
-		{"read timeout", connErr("read", syscall.ETIMEDOUT), true},
-		{"canceled in flight", &url.Error{Op: "Post", URL: "http://x/t", Err: context.Canceled}, true},
-		{"unknown error", errors.New("something else"), true},
-		{"refused", connErr("dial", syscall.ECONNREFUSED), false},
-		{"dial timeout", connErr("dial", syscall.ETIMEDOUT), false},
-		{"dns", &net.DNSError{Err: "no such host", IsNotFound: true}, false},
-		{"error response", respErr(503, "ServerBusy", "POST", "/devstoreaccount1/t"), false},
-		{"wrapped error response", fmt.Errorf("add: %w", respErr(409, "EntityAlreadyExists", "POST", "/t")), false},
-		{"nil", nil, false},
-	}
-	for _, tc := range tests {
-		if got := MayHaveReached(tc.err); got != tc.want {
-			t.Errorf("MayHaveReached(%s): got %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}

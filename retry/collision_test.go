@@ -9,6 +9,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -39,8 +40,8 @@ func TestDeleteCollisions(t *testing.T) {
 			c := fakeClient(t, ft, &p, noAzRetry)
 			etag := azcore.ETag(`W/"x"`)
 			_, err := c.DeleteEntity(ctxT(t), "p", "r", &aztables.DeleteEntityOptions{IfMatch: &etag})
-			var ae *retry.AmbiguousError
-			if got := errors.As(err, &ae) && ae.Op == retry.OpDelete; got != tc.ambiguous {
+			var ae *tablekit.MaybeCommittedError
+			if got := errors.As(err, &ae) && ae.Operation == "delete"; got != tc.ambiguous {
 				t.Errorf("ambiguous delete: got %v, want %v (err %v)", got, tc.ambiguous, err)
 			}
 			if !isStatus(tc.status)(err) {

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -50,13 +51,13 @@ func TestDo(t *testing.T) {
 		}},
 		{"exhausted", []error{errBusy}, &retry.Policy{InitialInterval: time.Millisecond, MaxAttempts: 3}, 3, func(t *testing.T, err error) {
 			var re *azcore.ResponseError
-			if !errors.Is(err, retry.ErrExhausted) || !errors.As(err, &re) || re.StatusCode != 503 {
-				t.Errorf("got %v, want ErrExhausted wrapping the 503", err)
+			if !errors.Is(err, tablekit.ErrThrottled) || !errors.As(err, &re) || re.StatusCode != 503 {
+				t.Errorf("got %v, want tablekit.ErrThrottled wrapping the 503", err)
 			}
 		}},
 		{"one attempt", []error{errBusy}, &retry.Policy{MaxAttempts: 1}, 1, func(t *testing.T, err error) {
-			if !errors.Is(err, retry.ErrExhausted) {
-				t.Errorf("got %v, want ErrExhausted", err)
+			if !errors.Is(err, tablekit.ErrThrottled) {
+				t.Errorf("got %v, want tablekit.ErrThrottled", err)
 			}
 		}},
 		{"custom classifier", []error{errors.New("flaky"), nil}, &retry.Policy{InitialInterval: time.Millisecond,
@@ -185,7 +186,7 @@ func TestDoContext(t *testing.T) {
 	t.Run("op sees the cancellation", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		err := retry.Do(ctx, nil, func(ctx context.Context) error { cancel(); return ctx.Err() })
-		if !errors.Is(err, context.Canceled) || errors.Is(err, retry.ErrExhausted) {
+		if !errors.Is(err, context.Canceled) || errors.Is(err, tablekit.ErrUnavailable) {
 			t.Errorf("got %v, want context.Canceled", err)
 		}
 	})
@@ -200,8 +201,8 @@ func TestDoAmbiguousInsert(t *testing.T) {
 		calls++
 		return results[calls-1]
 	})
-	var ae *retry.AmbiguousError
-	if !errors.Is(err, retry.ErrAmbiguousInsert) || !errors.As(err, &ae) || ae.Attempts != 2 || ae.Err != conflict {
+	var ae *tablekit.MaybeCommittedError
+	if !errors.Is(err, tablekit.ErrMaybeCommitted) || !errors.As(err, &ae) || ae.Attempts != 2 || ae.Err != conflict {
 		t.Fatalf("got %v, want AmbiguousError after 2 attempts wrapping the 409", err)
 	}
 	var re *azcore.ResponseError

@@ -70,20 +70,20 @@
 // A write whose connection broke (or whose reply was cut short) may still
 // have been committed; its retry then collides with it: an insert gets 409
 // EntityAlreadyExists, a conditional update or merge 412, a delete 404 or
-// 412, although nobody else wrote the entity. Both layers report that as an
-// [*AmbiguousError] naming the operation (errors.Is(err, [ErrAmbiguous]);
-// inserts also match [ErrAmbiguousInsert]) rather than as someone else's
-// write; read the entity to decide. Upserts and unconditional updates are
-// idempotent and never ambiguous. [MayHaveReached] is the test behind this,
-// for code that retries its own non-idempotent writes (package batch does,
-// for transactions, and may report them with [OpTransaction]).
+// 412, although nobody else wrote the entity. Both layers report that as a
+// *tablekit.MaybeCommittedError (errors.Is(err, tablekit.ErrMaybeCommitted))
+// rather than as someone else's write; read the entity to decide. The
+// pipeline policy reports a write whose last attempt got no usable reply
+// the same way. Upserts and unconditional updates never collide with
+// themselves.
 //
 // # Broken replies
 //
 // A reply whose body is cut short, or a successful read whose JSON body
-// does not parse, is a transport failure ([ErrBrokenResponse]): retried,
-// and for writes tracked as possibly committed. The pipeline policy detects
-// it; a client without the policy reports what aztables reports.
+// does not parse, is a transport failure: retried, and for writes tracked
+// as possibly committed; when retrying ends on it, a read's error matches
+// tablekit.ErrUnavailable. The pipeline policy detects it; a client without
+// the policy reports what aztables reports.
 //
 // # Observing retries
 //
@@ -93,4 +93,80 @@
 // policy strips the query string from the transport errors it returns,
 // Event.Path never has one, and SlogHook removes query strings from what it
 // logs. (Do returns op's own errors as op made them.)
+//
+// # The pipeline policy
+//
+//	opts := &aztables.ClientOptions{ClientOptions: azcore.ClientOptions{
+//		Retry:           policy.RetryOptions{MaxRetries: -1},
+//		PerCallPolicies: []policy.Policy{retry.NewPipelinePolicy(nil)},
+//	}}
+//
+// Each attempt is a fresh copy of the request with its body rewound, sent
+// through the rest of the pipeline, so aztables' authentication policy signs
+// it again (new x-ms-date). The policy also turns azcore's retry off for its
+// own attempts through the request context ([policy.WithRetryOptions]), so
+// even a client built without MaxRetries -1 does not multiply attempts; the
+// option still states the intent and avoids a dead policy in the pipeline.
+//
+// Outcomes, as aztables' methods then report them:
+//   - success, or a status the classifier does not retry: the response as
+//     is, and aztables builds its usual *azcore.ResponseError for a failure;
+//   - a retryable status on the last attempt: that response, likewise;
+//   - a transport error, or a response broken in transit (body cut short;
+//     a successful GET whose JSON body does not parse), on the last
+//     attempt: an error matching tablekit.ErrUnavailable that wraps it;
+//   - a write that may have reached the service on an earlier attempt and
+//     then failed as its own success would make it fail (an insert 409
+//     EntityAlreadyExists, a conditional update or merge 412, a delete 404
+//     or 412), or got no usable reply on its last attempt: a
+//     *tablekit.MaybeCommittedError;
+//   - the context ending: its error, at once, wrapping the last failure.
+//
+// Transport errors are returned without the URL's query string, so a SAS
+// signature never appears in an error. The policy makes a single attempt,
+// leaving retrying to the caller, for a request made inside [Do] (Do marks
+// the context it hands its operation) and for a request whose sender
+// marked it to be sent once (tablekit's bulk writer, which resends whole
+// transactions itself).
+//
+// # What Do returns
+//
+// Do returns:
+//   - nil when an attempt succeeded;
+//   - op's error unchanged when the policy's classifier rejects it;
+//   - a *tablekit.MaybeCommittedError when a write failed as its own
+//     earlier success would make it fail (an insert 409
+//     EntityAlreadyExists, a conditional update 412, a delete 404 or 412)
+//     after an attempt that may have reached the service;
+//   - when attempts or MaxElapsed ran out: op's last error wrapped, and
+//     matching tablekit.ErrUnavailable when it was no reply at all;
+//   - ctx's error (context.Canceled or DeadlineExceeded), wrapping the last
+//     failure if there was one, as soon as ctx ends: during a wait Do stops
+//     at once, and op is not called again.
+//
+// Each wait follows the policy: exponential backoff with jitter, no wait for
+// the first broken connection, a server's Retry-After instead when the
+// error is an *azcore.ResponseError that carries one.
+//
+// # IsRetryable in detail
+//
+// Retryable:
+//   - an *azcore.ResponseError with status 408, 429, 500, 502, 503 or 504;
+//   - 409 TableBeingDeleted answering a table create (POST .../Tables): the
+//     name becomes free once the deletion finishes;
+//   - transport errors: connection reset, refused or aborted, broken pipe,
+//     EOF or unexpected EOF, a connection the server closed while idle,
+//     network timeouts (such as a response-header timeout), DNS failures;
+//   - a response broken in transit, whatever the
+//     method: a body cut short is a broken connection.
+//
+// Not retryable, because another attempt fails the same way:
+//   - every other status, in particular the other 4xx (400, 401, 403, 404,
+//     409, 412, 413, 415, ...) and 501, 505;
+//   - context.Canceled and context.DeadlineExceeded: the caller gave up;
+//   - errors that azcore marks as non-retriable (the pipeline policy turns
+//     a failed download of a POST or PATCH response into a broken reply,
+//     which the retry loop tracks as possibly committed);
+//   - nil and every error not listed above, for example a validation error
+//     raised before any request was sent.
 package retry

@@ -4,22 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/internal/errmap"
 )
 
-// ErrExhausted is matched (with errors.Is) by the error returned when the
-// policy gave up on a retryable failure: no attempts or time left. The last
-// failure stays reachable with errors.Is and errors.As, for example the
-// *azcore.ResponseError of the last response.
-//
-// [Do] returns it for every kind of failure. The pipeline policy returns it
-// for transport errors only; when the last attempt got a retryable status it
-// hands that response back so that aztables reports its usual
-// *azcore.ResponseError.
-var ErrExhausted = errors.New("retry: gave up")
-
-// exhausted wraps the last failure when attempts or time ran out.
-func exhausted(attempts int, last error) error {
-	return fmt.Errorf("%w after %d attempts: %w", ErrExhausted, attempts, last)
+// exhausted is the error when attempts or time ran out on last: for a
+// write that may have reached the service, its outcome is unknown
+// (tablekit.ErrMaybeCommitted); without a usable reply, ErrUnavailable; a
+// service's answer (say 503) is returned as the service gave it.
+func exhausted(req *http.Request, attempts int, last error, mayHaveCommitted bool) error {
+	switch {
+	case mayHaveCommitted && isWrite(req):
+		return &tablekit.MaybeCommittedError{Operation: strings.ToLower(req.Method), Attempts: attempts, Err: last}
+	case hasResponse(last):
+		return fmt.Errorf("retry: gave up after %d attempts: %w", attempts, errmap.Map("retry", last))
+	}
+	return errmap.Unavailable("", attempts, last)
 }
 
 // stopped reports a context that ended while retrying. The context's error

@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -58,13 +59,13 @@ func ExampleDo_errors() {
 		return serviceError(http.MethodGet, "/orders", 404, "ResourceNotFound")
 	})
 	var re *azcore.ResponseError
-	fmt.Println(errors.As(notFound, &re), re.StatusCode, errors.Is(notFound, retry.ErrExhausted))
+	fmt.Println(errors.As(notFound, &re), re.StatusCode, errors.Is(notFound, tablekit.ErrUnavailable))
 
 	busy := retry.Do(context.Background(), &retry.Policy{InitialInterval: time.Millisecond, MaxAttempts: 2},
 		func(ctx context.Context) error {
 			return serviceError(http.MethodGet, "/orders", 503, "ServerBusy")
 		})
-	fmt.Println(errors.As(busy, &re), re.StatusCode, errors.Is(busy, retry.ErrExhausted))
+	fmt.Println(errors.As(busy, &re), re.StatusCode, errors.Is(busy, tablekit.ErrThrottled))
 	// Output:
 	// true 404 false
 	// true 503 true

@@ -10,6 +10,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -27,7 +29,8 @@ type Event struct {
 	// failed attempt; 0 and "" for a transport error.
 	Status int
 	Code   string
-	// Err is the failure: an *azcore.ResponseError or a transport error.
+	// Err is the failure: a *tablekit.ServiceError (errors.Is finds
+	// tablekit.ErrThrottled for a 429 or 503) or a transport error.
 	// From the pipeline policy, transport errors carry no query string; from
 	// Do, it is op's error as op returned it.
 	Err error
@@ -43,6 +46,10 @@ func newEvent(attempt int, delay time.Duration, err error) Event {
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
 		ev.Status, ev.Code = re.StatusCode, re.ErrorCode
+		var se *tablekit.ServiceError
+		if !errors.As(err, &se) {
+			ev.Err = errmap.Service("retry", -1, re, err)
+		}
 		if req := requestOf(re); req != nil {
 			ev.Method, ev.Path = req.Method, req.URL.Path
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/retry"
@@ -158,8 +159,8 @@ func TestRetryableUntilLimit(t *testing.T) {
 				t.Errorf("requests: got %d, want %d", got, want)
 			}
 			if tc.conn {
-				if !errors.Is(err, retry.ErrExhausted) || !errors.Is(err, syscall.ECONNRESET) {
-					t.Errorf("got %v, want ErrExhausted wrapping a connection reset", err)
+				if !errors.Is(err, tablekit.ErrMaybeCommitted) || !errors.Is(err, syscall.ECONNRESET) {
+					t.Errorf("got %v, want tablekit.ErrMaybeCommitted wrapping a connection reset", err)
 				}
 			} else {
 				var re *azcore.ResponseError
@@ -306,7 +307,7 @@ func TestCancelStopsAtOnce(t *testing.T) {
 		if got := time.Since(start); got > 10*time.Second {
 			t.Errorf("returned after %v, want at the deadline", got)
 		}
-		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, retry.ErrExhausted) {
+		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, tablekit.ErrUnavailable) {
 			t.Errorf("got %v, want DeadlineExceeded", err)
 		}
 		if got, want := r.px.Count(r.entityPath("p", "cancel3")), 1; got != want {
@@ -359,10 +360,10 @@ func TestAmbiguousInsert(t *testing.T) {
 		r.px.SetRules(faults.Rule{Match: r.inserts(), Times: 1, Fault: faults.DropAfterForward()})
 		r.px.Reset()
 		_, err := c.AddEntity(ctxT(t), entityJSON(t, "p", "amb1", 7), nil)
-		if !errors.Is(err, retry.ErrAmbiguousInsert) {
-			t.Fatalf("got %v, want ErrAmbiguousInsert", err)
+		if !errors.Is(err, tablekit.ErrMaybeCommitted) {
+			t.Fatalf("got %v, want tablekit.ErrMaybeCommitted", err)
 		}
-		var ae *retry.AmbiguousError
+		var ae *tablekit.MaybeCommittedError
 		var re *azcore.ResponseError
 		if !errors.As(err, &ae) || ae.Attempts != 2 || !errors.As(err, &re) || re.StatusCode != 409 || re.ErrorCode != "EntityAlreadyExists" {
 			t.Errorf("got %v, want AmbiguousError{Attempts: 2} wrapping 409 EntityAlreadyExists", err)
@@ -387,7 +388,7 @@ func TestAmbiguousInsert(t *testing.T) {
 		r.px.SetRules()
 		_, err := c.AddEntity(ctxT(t), entityJSON(t, "p", "amb2", 2), nil)
 		var re *azcore.ResponseError
-		if errors.Is(err, retry.ErrAmbiguousInsert) || !errors.As(err, &re) || re.StatusCode != 409 {
+		if errors.Is(err, tablekit.ErrMaybeCommitted) || !errors.As(err, &re) || re.StatusCode != 409 {
 			t.Errorf("got %v, want a plain 409", err)
 		}
 	})
@@ -398,8 +399,8 @@ func TestAmbiguousInsert(t *testing.T) {
 			_, err := plain.AddEntity(ctx, entityJSON(t, "p", "amb3", 3), nil)
 			return err
 		})
-		if !errors.Is(err, retry.ErrAmbiguousInsert) {
-			t.Errorf("got %v, want ErrAmbiguousInsert", err)
+		if !errors.Is(err, tablekit.ErrMaybeCommitted) {
+			t.Errorf("got %v, want tablekit.ErrMaybeCommitted", err)
 		}
 	})
 }

@@ -3,6 +3,9 @@ package retry
 import (
 	"context"
 	"net/http"
+
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/internal/errmap"
 )
 
 // outcome is what one attempt produced, as the attempt function of run
@@ -61,9 +64,9 @@ func run[T any](ctx context.Context, p Policy, req *http.Request, drop func(T), 
 			return zero, stopped(ctx, last)
 		}
 		if op, own := ownCollision(o.err); own && mayHaveCommitted {
-			return zero, &AmbiguousError{Op: op, Attempts: attempt, Err: o.err}
+			return zero, &tablekit.MaybeCommittedError{Operation: op, Attempts: attempt, Err: o.err}
 		}
-		if !o.responded && (isTransportError(o.err) || isBroken(o.err)) && MayHaveReached(o.err) {
+		if !o.responded && (isTransportError(o.err) || isBroken(o.err)) && errmap.MayHaveReached(o.err) {
 			mayHaveCommitted = true
 		}
 		if !p.Classify(o.err) {
@@ -75,11 +78,11 @@ func run[T any](ctx context.Context, p Policy, req *http.Request, drop func(T), 
 		last = o.err
 		d, ok := s.next(attempt, o.err, !o.responded && isConnError(o.err))
 		if !ok {
-			if o.handBack {
+			if o.handBack && !(mayHaveCommitted && isWrite(req)) {
 				return o.val, nil
 			}
 			release()
-			return zero, exhausted(attempt, o.err)
+			return zero, exhausted(req, attempt, o.err, mayHaveCommitted)
 		}
 		if p.OnRetry != nil {
 			ev := newEvent(attempt, d, o.err)

@@ -14,44 +14,9 @@ import (
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
-// NewPipelinePolicy returns an azcore pipeline policy that retries every
-// request of a client according to p (nil means [Default]; p is copied, so
-// later changes to *p have no effect). Install it as a per-call policy and
-// switch azcore's retry off, so that there is exactly one retry layer:
-//
-//	opts := &aztables.ClientOptions{ClientOptions: azcore.ClientOptions{
-//		Retry:           policy.RetryOptions{MaxRetries: -1},
-//		PerCallPolicies: []policy.Policy{retry.NewPipelinePolicy(nil)},
-//	}}
-//
-// Each attempt is a fresh copy of the request with its body rewound, sent
-// through the rest of the pipeline, so aztables' authentication policy signs
-// it again (new x-ms-date). The policy also turns azcore's retry off for its
-// own attempts through the request context ([policy.WithRetryOptions]), so
-// even a client built without MaxRetries -1 does not multiply attempts; the
-// option still states the intent and avoids a dead policy in the pipeline.
-//
-// Outcomes, as aztables' methods then report them:
-//   - success, or a status the classifier does not retry: the response as
-//     is, and aztables builds its usual *azcore.ResponseError for a failure;
-//   - a retryable status on the last attempt: that response, likewise;
-//   - a transport error on the last attempt: an error matching
-//     [ErrExhausted] that wraps it;
-//   - a response broken in transit (body cut short; a successful GET whose
-//     JSON body does not parse) on the last attempt: likewise, wrapping a
-//     [*BrokenResponseError];
-//   - a write answered as its own earlier success would make it fail, after
-//     an attempt that may have reached the service (an insert 409
-//     EntityAlreadyExists, a conditional update or merge 412, a delete 404
-//     or 412): an [*AmbiguousError] naming the operation;
-//   - the context ending: its error, at once, wrapping the last failure.
-//
-// Transport errors are returned without the URL's query string, so a SAS
-// signature never appears in an error. The policy makes a single attempt,
-// leaving retrying to the caller, for a request made inside [Do] (Do marks
-// the context it hands its operation) and for a request whose sender
-// marked it to be sent once (tablekit's bulk writer, which resends whole
-// transactions itself).
+// NewPipelinePolicy returns the policy as an azcore pipeline policy, for
+// aztables clients: install it per call with azcore's retry off
+// (table.ClientOptions does). p == nil means Default.
 func NewPipelinePolicy(p *Policy) policy.Policy {
 	return &pipelinePolicy{p: resolve(p)}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/reqshape"
 	"github.com/tablekit/tablekit/retry"
 )
@@ -107,8 +108,8 @@ func TestPipelineLeavesResponseForAztables(t *testing.T) {
 		if !strings.Contains(re.Error(), "fake "+tc.code) {
 			t.Errorf("%d: error text lost the body: %s", tc.status, re.Error())
 		}
-		if errors.Is(err, retry.ErrExhausted) {
-			t.Errorf("%d: status failure wrapped in ErrExhausted, want aztables' error as is", tc.status)
+		if errors.Is(err, tablekit.ErrUnavailable) {
+			t.Errorf("%d: status failure wrapped in tablekit.ErrUnavailable, want aztables' error as is", tc.status)
 		}
 		if got := ft.Calls(); got != tc.wantAttempts {
 			t.Errorf("%d: attempts got %d, want %d", tc.status, got, tc.wantAttempts)
@@ -144,8 +145,8 @@ func TestPipelineTransportErrors(t *testing.T) {
 		p := fast(nil)
 		c := fakeClient(t, ft, &p, policy.RetryOptions{MaxRetries: -1})
 		_, err := c.UpsertEntity(context.Background(), entityJSON(t, "p", "r", 1), nil)
-		if !errors.Is(err, retry.ErrExhausted) || !errors.Is(err, syscall.ECONNRESET) {
-			t.Fatalf("got %v, want ErrExhausted wrapping ECONNRESET", err)
+		if !errors.Is(err, tablekit.ErrMaybeCommitted) || !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("got %v, want tablekit.ErrMaybeCommitted wrapping ECONNRESET", err)
 		}
 		var ue *url.Error
 		if !errors.As(err, &ue) {
@@ -191,11 +192,11 @@ func TestPipelineAmbiguousInsert(t *testing.T) {
 			if !errors.As(err, &re) || re.StatusCode != 409 || re.ErrorCode != "EntityAlreadyExists" {
 				t.Fatalf("got %v, want a reachable 409 EntityAlreadyExists", err)
 			}
-			if got := errors.Is(err, retry.ErrAmbiguousInsert); got != tc.wantAmbiguous {
-				t.Fatalf("errors.Is(ErrAmbiguousInsert): got %v, want %v (err %v)", got, tc.wantAmbiguous, err)
+			if got := errors.Is(err, tablekit.ErrMaybeCommitted); got != tc.wantAmbiguous {
+				t.Fatalf("errors.Is(tablekit.ErrMaybeCommitted): got %v, want %v (err %v)", got, tc.wantAmbiguous, err)
 			}
 			if tc.wantAmbiguous {
-				var ae *retry.AmbiguousError
+				var ae *tablekit.MaybeCommittedError
 				if !errors.As(err, &ae) || ae.Attempts != 2 {
 					t.Errorf("AmbiguousError: got %+v, want Attempts 2", ae)
 				}
@@ -331,8 +332,8 @@ func TestPipelineInsideDoMakesOneAttempt(t *testing.T) {
 		_, err := c.GetEntity(ctx, "p", "r", nil)
 		return err
 	})
-	if !errors.Is(err, retry.ErrExhausted) {
-		t.Errorf("got %v, want ErrExhausted", err)
+	if !errors.Is(err, tablekit.ErrThrottled) {
+		t.Errorf("got %v, want tablekit.ErrThrottled", err)
 	}
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) || re.StatusCode != 503 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/sas"
 )
@@ -119,7 +121,7 @@ func checkAllowed(t *testing.T, admin, c *aztables.Client, pk string, perms sas.
 			}
 			continue
 		}
-		if !sas.IsAuthorizationError(err) || errorCode(err) != "AuthorizationPermissionMismatch" {
+		if !forbidden(err) || errorCode(err) != "AuthorizationPermissionMismatch" {
 			t.Errorf("%s with %q: got %v (code %q), want 403 AuthorizationPermissionMismatch", o.name, perms, err, errorCode(err))
 		}
 	}
@@ -163,11 +165,14 @@ func TestTableSASWithStoredPolicy(t *testing.T) {
 	name, admin := env.NewTable(t, nil)
 	ctx := ctxT(t)
 	sets := []sas.Permissions{sas.Read, sas.Add | sas.Update, sas.Read | sas.Add | sas.Update | sas.Delete}
+	svc := env.NewService(t, nil)
+	var policies []sas.Policy
 	for i, perms := range sets {
 		id := fmt.Sprintf("policy%d", i)
-		if err := sas.SetPolicy(ctx, admin, sas.Policy{ID: id, Permissions: perms,
-			Start: time.Now().Add(-15 * time.Minute), Expiry: time.Now().Add(time.Hour)}); err != nil {
-			t.Fatalf("SetPolicy: %v", err)
+		policies = append(policies, sas.Policy{ID: id, Permissions: perms,
+			Start: time.Now().Add(-15 * time.Minute), Expiry: time.Now().Add(time.Hour)})
+		if err := sas.SetPolicies(ctx, svc, name, policies); err != nil {
+			t.Fatalf("SetPolicies: %v", err)
 		}
 		for _, rangeOn := range []bool{false, true} {
 			pk := fmt.Sprintf("%s-%v", id, rangeOn)
@@ -212,8 +217,8 @@ func TestReadOnlySASCannotWrite(t *testing.T) {
 		if !errors.As(err, &re) || re.StatusCode != 403 || re.ErrorCode != "AuthorizationPermissionMismatch" {
 			t.Errorf("%s: got %v, want 403 AuthorizationPermissionMismatch", name, err)
 		}
-		if !sas.IsAuthorizationError(err) {
-			t.Errorf("%s: IsAuthorizationError = false for %v", name, err)
+		if !forbidden(err) {
+			t.Errorf("%s: forbidden = false for %v", name, err)
 		}
 	}
 	if _, err := admin.GetEntity(ctx, "p", "victim", nil); err != nil {
@@ -298,7 +303,7 @@ func TestRejectedTokens(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = c.GetEntity(ctxT(t), "p", "seed", nil)
-			if !sas.IsAuthorizationError(err) {
+			if !forbidden(err) {
 				t.Fatalf("got %v, want a 403 authorization error", err)
 			}
 			if got := errorCode(err); got != tc.code {
@@ -320,10 +325,9 @@ func TestRevokedPolicyStopsSAS(t *testing.T) {
 	start, expiry := time.Now().Add(-15*time.Minute), time.Now().Add(time.Hour)
 	keep := sas.Policy{ID: "keep", Permissions: sas.Read, Start: start, Expiry: expiry}
 	gone := sas.Policy{ID: "gone", Permissions: sas.Read, Start: start, Expiry: expiry}
-	for _, p := range []sas.Policy{keep, gone} {
-		if err := sas.SetPolicy(ctx, admin, p); err != nil {
-			t.Fatal(err)
-		}
+	svc := env.NewService(t, nil)
+	if err := sas.SetPolicies(ctx, svc, name, []sas.Policy{keep, gone}); err != nil {
+		t.Fatal(err)
 	}
 	client := func(id string) *aztables.Client {
 		return sasClient(t, env, name, sign(t, env, sas.TableSignature{Table: name, Identifier: id, Protocol: sas.HTTPSAndHTTP}))
@@ -334,14 +338,14 @@ func TestRevokedPolicyStopsSAS(t *testing.T) {
 			t.Fatalf("before revoke: %v", err)
 		}
 	}
-	if err := sas.RevokePolicy(ctx, admin, "gone"); err != nil {
+	if err := sas.SetPolicies(ctx, svc, name, []sas.Policy{keep}); err != nil {
 		t.Fatal(err)
 	}
 	revoked := time.Now()
 	deadline := revoked.Add(45 * time.Second)
 	for {
 		_, err := goneC.GetEntity(ctx, "p", "seed", nil)
-		if sas.IsAuthorizationError(err) {
+		if forbidden(err) {
 			t.Logf("revoked SAS refused after %v (code %s)", time.Since(revoked).Round(time.Millisecond), errorCode(err))
 			break
 		}
@@ -356,61 +360,54 @@ func TestRevokedPolicyStopsSAS(t *testing.T) {
 	if _, err := keepC.GetEntity(ctx, "p", "seed", nil); err != nil {
 		t.Errorf("the other policy's SAS stopped working: %v", err)
 	}
-	got, err := sas.GetPolicies(ctx, admin)
+	got, err := sas.Policies(ctx, svc, name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].ID != "keep" {
 		t.Errorf("policies after revoke: got %+v, want only keep", got)
 	}
-	if err := sas.RevokePolicy(ctx, admin, "gone"); !errors.Is(err, sas.ErrPolicyNotFound) {
-		t.Errorf("second revoke: got %v, want ErrPolicyNotFound", err)
-	}
-	// Revoking the last policy leaves none.
-	if err := sas.RevokePolicy(ctx, admin, "keep"); err != nil {
+	// Setting none removes the last one.
+	if err := sas.SetPolicies(ctx, svc, name, nil); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := sas.GetPolicies(ctx, admin); err != nil || len(got) != 0 {
+	if got, err := sas.Policies(ctx, svc, name); err != nil || len(got) != 0 {
 		t.Errorf("after revoking all: got %+v, %v; want none", got, err)
 	}
-	if _, err := keepC.GetEntity(ctx, "p", "seed", nil); !sas.IsAuthorizationError(err) {
+	if _, err := keepC.GetEntity(ctx, "p", "seed", nil); !forbidden(err) {
 		t.Errorf("SAS of the last revoked policy: got %v, want an authorization error", err)
 	}
 }
 
 func TestPolicies(t *testing.T) {
 	env := testenv.Azurite(t)
-	_, admin := env.NewTable(t, nil)
+	name, _ := env.NewTable(t, nil)
+	svc := env.NewService(t, nil)
 	ctx := ctxT(t)
 	start := time.Date(2030, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 7200))
-	var want []sas.Policy
+	var set, want []sas.Policy
 	for i := range sas.MaxPolicies {
 		p := sas.Policy{ID: fmt.Sprintf("id%d", i), Permissions: sas.Read | sas.Permissions(1<<i%4),
 			Start: start, Expiry: start.Add(time.Duration(i+1) * time.Hour)}
-		if err := sas.SetPolicy(ctx, admin, p); err != nil {
-			t.Fatalf("SetPolicy %d: %v", i, err)
-		}
+		set = append(set, p)
 		p.Start, p.Expiry = p.Start.UTC(), p.Expiry.UTC()
 		want = append(want, p)
 	}
-	// Replacing an existing identifier keeps the count.
-	want[2].Permissions = sas.Delete
-	want[2].Expiry = want[2].Expiry.Add(time.Hour)
-	if err := sas.SetPolicy(ctx, admin, want[2]); err != nil {
-		t.Fatalf("replace: %v", err)
+	if err := sas.SetPolicies(ctx, svc, name, set); err != nil {
+		t.Fatalf("SetPolicies: %v", err)
 	}
-	got, err := sas.GetPolicies(ctx, admin)
+	got, err := sas.Policies(ctx, svc, name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("GetPolicies:\ngot  %v\nwant %v", got, want)
+		t.Errorf("Policies:\ngot  %v\nwant %v", got, want)
 	}
 	// A sixth is refused before any request.
-	err = sas.SetPolicy(ctx, admin, sas.Policy{ID: "sixth", Permissions: sas.Read})
-	var ve *sas.FieldError
-	if !errors.Is(err, sas.ErrInvalid) || !errors.As(err, &ve) || ve.Field != "policies" {
-		t.Errorf("sixth policy: got %v, want ErrInvalid for policies", err)
+	err = sas.SetPolicies(ctx, svc, name, append(set, sas.Policy{ID: "sixth", Permissions: sas.Read}))
+	var ve *tablekit.ValidationError
+	if !errors.Is(err, tablekit.ErrInvalid) || !errors.As(err, &ve) || ve.Field != "policies" {
+		t.Errorf("sixth policy: got %v, want tablekit.ErrInvalid for policies", err)
 	}
 	for _, bad := range []sas.Policy{
 		{ID: ""},
@@ -418,8 +415,8 @@ func TestPolicies(t *testing.T) {
 		{ID: "line\nbreak", Permissions: sas.Read},
 		{ID: "times", Start: start, Expiry: start},
 	} {
-		if err := sas.SetPolicy(ctx, admin, bad); !errors.Is(err, sas.ErrInvalid) {
-			t.Errorf("SetPolicy(%+v): got %v, want ErrInvalid", bad, err)
+		if err := sas.SetPolicies(ctx, svc, name, []sas.Policy{bad}); !errors.Is(err, tablekit.ErrInvalid) {
+			t.Errorf("SetPolicies(%+v): got %v, want tablekit.ErrInvalid", bad, err)
 		}
 	}
 }
@@ -480,20 +477,20 @@ func TestAccountSAS(t *testing.T) {
 	readOnly.Permissions = sas.AccountRead | sas.AccountList
 	ro := service(readOnly).NewClient(name)
 	_, err = ro.AddEntity(ctx, entity("p", "r2"), nil)
-	if !sas.IsAuthorizationError(err) || errorCode(err) != "AuthorizationPermissionMismatch" {
+	if !forbidden(err) || errorCode(err) != "AuthorizationPermissionMismatch" {
 		t.Errorf("read-only account SAS add: got %v, want AuthorizationPermissionMismatch", err)
 	}
 
 	httpsOnly := full
 	httpsOnly.Protocol = ""
 	_, err = service(httpsOnly).NewClient(name).GetEntity(ctx, "p", "r", nil)
-	if !sas.IsAuthorizationError(err) || errorCode(err) != "AuthorizationProtocolMismatch" {
+	if !forbidden(err) || errorCode(err) != "AuthorizationProtocolMismatch" {
 		t.Errorf("https-only account SAS over http: got %v, want AuthorizationProtocolMismatch", err)
 	}
 
 	expired := full
 	expired.Start, expired.Expiry = time.Now().Add(-2*time.Hour), time.Now().Add(-time.Hour)
-	if _, err := service(expired).NewClient(name).GetEntity(ctx, "p", "r", nil); !sas.IsAuthorizationError(err) {
+	if _, err := service(expired).NewClient(name).GetEntity(ctx, "p", "r", nil); !forbidden(err) {
 		t.Errorf("expired account SAS: got %v, want an authorization error", err)
 	}
 
@@ -523,4 +520,11 @@ func TestTableSASVersions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// forbidden reports the service refusing an aztables client's request
+// for its SAS: 403, as tablekit.ErrForbidden matches it in tablekit's calls.
+func forbidden(err error) bool {
+	var re *azcore.ResponseError
+	return errors.As(err, &re) && re.StatusCode == http.StatusForbidden
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/sharedkey"
 	"github.com/tablekit/tablekit/table"
 )
@@ -36,7 +37,7 @@ func NewCredential(account, key string) (*Credential, error) {
 	k, err := sharedkey.New(account, key)
 	if err != nil {
 		// The error carries only an offset, never the input.
-		return nil, &FieldError{Field: "key", Rule: "must be base64", Err: err}
+		return nil, invalidErr("key", "must be base64", err)
 	}
 	return &Credential{account: account, key: k}, nil
 }
@@ -48,7 +49,7 @@ func ServiceCredential(svc *table.Service) (*Credential, error) {
 	if svc == nil {
 		return nil, invalid("service", "is nil")
 	}
-	account, key, ok := svc.SharedKey()
+	account, key, ok := (*core.Service)(svc).SharedKey()
 	if !ok {
 		return nil, invalid("service", "has no shared key (made from a SAS or a token credential)")
 	}

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/tablekit/tablekit"
 )
 
 func TestCredentialNeverShowsKey(t *testing.T) {
@@ -61,9 +63,9 @@ func TestNewCredentialErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := NewCredential(tt.account, tt.key)
-			var ve *FieldError
+			var ve *tablekit.ValidationError
 			if !errors.As(err, &ve) || ve.Field != tt.wantField {
-				t.Fatalf("got %v, want *FieldError for %q", err, tt.wantField)
+				t.Fatalf("got %v, want *tablekit.ValidationError for %q", err, tt.wantField)
 			}
 			if tt.key != "" && strings.Contains(err.Error(), tt.key) {
 				t.Errorf("error quotes the key: %v", err)

@@ -35,7 +35,7 @@
 //	u, err := sas.TableURL("https://acct.table.core.windows.net", "orders", token)
 //	client, err := aztables.NewClientWithNoCredential(u, nil)
 //
-// Validation happens before signing and reports a *FieldError that
+// Validation happens before signing and reports a *tablekit.ValidationError that
 // wraps ErrInvalid and names the field: an empty permission set, a missing
 // expiry (both are allowed when a stored access policy supplies them), an
 // expiry not after the start, an invalid table name, range keys with
@@ -63,20 +63,19 @@
 // # Stored access policies and revocation
 //
 // A SAS is valid until it expires, whoever holds it. To be able to withdraw
-// tokens early, store a Policy on the table with SetPolicy and name it in
-// TableSignature.Identifier; RevokePolicy then stops every token that names
-// it (the service can take up to 30 seconds; Azurite applies it at once). A
-// table holds at most MaxPolicies (5) policies, which SetPolicy checks
+// tokens early, store a Policy on the table with SetPolicies and name it in
+// TableSignature.Identifier; setting the list without it then stops every
+// token that names it (the service can take up to 30 seconds; Azurite
+// applies it at once). A table holds at most MaxPolicies (5) policies,
+// which SetPolicies checks
 // before writing. A field may be set in the policy or in the SAS, not both:
 // with an Identifier, Sign sends no default start and requires neither
 // permissions nor expiry. Azurite requires a policy to set all three of
-// Start, Expiry and Permissions. GetPolicies, SetPolicy and RevokePolicy
-// are thin wrappers over table.GetAccessPolicy and table.SetAccessPolicy
-// (table.Service.AccessPolicy and SetAccessPolicy for a whole service),
-// adding typed permissions and the keep-the-others merge; their service
-// errors are *table.ServiceError values (errors.Is(err, table.ErrForbidden)).
-// Cosmos DB for Table has no stored access policies: on a client tablekit
-// made for it they are table.ErrUnsupported, and nothing is sent.
+// Start, Expiry and Permissions. Policies and SetPolicies read and replace
+// the table's whole list, as the service's Get and Set Table ACL do; their
+// service errors are *tablekit.ServiceError values (errors.Is(err, tablekit.ErrForbidden)).
+// Cosmos DB for Table has no stored access policies: there they are
+// tablekit.ErrUnsupported, and nothing is sent.
 //
 // ServiceCredential gives the Credential of a table.Service made with a
 // shared key, so a program that connected once need not parse its
@@ -103,8 +102,8 @@
 //
 // Credential prints as its account name and "REDACTED" under every fmt verb
 // and in log/slog. No error from this package contains a key or a
-// signature. When the service refuses a token, IsAuthorizationError
-// recognizes the 403 (permission mismatch, expired or revoked token, wrong
+// signature. When the service refuses a token, tablekit.ErrForbidden
+// matches the 403 (permission mismatch, expired or revoked token, wrong
 // signature, protocol or address mismatch); errors.As still reaches the
 // *azcore.ResponseError and its ErrorCode.
 //
@@ -116,4 +115,11 @@
 // /table/<account>/<lowercased table>, identifier, IP, protocol, version,
 // startpk, startrk, endpk, endrk); the account SAS one adds an empty
 // encryption scope line from 2020-12-06. Older versions are refused.
+//
+// # TableURL in detail
+//
+// The result is ready for aztables.NewClientWithNoCredential. It is an error
+// (wrapping ErrInvalid) to pass an endpoint with a query or fragment, a
+// token without a signature, or an https-only token with an http endpoint,
+// which the service would refuse.
 package sas

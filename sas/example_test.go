@@ -11,6 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/sas"
+	"github.com/tablekit/tablekit/table"
 )
 
 // Azurite's public development account; use your own account and key.
@@ -74,7 +75,7 @@ func ExampleTableSignature_Sign_invalid() {
 	cred, _ := sas.NewCredential(account, key)
 	_, err := sas.TableSignature{Table: "orders", Expiry: time.Now().Add(time.Hour)}.Sign(cred)
 	fmt.Println(err)
-	// Output: sas: invalid Permissions: must not be empty without a stored access policy (Identifier)
+	// Output: tablekit: invalid sas: Permissions: must not be empty without a stored access policy (Identifier)
 }
 
 // An account SAS that lists tables and reads entities in every table.
@@ -141,20 +142,19 @@ func ExampleTableURL() {
 }
 
 // A revocable token: the stored access policy holds the permissions and
-// times, the SAS only names it, and RevokePolicy withdraws every such token.
-// (Needs a table service, so it is compiled but not run.)
-func ExampleSetPolicy() {
+// times, the SAS only names it, and removing the policy withdraws every
+// such token. (Needs a table service, so it is compiled but not run.)
+func ExampleSetPolicies() {
 	ctx := context.Background()
 	cred, _ := sas.NewCredential(account, key)
-	keyCred, _ := aztables.NewSharedKeyCredential(account, key)
-	admin, _ := aztables.NewClientWithSharedKey("https://"+account+".table.core.windows.net/orders", keyCred, nil)
+	svc, _ := table.NewServiceWithSharedKey("https://"+account+".table.core.windows.net", account, key, nil)
 
-	err := sas.SetPolicy(ctx, admin, sas.Policy{
+	err := sas.SetPolicies(ctx, svc, "orders", []sas.Policy{{
 		ID:          "mobile-readers",
 		Permissions: sas.Read,
 		Start:       time.Now().Add(-15 * time.Minute),
 		Expiry:      time.Now().Add(24 * time.Hour),
-	})
+	}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func ExampleSetPolicy() {
 	_, _ = reader.GetEntity(ctx, "customer-42", "order-1", nil)
 
 	// Later: every token naming the policy stops working.
-	if err := sas.RevokePolicy(ctx, admin, "mobile-readers"); err != nil {
+	if err := sas.SetPolicies(ctx, svc, "orders", nil); err != nil {
 		log.Fatal(err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/netip"
 	"strings"
+
+	"github.com/tablekit/tablekit"
 )
 
 // IPRange limits a SAS to requests from one IPv4 address (End unset) or an
@@ -49,18 +51,18 @@ func parseIPRange(s string) (IPRange, error) {
 	first, last, isRange := strings.Cut(s, "-")
 	start, err := netip.ParseAddr(first)
 	if err != nil {
-		return IPRange{}, &FieldError{Field: "sip", Rule: "not an IP address or range", Err: err}
+		return IPRange{}, invalidErr("sip", "not an IP address or range", err)
 	}
 	r := IPRange{Start: start}
 	if isRange {
 		if r.End, err = netip.ParseAddr(last); err != nil {
-			return IPRange{}, &FieldError{Field: "sip", Rule: "not an IP address or range", Err: err}
+			return IPRange{}, invalidErr("sip", "not an IP address or range", err)
 		}
 	}
 	if err := r.validate(); err != nil {
-		var ve *FieldError
+		var ve *tablekit.ValidationError
 		errors.As(err, &ve)
-		return IPRange{}, &FieldError{Field: "sip", Rule: ve.Rule}
+		return IPRange{}, invalid("sip", ve.Rule)
 	}
 	return r, nil
 }

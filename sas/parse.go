@@ -120,7 +120,7 @@ func (p *Parsed) parseFields(q url.Values) error {
 		p.Kind = KindTable
 		p.Table = q.Get("tn")
 		if p.Permissions, err = ParsePermissions(sp); err != nil {
-			return &FieldError{Field: "sp", Rule: "unknown table permission letter (allowed: raud)"}
+			return invalid("sp", "unknown table permission letter (allowed: raud)")
 		}
 	}
 	if v := q.Get("st"); v != "" {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tablekit/tablekit"
 )
 
 func TestParseRoundTrip(t *testing.T) {
@@ -106,9 +108,9 @@ func TestParseErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse(tt.in)
-			var ve *FieldError
-			if !errors.Is(err, ErrInvalid) || !errors.As(err, &ve) {
-				t.Fatalf("got %v, want ErrInvalid", err)
+			var ve *tablekit.ValidationError
+			if !errors.Is(err, tablekit.ErrInvalid) || !errors.As(err, &ve) {
+				t.Fatalf("got %v, want tablekit.ErrInvalid", err)
 			}
 			if ve.Field != tt.wantField {
 				t.Errorf("field: got %q, want %q (%v)", ve.Field, tt.wantField, err)

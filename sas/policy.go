@@ -7,14 +7,15 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
 // Policy is a stored access policy: a named set of permissions and times kept
-// on the table. A TableSignature whose Identifier is the policy's ID takes
-// those fields from the policy, and stops working when the policy is revoked
-// or changed, which is the only way to withdraw a SAS before it expires
-// short of rotating the account key.
+// on a table. A TableSignature whose Identifier is the policy's ID takes
+// those fields from it, and stops working when the policy is removed or
+// changed: the way to withdraw a SAS before it expires.
 //
 // Fields left zero are not stored; the SAS must then carry them. A field
 // must not be set in both the policy and the SAS.
@@ -40,31 +41,35 @@ func (p Policy) validate() error {
 	return err
 }
 
-func (p Policy) toACL() table.AccessPolicy {
-	return table.AccessPolicy{ID: p.ID, Permission: p.Permissions.String(), Start: p.Start, Expiry: p.Expiry}
-}
-
-// GetPolicies returns the stored access policies of the client's table, in
-// the service's order. It is a thin wrapper over table.GetAccessPolicy
-// (Service.AccessPolicy is the same for a table.Service) that types the
-// permissions; service errors are *table.ServiceError values, with the
-// *azcore.ResponseError reachable through errors.As. Cosmos DB for Table
-// has no stored access policies: a client tablekit made for it (from a
-// table.Service, or with table.ClientOptions) refuses before sending, with
-// an error matching table.ErrUnsupported; of another client tablekit cannot
-// see the endpoint, and Cosmos DB answers with an error. The same holds for
-// SetPolicy and RevokePolicy.
-func GetPolicies(ctx context.Context, client *aztables.Client) ([]Policy, error) {
-	acl, err := table.GetAccessPolicy(ctx, client)
+// Policies returns the stored access policies of the table, in the
+// service's order. Cosmos DB for Table has none: tablekit.ErrUnsupported,
+// with nothing sent.
+func Policies(ctx context.Context, svc *table.Service, tableName string) ([]Policy, error) {
+	c, err := aclClient(svc, tableName)
 	if err != nil {
-		return nil, fmt.Errorf("sas: get stored access policies: %w", err)
+		return nil, err
 	}
-	out := make([]Policy, 0, len(acl))
-	for _, ap := range acl {
-		p := Policy{ID: ap.ID, Start: ap.Start, Expiry: ap.Expiry}
-		if ap.Permission != "" {
-			if p.Permissions, err = ParsePermissions(ap.Permission); err != nil {
-				return nil, fmt.Errorf("sas: stored access policy %q: %w", p.ID, err)
+	resp, err := c.GetAccessPolicy(ctx, nil)
+	if err != nil {
+		return nil, errmap.Map("get stored access policies", err)
+	}
+	out := make([]Policy, 0, len(resp.SignedIdentifiers))
+	for _, si := range resp.SignedIdentifiers {
+		if si == nil || si.ID == nil {
+			continue
+		}
+		p := Policy{ID: *si.ID}
+		if ap := si.AccessPolicy; ap != nil {
+			if ap.Permission != nil && *ap.Permission != "" {
+				if p.Permissions, err = ParsePermissions(*ap.Permission); err != nil {
+					return nil, fmt.Errorf("sas: stored access policy %q: %w", p.ID, err)
+				}
+			}
+			if ap.Start != nil {
+				p.Start = ap.Start.UTC()
+			}
+			if ap.Expiry != nil {
+				p.Expiry = ap.Expiry.UTC()
 			}
 		}
 		out = append(out, p)
@@ -72,68 +77,52 @@ func GetPolicies(ctx context.Context, client *aztables.Client) ([]Policy, error)
 	return out, nil
 }
 
-// SetPolicy adds p to the table's stored access policies, or replaces the
-// policy with the same ID, keeping the others. A table holds at most
-// MaxPolicies; exceeding that is an ErrInvalid error before any write.
-//
-// The service replaces the whole list on each write and offers no
-// concurrency check, so SetPolicy (a read, then a write) must not run
-// concurrently with other changes to the same table's policies. The service
-// may take up to 30 seconds to apply a change.
-func SetPolicy(ctx context.Context, client *aztables.Client, p Policy) error {
-	if err := p.validate(); err != nil {
-		return err
-	}
-	current, err := GetPolicies(ctx, client)
-	if err != nil {
-		return err
-	}
-	next := make([]Policy, 0, len(current)+1)
-	replaced := false
-	for _, c := range current {
-		if c.ID == p.ID {
-			c, replaced = p, true
-		}
-		next = append(next, c)
-	}
-	if !replaced {
-		next = append(next, p)
-	}
-	return setPolicies(ctx, client, next)
-}
-
-// RevokePolicy removes the stored access policy id from the table and keeps
-// the others, so every SAS that names it stops working (on the service,
-// within 30 seconds). An id the table does not have is ErrPolicyNotFound:
-// a mistyped revocation must not pass silently.
-func RevokePolicy(ctx context.Context, client *aztables.Client, id string) error {
-	current, err := GetPolicies(ctx, client)
-	if err != nil {
-		return err
-	}
-	next := make([]Policy, 0, len(current))
-	for _, c := range current {
-		if c.ID != id {
-			next = append(next, c)
-		}
-	}
-	if len(next) == len(current) {
-		return fmt.Errorf("%w: %q", ErrPolicyNotFound, id)
-	}
-	return setPolicies(ctx, client, next)
-}
-
-// setPolicies writes the whole list through table.SetAccessPolicy.
-func setPolicies(ctx context.Context, client *aztables.Client, ps []Policy) error {
+// SetPolicies replaces the table's stored access policies with ps (nil or
+// empty removes them all), as the service's Set Table ACL does; at most
+// MaxPolicies. Read, change and write them from one place: the service
+// has no concurrency check, and takes up to 30 seconds to apply a change.
+func SetPolicies(ctx context.Context, svc *table.Service, tableName string, ps []Policy) error {
 	if len(ps) > MaxPolicies {
 		return invalid("policies", fmt.Sprintf("a table holds at most %d stored access policies", MaxPolicies))
 	}
-	acl := make([]table.AccessPolicy, len(ps))
+	acl := make([]*aztables.SignedIdentifier, len(ps))
 	for i, p := range ps {
-		acl[i] = p.toACL()
+		if err := p.validate(); err != nil {
+			return err
+		}
+		id := p.ID
+		ap := &aztables.AccessPolicy{}
+		if p.Permissions != 0 {
+			perm := p.Permissions.String()
+			ap.Permission = &perm
+		}
+		if !p.Start.IsZero() {
+			t := p.Start.UTC().Truncate(time.Second)
+			ap.Start = &t
+		}
+		if !p.Expiry.IsZero() {
+			t := p.Expiry.UTC().Truncate(time.Second)
+			ap.Expiry = &t
+		}
+		acl[i] = &aztables.SignedIdentifier{ID: &id, AccessPolicy: ap}
 	}
-	if err := table.SetAccessPolicy(ctx, client, acl); err != nil {
-		return fmt.Errorf("sas: set stored access policies: %w", err)
+	c, err := aclClient(svc, tableName)
+	if err != nil {
+		return err
 	}
-	return nil
+	_, err = c.SetAccessPolicy(ctx, &aztables.SetAccessPolicyOptions{TableACL: acl})
+	return errmap.Map("set stored access policies", err)
+}
+
+// aclClient is the aztables client of the table's ACL calls, on svc's
+// pipeline: on a backend without stored access policies, that pipeline
+// refuses them before sending (tablekit.ErrUnsupported).
+func aclClient(svc *table.Service, tableName string) (*aztables.Client, error) {
+	if svc == nil || svc.Raw() == nil {
+		return nil, invalid("service", "nil or zero Service (make it with table.NewService or a sibling)")
+	}
+	if bad := wire.CheckTableName(tableName); bad != nil {
+		return nil, invalid("table name", bad.String())
+	}
+	return svc.Raw().NewClient(tableName), nil
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/sas"
 	"github.com/tablekit/tablekit/table"
 )
@@ -42,8 +43,8 @@ func TestServiceCredential(t *testing.T) {
 	for _, tt := range tests {
 		cred, err := sas.ServiceCredential(tt.svc)
 		if !tt.ok {
-			if !errors.Is(err, sas.ErrInvalid) {
-				t.Errorf("%s: ServiceCredential error = %v, want ErrInvalid", tt.name, err)
+			if !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("%s: ServiceCredential error = %v, want tablekit.ErrInvalid", tt.name, err)
 			}
 			continue
 		}

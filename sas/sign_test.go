@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit"
 )
 
 // The public development account of Azurite: not a secret.
@@ -328,9 +330,9 @@ func TestTableValidation(t *testing.T) {
 			s := ok
 			tt.mod(&s)
 			_, err := s.sign(devCred(t), fixedNow)
-			var ve *FieldError
-			if !errors.Is(err, ErrInvalid) || !errors.As(err, &ve) {
-				t.Fatalf("got %v, want a *FieldError wrapping ErrInvalid", err)
+			var ve *tablekit.ValidationError
+			if !errors.Is(err, tablekit.ErrInvalid) || !errors.As(err, &ve) {
+				t.Fatalf("got %v, want a *tablekit.ValidationError wrapping tablekit.ErrInvalid", err)
 			}
 			if ve.Field != tt.wantField {
 				t.Errorf("field: got %q, want %q (%v)", ve.Field, tt.wantField, err)
@@ -387,9 +389,9 @@ func TestAccountValidation(t *testing.T) {
 			s := ok
 			tt.mod(&s)
 			_, err := s.sign(devCred(t), fixedNow)
-			var ve *FieldError
-			if !errors.As(err, &ve) || !errors.Is(err, ErrInvalid) {
-				t.Fatalf("got %v, want *FieldError", err)
+			var ve *tablekit.ValidationError
+			if !errors.As(err, &ve) || !errors.Is(err, tablekit.ErrInvalid) {
+				t.Fatalf("got %v, want *tablekit.ValidationError", err)
 			}
 			if ve.Field != tt.wantField {
 				t.Errorf("field: got %q, want %q", ve.Field, tt.wantField)
@@ -400,10 +402,10 @@ func TestAccountValidation(t *testing.T) {
 
 func TestNilAndZeroCredential(t *testing.T) {
 	s := TableSignature{Table: "orders", Permissions: Read, Expiry: t1}
-	if _, err := s.Sign(nil); !errors.Is(err, ErrInvalid) {
-		t.Errorf("nil credential: got %v, want ErrInvalid", err)
+	if _, err := s.Sign(nil); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("nil credential: got %v, want tablekit.ErrInvalid", err)
 	}
-	if _, err := s.Sign(&Credential{}); !errors.Is(err, ErrInvalid) {
-		t.Errorf("zero credential: got %v, want ErrInvalid", err)
+	if _, err := s.Sign(&Credential{}); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("zero credential: got %v, want tablekit.ErrInvalid", err)
 	}
 }

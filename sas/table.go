@@ -68,7 +68,7 @@ type TableSignature struct {
 // applicable); append them to the table URL with TableURL, or use
 // Values.Encode.
 //
-// Errors wrap ErrInvalid (as a *FieldError) and name the field; they
+// Errors wrap ErrInvalid (as a *tablekit.ValidationError) and name the field; they
 // never contain the key or the signature.
 func (s TableSignature) Sign(cred *Credential) (url.Values, error) {
 	return s.sign(cred, time.Now)

@@ -7,20 +7,12 @@ import (
 )
 
 // TableURL joins a service endpoint, a table name and a signed token into
-// the URL a client uses, e.g.
-// https://acct.table.core.windows.net/orders?se=...&sig=... or, for Azurite,
-// http://127.0.0.1:10002/devstoreaccount1/orders?.... It puts exactly one
-// "/" between the endpoint path and the table (aztables omits it) and works
-// for table and account tokens alike.
-//
-// The result is ready for aztables.NewClientWithNoCredential. It is an error
-// (wrapping ErrInvalid) to pass an endpoint with a query or fragment, a
-// token without a signature, or an https-only token with an http endpoint,
-// which the service would refuse.
+// the URL a client uses (aztables.NewClientWithNoCredential takes it, and so
+// does table.NewServiceWithSAS).
 func TableURL(endpoint, table string, token url.Values) (string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return "", &FieldError{Field: "endpoint", Rule: "not a URL", Err: err}
+		return "", invalidErr("endpoint", "not a URL", err)
 	}
 	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return "", invalid("endpoint", "must be an absolute http or https URL")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"testing"
+
+	"github.com/tablekit/tablekit"
 )
 
 func sprintAll(v any) string { return fmt.Sprintf("%v %+v %#v %s", v, v, v, v) }
@@ -50,9 +52,9 @@ func TestTableURL(t *testing.T) {
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := TableURL(tt.endpoint, tt.table, tt.token)
-			var ve *FieldError
-			if !errors.As(err, &ve) || !errors.Is(err, ErrInvalid) {
-				t.Fatalf("got %v, want *FieldError", err)
+			var ve *tablekit.ValidationError
+			if !errors.As(err, &ve) || !errors.Is(err, tablekit.ErrInvalid) {
+				t.Fatalf("got %v, want *tablekit.ValidationError", err)
 			}
 			if ve.Field != tt.wantField {
 				t.Errorf("field: got %q, want %q", ve.Field, tt.wantField)

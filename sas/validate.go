@@ -43,12 +43,12 @@ func parseTime(field, s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, &FieldError{Field: field, Rule: "not an ISO 8601 UTC time", Err: err}
+	return time.Time{}, invalidErr(field, "not an ISO 8601 UTC time", err)
 }
 
 func checkVersion(field, v string) error {
 	if _, err := time.Parse("2006-01-02", v); err != nil {
-		return &FieldError{Field: field, Rule: "must be a service version such as " + DefaultVersion, Err: err}
+		return invalidErr(field, "must be a service version such as "+DefaultVersion, err)
 	}
 	if v < minVersion {
 		return invalid(field, "versions before "+minVersion+" are not supported")

@@ -10,7 +10,7 @@ import (
 // type on a zero value with zero arguments: each returns, none panics.
 func TestZeroValuesDoNotPanic(t *testing.T) {
 	zero := map[string]any{
-		"AccountSignature": new(AccountSignature), "Credential": new(Credential), "FieldError": new(FieldError),
+		"AccountSignature": new(AccountSignature), "Credential": new(Credential),
 		"IPRange": new(IPRange), "Kind": new(Kind), "Parsed": new(Parsed), "Permissions": new(Permissions),
 		"AccountPermissions": new(AccountPermissions), "ResourceTypes": new(ResourceTypes), "Policy": new(Policy),
 		"Protocol": new(Protocol), "TableSignature": new(TableSignature),
@@ -22,9 +22,8 @@ func TestZeroValuesDoNotPanic(t *testing.T) {
 func TestNilArguments(t *testing.T) {
 	calls := map[string]func() error{
 		"ServiceCredential(nil)": func() error { _, err := ServiceCredential(nil); return err },
-		"GetPolicies(nil)":       func() error { _, err := GetPolicies(t.Context(), nil); return err },
-		"SetPolicy(nil)":         func() error { return SetPolicy(t.Context(), nil, Policy{ID: "x"}) },
-		"RevokePolicy(nil)":      func() error { return RevokePolicy(t.Context(), nil, "x") },
+		"Policies(nil)":          func() error { _, err := Policies(t.Context(), nil, "t1"); return err },
+		"SetPolicies(nil)":       func() error { return SetPolicies(t.Context(), nil, "t1", []Policy{{ID: "x"}}) },
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) {

@@ -3,15 +3,15 @@ package table_test
 import (
 	"errors"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -84,8 +84,8 @@ func TestTablesOptionsAndErrors(t *testing.T) {
 	svc := newService(t, nil)
 	for _, size := range []int32{-1, 1001} {
 		for _, err := range svc.Tables(ctxT(t), &table.ListTablesOptions{PageSize: size}) {
-			if !errors.Is(err, table.ErrInvalidOptions) {
-				t.Errorf("PageSize %d: error = %v, want ErrInvalidOptions", size, err)
+			if !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("PageSize %d: error = %v, want tablekit.ErrInvalid", size, err)
 			}
 		}
 	}
@@ -103,8 +103,8 @@ func TestTablesOptionsAndErrors(t *testing.T) {
 			t.Fatalf("DeleteTable #%d: %v", i+1, err)
 		}
 	}
-	if err := svc.CreateTable(ctx, "no"); !errors.Is(err, table.ErrInvalidTableName) {
-		t.Errorf("CreateTable(\"no\") = %v, want ErrInvalidTableName", err)
+	if err := svc.CreateTable(ctx, "no"); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("CreateTable(\"no\") = %v, want tablekit.ErrInvalid", err)
 	}
 }
 
@@ -140,85 +140,21 @@ func TestServiceProperties(t *testing.T) {
 // primary) it answers 400, which must come back as a typed tablekit error
 // with the response still reachable.
 func TestStatsOnAzurite(t *testing.T) {
-	st, err := newService(t, &table.Options{NoRetry: true}).Stats(ctxT(t))
+	st, err := newService(t, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}}).Stats(ctxT(t))
 	if err != nil || st.Status != aztables.GeoReplicationStatusLive {
 		t.Errorf("Stats = %+v, %v; want live", st, err)
 	}
 	env := testenv.Azurite(t)
-	_, err = newService(t, &table.Options{NoRetry: true, SecondaryEndpoint: env.Endpoint}).Stats(ctxT(t))
-	var se *table.ServiceError
+	_, err = newService(t, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}, SecondaryEndpoint: env.Endpoint}).Stats(ctxT(t))
+	var se *tablekit.ServiceError
 	if !errors.As(err, &se) {
-		t.Fatalf("Stats error = %v, want a *table.ServiceError", err)
+		t.Fatalf("Stats error = %v, want a *tablekit.ServiceError", err)
 	}
-	if !errors.Is(err, table.ErrBadRequest) && !errors.Is(err, table.ErrService) {
-		t.Errorf("Stats error = %v, want ErrBadRequest or ErrService", err)
+	if !errors.Is(err, tablekit.ErrService) {
+		t.Errorf("Stats error = %v, want tablekit.ErrService", err)
 	}
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
 		t.Errorf("Stats error %v does not keep the *azcore.ResponseError", err)
-	}
-}
-
-func TestAccessPolicy(t *testing.T) {
-	svc := newService(t, nil)
-	ctx := ctxT(t)
-	name := testenv.TableName(t)
-	if err := svc.CreateTable(ctx, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.DeleteTable(ctx, name) })
-
-	start := time.Date(2030, 1, 2, 3, 4, 5, 600, time.UTC)
-	want := []table.AccessPolicy{
-		{ID: "readers", Permission: "r", Start: start, Expiry: start.Add(time.Hour)},
-		{ID: "writers", Permission: "raud", Start: start, Expiry: start.Add(2 * time.Hour)},
-	}
-	// Azurite refuses (400) a policy without Start, Expiry or Permission,
-	// which the service allows; both policies here carry all three.
-	if err := svc.SetAccessPolicy(ctx, name, want); err != nil {
-		t.Fatal(err)
-	}
-	got, err := svc.AccessPolicy(ctx, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range want {
-		want[i].Start, want[i].Expiry = want[i].Start.Truncate(time.Second), want[i].Expiry.Truncate(time.Second)
-	}
-	if len(got) != len(want) {
-		t.Fatalf("AccessPolicy = %+v, want %+v", got, want)
-	}
-	for i := range want {
-		if got[i].ID != want[i].ID || got[i].Permission != want[i].Permission || !got[i].Start.Equal(want[i].Start) || !got[i].Expiry.Equal(want[i].Expiry) {
-			t.Errorf("AccessPolicy[%d] = %+v, want %+v", i, got[i], want[i])
-		}
-	}
-	if err := svc.SetAccessPolicy(ctx, name, nil); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := svc.AccessPolicy(ctx, name); err != nil || len(got) != 0 {
-		t.Errorf("AccessPolicy after clearing = %+v, %v; want none", got, err)
-	}
-
-	errTests := []struct {
-		name  string
-		table string
-		ps    []table.AccessPolicy
-		want  error
-	}{
-		{"six policies", name, make([]table.AccessPolicy, 6), table.ErrInvalidOptions},
-		{"empty ID", name, []table.AccessPolicy{{Permission: "r"}}, table.ErrInvalidOptions},
-		{"long ID", name, []table.AccessPolicy{{ID: strings.Repeat("x", 65)}}, table.ErrInvalidOptions},
-		{"expiry before start", name, []table.AccessPolicy{{ID: "a", Start: start, Expiry: start}}, table.ErrInvalidOptions},
-		{"bad table name", "a-b", nil, table.ErrInvalidTableName},
-		{"missing table", testenv.TableName(t), want, table.ErrTableNotFound},
-	}
-	for _, tt := range errTests {
-		if err := svc.SetAccessPolicy(ctx, tt.table, tt.ps); !errors.Is(err, tt.want) {
-			t.Errorf("%s: SetAccessPolicy error = %v, want %v", tt.name, err, tt.want)
-		}
-	}
-	if _, err := svc.AccessPolicy(ctx, testenv.TableName(t)); !errors.Is(err, table.ErrTableNotFound) {
-		t.Errorf("AccessPolicy of a missing table: error = %v, want ErrTableNotFound", err)
 	}
 }

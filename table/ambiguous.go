@@ -9,32 +9,30 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
-	"github.com/tablekit/tablekit/retry"
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/internal/errmap"
 )
 
-// VerifyUpdate resolves ErrMaybeCommitted after Update(ctx, e, mode, ...):
-// it reads the stored entity with e's keys and reports whether it holds
-// what the update wrote. With Replace that is every property T maps, as
-// Verify checks; with Merge only the properties e carries, since the
-// others keep their stored values. Result is the stored version's, so a
-// caller that finds its update committed can go on with the ETag. When
-// same is false, someone else's write won: read again and decide, as after
-// ErrPreconditionFailed.
-func (t *Table[T]) VerifyUpdate(ctx context.Context, e T, mode Mode) (same bool, stored Result, err error) {
+// Verify resolves tablekit.ErrMaybeCommitted after Add, Update or Upsert
+// of e: it reads the stored entity with e's keys and reports whether it
+// holds what the write sent: with Replace every property T maps, with
+// Merge the properties e carries. Meta is the stored version's; when same
+// is false, someone else's write won: read again and decide.
+func (t *Table[T]) Verify(ctx context.Context, e T, mode Mode) (same bool, stored Meta, err error) {
 	if err := t.ready(); err != nil {
-		return false, Result{}, err
+		return false, Meta{}, err
 	}
 	if _, err := mode.merge(); err != nil {
-		return false, Result{}, err
+		return false, Meta{}, err
 	}
 	want, err := t.Marshal(e)
 	if err != nil {
-		return false, Result{}, err
+		return false, Meta{}, err
 	}
 	pk, rk := t.keys(&e)
 	got, stored, err := t.storedBody(ctx, pk, rk)
 	if err != nil {
-		return false, Result{}, err
+		return false, Meta{}, err
 	}
 	if mode == Replace {
 		return bytes.Equal(got, want), stored, nil
@@ -45,17 +43,17 @@ func (t *Table[T]) VerifyUpdate(ctx context.Context, e T, mode Mode) (same bool,
 
 // storedBody reads an entity and encodes it again as T, so that it compares
 // byte for byte with what Marshal sent.
-func (t *Table[T]) storedBody(ctx context.Context, pk, rk string) ([]byte, Result, error) {
+func (t *Table[T]) storedBody(ctx context.Context, pk, rk string) ([]byte, Meta, error) {
 	data, etag, err := t.handle().Get(ctx, pk, rk)
 	if err != nil {
-		return nil, Result{}, MapError("verify", err)
+		return nil, Meta{}, errmap.Map("verify", err)
 	}
 	e, err := t.Unmarshal(data)
 	if err != nil {
-		return nil, Result{}, err
+		return nil, Meta{}, err
 	}
 	body, err := t.Marshal(e)
-	return body, resultOf(etag), err
+	return body, metaOf(etag), err
 }
 
 // carries reports whether the entity JSON got has every property of want,
@@ -81,7 +79,7 @@ func carries(got, want []byte) (bool, error) {
 // have reached the service, found the entity gone: whichever attempt or
 // writer removed it, the delete's goal holds, so Delete reports success.
 func deletedOnRetry(err error) bool {
-	var ae *retry.AmbiguousError
+	var mc *tablekit.MaybeCommittedError
 	var re *azcore.ResponseError
-	return errors.As(err, &ae) && ae.Op == retry.OpDelete && errors.As(err, &re) && re.StatusCode == http.StatusNotFound
+	return errors.As(err, &mc) && errors.As(err, &re) && re.StatusCode == http.StatusNotFound
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
-	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -18,7 +18,7 @@ import (
 // (or cut short) is retried; the retry's 412 or 404 is the write's own
 // doing, so the caller hears "maybe committed" (or, for a delete that finds
 // the entity gone, success), never a plain precondition failure or
-// not-found. VerifyUpdate tells what happened.
+// not-found. Verify tells what happened.
 //
 // On Cosmos DB (Options.Backend, in front of the same emulator) a merge goes
 // as POST with X-HTTP-Method: MERGE, and is still a conditional update.
@@ -49,20 +49,20 @@ func testAmbiguousUpdateAndDelete(t *testing.T, be table.Backend) {
 	tests := []struct {
 		name     string
 		write    func(context.Context, Row, azcore.ETag) error
-		mode     table.Mode // for VerifyUpdate; 0 for a delete
+		mode     table.Mode // for Verify; 0 for a delete
 		rules    []faults.Rule
 		stale    bool  // write with an outdated ETag
 		missing  bool  // no entity stored first
 		want     error // nil: success
-		verified bool  // VerifyUpdate's answer afterwards
+		verified bool  // Verify's answer afterwards
 	}{
-		{"replace, response lost", update(table.Replace), table.Replace, []faults.Rule{once(http.MethodPut, faults.DropAfterForward())}, false, false, table.ErrMaybeCommitted, true},
-		{"merge, response lost", update(table.Merge), table.Merge, []faults.Rule{once(merge, faults.DropAfterForward())}, false, false, table.ErrMaybeCommitted, true},
-		{"replace, 412 cut short", update(table.Replace), table.Replace, []faults.Rule{once(http.MethodPut, faults.TruncateAfterForward())}, true, false, table.ErrMaybeCommitted, false},
-		{"replace, genuinely stale", update(table.Replace), table.Replace, nil, true, false, table.ErrPreconditionFailed, false},
+		{"replace, response lost", update(table.Replace), table.Replace, []faults.Rule{once(http.MethodPut, faults.DropAfterForward())}, false, false, tablekit.ErrMaybeCommitted, true},
+		{"merge, response lost", update(table.Merge), table.Merge, []faults.Rule{once(merge, faults.DropAfterForward())}, false, false, tablekit.ErrMaybeCommitted, true},
+		{"replace, 412 cut short", update(table.Replace), table.Replace, []faults.Rule{once(http.MethodPut, faults.TruncateAfterForward())}, true, false, tablekit.ErrMaybeCommitted, false},
+		{"replace, genuinely stale", update(table.Replace), table.Replace, nil, true, false, tablekit.ErrPreconditionFailed, false},
 		{"delete, response lost", del, 0, []faults.Rule{once(http.MethodDelete, faults.DropAfterForward())}, false, false, nil, false},
-		{"delete, genuinely stale", del, 0, nil, true, false, table.ErrPreconditionFailed, false},
-		{"delete, genuinely missing", del, 0, nil, false, true, table.ErrNotFound, false},
+		{"delete, genuinely stale", del, 0, nil, true, false, tablekit.ErrPreconditionFailed, false},
+		{"delete, genuinely missing", del, 0, nil, false, true, tablekit.ErrNotFound, false},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,7 +71,7 @@ func testAmbiguousUpdateAndDelete(t *testing.T, be table.Backend) {
 			e := Row{"p", fmt.Sprint("u", i), 1}
 			etag := azcore.ETag(`W/"datetime'2000-01-01T00%3A00%3A00.0000000Z'"`)
 			if !tc.missing {
-				res, err := tbl.Add(ctx, e, nil)
+				res, err := tbl.Add(ctx, e)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -89,30 +89,30 @@ func testAmbiguousUpdateAndDelete(t *testing.T, be table.Backend) {
 			if tc.want != nil && !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want an error matching %v", err, tc.want)
 			}
-			if tc.want == table.ErrMaybeCommitted {
-				if errors.Is(err, table.ErrPreconditionFailed) || errors.Is(err, retry.ErrAmbiguousInsert) {
-					t.Errorf("got %v, want ErrMaybeCommitted alone, not a precondition failure or an insert", err)
+			if tc.want == tablekit.ErrMaybeCommitted {
+				if errors.Is(err, tablekit.ErrPreconditionFailed) {
+					t.Errorf("got %v, want tablekit.ErrMaybeCommitted alone, not a precondition failure or an insert", err)
 				}
-				var ae *retry.AmbiguousError
-				if !errors.As(err, &ae) || ae.Op != retry.OpUpdate {
+				var ae *tablekit.MaybeCommittedError
+				if !errors.As(err, &ae) || ae.Operation != "update" {
 					t.Errorf("got %v, want an AmbiguousError for an update", err)
 				}
 			}
 			if tc.mode == 0 {
-				if _, err := tbl.Get(ctx, e.PartitionKey, e.RowKey, nil); !errors.Is(err, table.ErrNotFound) && !tc.stale {
-					t.Errorf("after the delete: Get err = %v, want ErrNotFound", err)
+				if _, err := tbl.Get(ctx, e.PartitionKey, e.RowKey, nil); !errors.Is(err, tablekit.ErrNotFound) && !tc.stale {
+					t.Errorf("after the delete: Get err = %v, want tablekit.ErrNotFound", err)
 				}
 				return
 			}
-			same, stored, err := tbl.VerifyUpdate(ctx, e, tc.mode)
+			same, stored, err := tbl.Verify(ctx, e, tc.mode)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if same != tc.verified {
-				t.Errorf("VerifyUpdate: got %v, want %v", same, tc.verified)
+				t.Errorf("Verify: got %v, want %v", same, tc.verified)
 			}
 			if got, err := tbl.Get(ctx, e.PartitionKey, e.RowKey, nil); err != nil || (same && stored.ETag == "") {
-				t.Errorf("stored %+v, %v; VerifyUpdate result %+v", got, err, stored)
+				t.Errorf("stored %+v, %v; Verify result %+v", got, err, stored)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -43,9 +44,9 @@ func TestForeignMisfitsOnAzurite(t *testing.T) {
 		}
 		check := func(what string, err error) {
 			t.Helper()
-			var de *table.DecodeError
-			if !errors.As(err, &de) || !errors.Is(err, table.ErrDecode) || de.Property != c.prop || !strings.Contains(de.Reason, c.reason) {
-				t.Errorf("%s of %s: err = %v, want a DecodeError for %s: %s", what, c.prop, err, c.prop, c.reason)
+			var de *tablekit.DecodeError
+			if !errors.As(err, &de) || !errors.Is(err, tablekit.ErrDecode) || de.Property != c.prop || !strings.Contains(de.Reason, c.reason) {
+				t.Errorf("%s of %s: err = %v, want a tablekit.DecodeError for %s: %s", what, c.prop, err, c.prop, c.reason)
 			}
 		}
 		_, err := tbl.Get(ctx, "p", c.prop, nil)
@@ -69,7 +70,7 @@ func TestForeignMisfitsOnAzurite(t *testing.T) {
 }
 
 // TestRawEntityMisfitNotSent: a RawEntity whose value is not of its
-// annotated type is a ValidationError before any request.
+// annotated type is a tablekit.ValidationError before any request.
 func TestRawEntityMisfitNotSent(t *testing.T) {
 	ctx := ctxT(t)
 	raw, rec := newTable[table.RawEntity](t, nil)
@@ -81,9 +82,9 @@ func TestRawEntityMisfitNotSent(t *testing.T) {
 		{`{"X":1,"X@odata.type":"Edm.Guid"}`, "X", "Edm.Guid value is a JSON number"},
 	} {
 		_, err := raw.Upsert(ctx, table.RawEntity{PartitionKey: "p", RowKey: "r", Properties: []byte(c.props)}, table.Replace)
-		var ve *table.ValidationError
-		if !errors.As(err, &ve) || !errors.Is(err, table.ErrInvalidEntity) || ve.Property != c.prop || !strings.Contains(ve.Detail, c.detail) {
-			t.Errorf("%s: err = %v, want a ValidationError for %s: %s", c.props, err, c.prop, c.detail)
+		var ve *tablekit.ValidationError
+		if !errors.As(err, &ve) || !errors.Is(err, tablekit.ErrInvalid) || ve.Field != c.prop || !strings.Contains(ve.Detail, c.detail) {
+			t.Errorf("%s: err = %v, want a tablekit.ValidationError for %s: %s", c.props, err, c.prop, c.detail)
 		}
 	}
 	if n := rec.Count() - before; n != 0 {

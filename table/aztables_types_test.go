@@ -9,6 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -39,7 +40,7 @@ func TestAztablesTypes(t *testing.T) {
 	if _, sent := decodeMap(t, body)["Timestamp"]; sent {
 		t.Errorf("Marshal sent the read-only Timestamp: %s", body)
 	}
-	if _, err := tbl.Add(ctx, in, nil); err != nil {
+	if _, err := tbl.Add(ctx, in); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := tbl.Client().GetEntity(ctx, "p", "r", nil)
@@ -97,8 +98,8 @@ func TestTextTypesThatRetype(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = table.New[withUUID](svc, "anytable")
-	var te *table.TypeError
+	var te *tablekit.ValidationError
 	if !errors.As(err, &te) || te.Field != "ID" {
-		t.Errorf("New = %v, want a TypeError for field ID", err)
+		t.Errorf("New = %v, want a tablekit.ValidationError for field ID", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tablekit/tablekit/internal/backend"
+	"github.com/tablekit/tablekit/internal/errmap"
 )
 
 // Backend is the service behind an endpoint. Azure Table Storage and Azure
@@ -59,14 +60,14 @@ func backendOf(k backend.Kind) Backend {
 }
 
 // kind is Options.Backend as internal/backend names it; an unknown value
-// is ErrInvalidOptions.
+// is tablekit.ErrInvalid.
 func (o *Options) kind() (backend.Kind, error) {
 	if o == nil {
 		return backend.Auto, nil
 	}
 	k, ok := o.Backend.kind()
 	if !ok {
-		return backend.Auto, fmt.Errorf("%w: Backend %v", ErrInvalidOptions, o.Backend)
+		return backend.Auto, errmap.Invalidf("", "Backend", "unknown value %v", o.Backend)
 	}
 	return k, nil
 }
@@ -87,5 +88,5 @@ func (s *Service) Backend() Backend {
 	if s.ready() != nil {
 		return DetectBackend
 	}
-	return backendOf(s.conn.Profile().Kind)
+	return backendOf(s.core().Conn().Profile().Kind)
 }

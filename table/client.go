@@ -12,7 +12,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/sharedkey"
 	"github.com/tablekit/tablekit/internal/wire"
 )
@@ -26,25 +28,13 @@ const (
 	devTablePort = "10002"
 )
 
-// ErrInvalidConnectionString reports a connection string that cannot be used.
-// The message never repeats the string (it holds the account key).
-var ErrInvalidConnectionString = errors.New("table: invalid connection string")
-
 // Service is a connection to one storage account's table service (or one
-// Cosmos DB Table API account). It is cheap to share and safe for concurrent
-// use; make one per account and open tables from it.
-//
-// Its data requests (entity reads and writes, queries, transactions) go on
-// an azcore pipeline tablekit builds for it; its management calls (tables,
-// service properties and stats, access policies) go through aztables
-// clients on the same transport and credential.
-type Service struct {
-	raw      *aztables.ServiceClient
-	conn     *core.Conn
-	endpoint string
-	account  string
-	key      string // the shared key, for SharedKey; empty otherwise
-}
+// Cosmos DB for Table account): cheap to share, safe for concurrent use.
+// Make one per account and open tables from it with New.
+type Service core.Service
+
+// core is the service's state, for the methods of core.Service.
+func (s *Service) core() *core.Service { return (*core.Service)(s) }
 
 // NewService connects with a connection string: the form the portal shows
 // (AccountName, AccountKey, and EndpointSuffix or TableEndpoint), a
@@ -82,11 +72,11 @@ func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Serv
 	}
 	sk, err := sharedkey.New(account, key)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the account key is not valid base64", ErrInvalidConnectionString)
+		return nil, errmap.Invalid("", "connection string", "the account key is not valid base64")
 	}
 	cred, err := aztables.NewSharedKeyCredential(account, key)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the account key is not valid base64", ErrInvalidConnectionString)
+		return nil, errmap.Invalid("", "connection string", "the account key is not valid base64")
 	}
 	tr := o.transport()
 	// Raw keeps aztables' own credential, with which it signs SAS too.
@@ -94,7 +84,7 @@ func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Serv
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, conn: newConn(o, serviceURL, sk.Policy(), tr), endpoint: serviceURL, account: account, key: key}, nil
+	return (*Service)(core.NewService(raw, newConn(o, serviceURL, sk.Policy(), tr), serviceURL, account, key)), nil
 }
 
 // NewServiceWithToken connects with a Microsoft Entra ID credential (for
@@ -104,7 +94,7 @@ func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Serv
 func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Options) (*Service, error) {
 	serviceURL = strings.TrimSuffix(serviceURL, "/")
 	if !strings.HasPrefix(serviceURL, "https://") {
-		return nil, fmt.Errorf("%w: token credentials need an https:// endpoint", ErrInvalidConnectionString)
+		return nil, errmap.Invalid("", "connection string", "token credentials need an https:// endpoint")
 	}
 	if err := checkLocation(serviceURL, "", "", o); err != nil {
 		return nil, err
@@ -120,17 +110,28 @@ func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Opti
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, conn: newConn(o, serviceURL, auth, tr), endpoint: serviceURL}, nil
+	return (*Service)(core.NewService(raw, newConn(o, serviceURL, auth, tr), serviceURL, "", "")), nil
 }
 
-// NewServiceWithSAS connects with an account SAS URL, e.g.
-// https://account.table.core.windows.net/?sv=...&sig=...
+// NewServiceWithSAS connects with a SAS URL: an account SAS
+// (https://account.table.core.windows.net/?sv=...&sig=...) or a table SAS
+// (.../<table>?sv=...&tn=<table>&sig=...). The service can do what the SAS
+// permits: with a table SAS, open that table with New.
 func NewServiceWithSAS(sasURL string, o *Options) (*Service, error) {
 	u, err := url.Parse(sasURL)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("%w: not a URL", ErrInvalidConnectionString)
+		return nil, errmap.Invalid("", "SAS URL", "not a URL")
 	}
-	endpoint := u.Scheme + "://" + u.Host + strings.TrimSuffix(u.Path, "/")
+	path := strings.TrimSuffix(u.Path, "/")
+	if tn := u.Query().Get("tn"); tn != "" {
+		// A table SAS: the account endpoint is the path without the table.
+		i := strings.LastIndexByte(path, '/')
+		if i < 0 || !strings.EqualFold(path[i+1:], tn) {
+			return nil, errmap.Invalid("", "SAS URL", "a table SAS (tn) whose path does not end with its table")
+		}
+		path = path[:i]
+	}
+	endpoint := u.Scheme + "://" + u.Host + path
 	if err := checkScheme(endpoint, o); err != nil {
 		return nil, err
 	}
@@ -149,61 +150,7 @@ func newSASService(endpoint, sasURL string, o *Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("table: service client: %w", err)
 	}
-	return &Service{raw: raw, conn: newConn(o, sasURL, nil, tr), endpoint: endpoint}, nil
-}
-
-// NewClientFromSASURL returns an aztables client for the table in a table
-// SAS URL (https://account.table.core.windows.net/<table>?sv=...&sig=...),
-// with tablekit's options. The table's name is returned with it.
-func NewClientFromSASURL(tableSASURL string, o *Options) (*aztables.Client, string, error) {
-	u, name, err := parseTableSASURL(tableSASURL, o)
-	if err != nil {
-		return nil, "", err
-	}
-	c, err := aztables.NewClientWithNoCredential(clientURL(u), ClientOptions(o))
-	if err != nil {
-		return nil, "", fmt.Errorf("table: client: %w", err)
-	}
-	return c, name, nil
-}
-
-// clientURL is the URL aztables is given for a table SAS URL u from
-// parseTableSASURL.
-func clientURL(u *url.URL) string { return u.Scheme + "://" + u.Host + u.Path + "?" + u.RawQuery }
-
-// parseTableSASURL checks a table SAS URL and returns it without a
-// trailing slash, with the table's name.
-func parseTableSASURL(tableSASURL string, o *Options) (*url.URL, string, error) {
-	u, err := url.Parse(tableSASURL)
-	if err != nil || u.Host == "" {
-		return nil, "", fmt.Errorf("%w: not a URL", ErrInvalidConnectionString)
-	}
-	path := strings.TrimSuffix(u.Path, "/")
-	i := strings.LastIndexByte(path, '/')
-	if i < 0 {
-		return nil, "", fmt.Errorf("%w: the SAS URL names no table", ErrInvalidTableName)
-	}
-	name := path[i+1:]
-	if err := validateTableName(name); err != nil {
-		return nil, "", err
-	}
-	if err := checkScheme(u.Scheme+"://"+u.Host, o); err != nil {
-		return nil, "", err
-	}
-	if err := checkLocation(u.Scheme+"://"+u.Host+path[:i], "", "", o); err != nil {
-		return nil, "", err
-	}
-	return &url.URL{Scheme: u.Scheme, Host: u.Host, Path: path, RawQuery: u.RawQuery}, name, nil
-}
-
-// PoolSize is the number of idle connections its transport keeps per
-// host (Options.PoolSize), or 0 when a caller-supplied Transport makes it
-// unknown. Parallel work above it opens and closes connections.
-func (s *Service) PoolSize() int {
-	if s == nil || s.conn == nil {
-		return 0
-	}
-	return s.conn.PoolSize()
+	return (*Service)(core.NewService(raw, newConn(o, sasURL, nil, tr), endpoint, "", "")), nil
 }
 
 // Endpoint is the table service URL, without a trailing slash.
@@ -211,7 +158,7 @@ func (s *Service) Endpoint() string {
 	if s == nil {
 		return ""
 	}
-	return s.endpoint
+	return s.core().Endpoint()
 }
 
 // Raw is the underlying aztables service client, for what tablekit does not
@@ -220,21 +167,11 @@ func (s *Service) Raw() *aztables.ServiceClient {
 	if s == nil {
 		return nil
 	}
-	return s.raw
-}
-
-// Client returns an aztables client for the named table that shares this
-// service's connection pool, retry policy and credentials; nil for a zero
-// Service, which has none.
-func (s *Service) Client(name string) *aztables.Client {
-	if s.ready() != nil {
-		return nil
-	}
-	return s.raw.NewClient(name)
+	return s.core().Raw()
 }
 
 // CreateTable creates the table if it does not exist. It returns nil when the
-// table exists already, and ErrTableBeingDeleted (after the retry policy gave
+// table exists already, and tablekit.ErrTableBeingDeleted (after the retry policy gave
 // up) while a table of that name is still being deleted.
 func (s *Service) CreateTable(ctx context.Context, name string) error {
 	if err := s.ready(); err != nil {
@@ -243,8 +180,8 @@ func (s *Service) CreateTable(ctx context.Context, name string) error {
 	if err := validateTableName(name); err != nil {
 		return err
 	}
-	_, err := s.raw.CreateTable(ctx, name, nil)
-	if err = MapError("create table", err); errors.Is(err, ErrTableExists) {
+	_, err := s.core().Raw().CreateTable(ctx, name, nil)
+	if err = errmap.Map("create table", err); errors.Is(err, tablekit.ErrAlreadyExists) {
 		return nil
 	}
 	return err
@@ -261,8 +198,8 @@ func (s *Service) DeleteTable(ctx context.Context, name string) error {
 	if err := validateTableName(name); err != nil {
 		return err
 	}
-	_, err := s.raw.DeleteTable(ctx, name, nil)
-	if err = MapError("delete table", err); errors.Is(err, ErrTableNotFound) || errors.Is(err, ErrNotFound) {
+	_, err := s.core().Raw().DeleteTable(ctx, name, nil)
+	if err = errmap.Map("delete table", err); errors.Is(err, tablekit.ErrTableNotFound) || errors.Is(err, tablekit.ErrNotFound) {
 		return nil
 	}
 	return err
@@ -271,7 +208,7 @@ func (s *Service) DeleteTable(ctx context.Context, name string) error {
 // validateTableName applies the service's rules (wire.CheckTableName).
 func validateTableName(name string) error {
 	if bad := wire.CheckTableName(name); bad != nil {
-		return fmt.Errorf("%w: %q: %s", ErrInvalidTableName, name, bad)
+		return errmap.Invalidf("", "table name", "%q: %s", name, bad)
 	}
 	return nil
 }
@@ -291,7 +228,7 @@ func parseConnectionString(s string) (connString, error) {
 		}
 		k, v, ok := strings.Cut(part, "=")
 		if !ok {
-			return connString{}, fmt.Errorf("%w: a part has no '='", ErrInvalidConnectionString)
+			return connString{}, errmap.Invalid("", "connection string", "a part has no '='")
 		}
 		kv[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
 	}
@@ -300,7 +237,7 @@ func parseConnectionString(s string) (connString, error) {
 		if proxy := kv["developmentstorageproxyuri"]; proxy != "" {
 			u, err := url.Parse(proxy)
 			if err != nil || u.Host == "" {
-				return connString{}, fmt.Errorf("%w: DevelopmentStorageProxyUri is not a URL", ErrInvalidConnectionString)
+				return connString{}, errmap.Invalid("", "connection string", "DevelopmentStorageProxyUri is not a URL")
 			}
 			// The proxy's port when it has one; the table service's
 			// default otherwise.
@@ -316,11 +253,11 @@ func parseConnectionString(s string) (connString, error) {
 	cs.endpoint = strings.TrimSuffix(kv["tableendpoint"], "/")
 	cs.secondary = strings.TrimSuffix(kv["tablesecondaryendpoint"], "/")
 	if u, err := url.Parse(cs.secondary); cs.secondary != "" && (err != nil || u.Host == "") {
-		return connString{}, fmt.Errorf("%w: TableSecondaryEndpoint is not a URL", ErrInvalidConnectionString)
+		return connString{}, errmap.Invalid("", "connection string", "TableSecondaryEndpoint is not a URL")
 	}
 	if cs.endpoint == "" {
 		if cs.account == "" {
-			return connString{}, fmt.Errorf("%w: needs TableEndpoint or AccountName", ErrInvalidConnectionString)
+			return connString{}, errmap.Invalid("", "connection string", "needs TableEndpoint or AccountName")
 		}
 		proto := kv["defaultendpointsprotocol"]
 		if proto == "" {
@@ -333,10 +270,10 @@ func parseConnectionString(s string) (connString, error) {
 		cs.endpoint = proto + "://" + cs.account + ".table." + suffix
 	}
 	if u, err := url.Parse(cs.endpoint); err != nil || u.Host == "" {
-		return connString{}, fmt.Errorf("%w: TableEndpoint is not a URL", ErrInvalidConnectionString)
+		return connString{}, errmap.Invalid("", "connection string", "TableEndpoint is not a URL")
 	}
 	if cs.sas == "" && (cs.account == "" || cs.key == "") {
-		return connString{}, fmt.Errorf("%w: needs AccountName and AccountKey, or SharedAccessSignature", ErrInvalidConnectionString)
+		return connString{}, errmap.Invalid("", "connection string", "needs AccountName and AccountKey, or SharedAccessSignature")
 	}
 	return cs, nil
 }
@@ -347,7 +284,7 @@ func parseConnectionString(s string) (connString, error) {
 func checkScheme(endpoint string, o *Options) error {
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Host == "" {
-		return fmt.Errorf("%w: endpoint is not a URL", ErrInvalidConnectionString)
+		return errmap.Invalid("", "connection string", "endpoint is not a URL")
 	}
 	switch u.Scheme {
 	case "https":
@@ -363,7 +300,7 @@ func checkScheme(endpoint string, o *Options) error {
 		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
 			return nil
 		}
-		return fmt.Errorf("%w: http:// to %s would send data in clear; use https or set Options.AllowInsecureHTTP", ErrInvalidConnectionString, host)
+		return errmap.Invalidf("", "connection string", "http:// to %s would send data in clear; use https or set Options.AllowInsecureHTTP", host)
 	}
-	return fmt.Errorf("%w: scheme %q (want https)", ErrInvalidConnectionString, u.Scheme)
+	return errmap.Invalidf("", "connection string", "scheme %q (want https)", u.Scheme)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"log/slog"
 	"net"
 	"net/http"
@@ -12,6 +11,12 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/retry"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 )
@@ -47,8 +52,8 @@ func TestParseConnectionString(t *testing.T) {
 	secret := "c2VjcmV0c2VjcmV0" // must never appear in an error
 	for _, bad := range []string{"", "AccountName=acct", "AccountKey=" + secret, "garbage;AccountKey=" + secret, "TableEndpoint=::nope;AccountName=a;AccountKey=" + secret} {
 		_, err := parseConnectionString(bad)
-		if !errors.Is(err, ErrInvalidConnectionString) {
-			t.Errorf("parse(%q): err = %v, want ErrInvalidConnectionString", bad, err)
+		if !errors.Is(err, tablekit.ErrInvalid) {
+			t.Errorf("parse(%q): err = %v, want tablekit.ErrInvalid", bad, err)
 		}
 		if err != nil && strings.Contains(err.Error(), secret) {
 			t.Errorf("error leaks the key: %v", err)
@@ -76,7 +81,7 @@ func TestHTTPSRequired(t *testing.T) {
 			t.Errorf("checkScheme(%q, allow=%v) = %v, want ok=%v", tc.endpoint, tc.allow, err, tc.ok)
 		}
 	}
-	if _, err := NewServiceWithSharedKey("http://example.com", "a", "a2V5", nil); !errors.Is(err, ErrInvalidConnectionString) {
+	if _, err := NewServiceWithSharedKey("http://example.com", "a", "a2V5", nil); !errors.Is(err, tablekit.ErrInvalid) {
 		t.Errorf("plain http to a remote host: err = %v", err)
 	}
 }
@@ -98,11 +103,11 @@ func TestTunedTransport(t *testing.T) {
 			defer c.Close()
 		}
 	}()
-	tr := NewHTTPClient(&Options{PoolSize: 100}).Transport.(*http.Transport)
+	tr := newHTTPClient(&Options{PoolSize: 100}).Transport.(*http.Transport)
 	if tr.MaxIdleConnsPerHost != 100 || tr.ExpectContinueTimeout != 0 || tr.IdleConnTimeout != 30*time.Second {
 		t.Errorf("transport: idle per host %d, expect-continue %v, idle timeout %v", tr.MaxIdleConnsPerHost, tr.ExpectContinueTimeout, tr.IdleConnTimeout)
 	}
-	if def := NewHTTPClient(nil).Transport.(*http.Transport); def.MaxIdleConnsPerHost != DefaultPoolSize {
+	if def := newHTTPClient(nil).Transport.(*http.Transport); def.MaxIdleConnsPerHost != DefaultPoolSize {
 		t.Errorf("default idle per host = %d, want %d", def.MaxIdleConnsPerHost, DefaultPoolSize)
 	}
 	c, err := tr.DialContext(context.Background(), "tcp", l.Addr().String())
@@ -134,8 +139,8 @@ func TestClientOptionsInstallOneRetryLayer(t *testing.T) {
 	if got := len(o.PerCallPolicies); got != 3 {
 		t.Errorf("per-call policies = %d, want 3 (unsupported calls, no-echo, retry)", got)
 	}
-	if got := len(ClientOptions(&Options{NoRetry: true, EchoInserts: true}).PerCallPolicies); got != 1 {
-		t.Errorf("NoRetry+EchoInserts: per-call policies = %d, want 1 (unsupported calls)", got)
+	if got := len(ClientOptions(&Options{Retry: &retry.Policy{MaxAttempts: 1}, EchoInserts: true}).PerCallPolicies); got != 2 {
+		t.Errorf("one attempt+EchoInserts: per-call policies = %d, want 2 (unsupported calls, retry)", got)
 	}
 	// The caller's options are not modified.
 	base := &Options{}
@@ -179,11 +184,11 @@ func TestNewServiceWithToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if svc.Endpoint() != "https://acct.table.core.windows.net" || svc.PoolSize() != DefaultPoolSize {
-		t.Errorf("endpoint %q, parallelism %d", svc.Endpoint(), svc.PoolSize())
+	if svc.Endpoint() != "https://acct.table.core.windows.net" || (*core.Service)(svc).Conn().PoolSize() != DefaultPoolSize {
+		t.Errorf("endpoint %q, parallelism %d", svc.Endpoint(), (*core.Service)(svc).Conn().PoolSize())
 	}
 	// A bearer token must never travel in clear, not even to loopback.
-	if _, err := NewServiceWithToken("http://127.0.0.1:10002/devstoreaccount1", fakeToken{}, nil); !errors.Is(err, ErrInvalidConnectionString) {
-		t.Errorf("token over http: err = %v, want ErrInvalidConnectionString", err)
+	if _, err := NewServiceWithToken("http://127.0.0.1:10002/devstoreaccount1", fakeToken{}, nil); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("token over http: err = %v, want tablekit.ErrInvalid", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/cosmos"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
@@ -23,7 +24,7 @@ import (
 
 // TestCosmosUnsupportedCalls: the calls Cosmos DB for Table does not have
 // are refused before any request, with an error that names Cosmos DB and
-// matches ErrUnsupported, whether made through the Service, an aztables
+// matches tablekit.ErrUnsupported, whether made through the Service, an aztables
 // client of the Service, or an aztables client built with ClientOptions
 // (custom domains included, by Options.Backend). The stand-in counts what
 // arrives: nothing.
@@ -43,7 +44,6 @@ func TestCosmosUnsupportedCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	policy := []table.AccessPolicy{{ID: "p1", Permission: "r", Expiry: time.Now().Add(time.Hour)}}
 	tests := []struct {
 		name string
 		call func(context.Context) error
@@ -51,21 +51,22 @@ func TestCosmosUnsupportedCalls(t *testing.T) {
 		{"Service.Properties", func(ctx context.Context) error { _, err := svc.Properties(ctx); return err }},
 		{"Service.SetProperties", func(ctx context.Context) error { return svc.SetProperties(ctx, aztables.ServiceProperties{}) }},
 		{"Service.Stats", func(ctx context.Context) error { _, err := svc.Stats(ctx); return err }},
-		{"Service.AccessPolicy", func(ctx context.Context) error { _, err := svc.AccessPolicy(ctx, tbl.Name()); return err }},
-		{"Service.SetAccessPolicy", func(ctx context.Context) error { return svc.SetAccessPolicy(ctx, tbl.Name(), policy) }},
-		{"GetAccessPolicy of Table.Client", func(ctx context.Context) error { _, err := table.GetAccessPolicy(ctx, tbl.Client()); return err }},
-		{"SetAccessPolicy of Service.Client", func(ctx context.Context) error { return table.SetAccessPolicy(ctx, svc.Client(tbl.Name()), policy) }},
-		{"GetAccessPolicy of a ClientOptions client", func(ctx context.Context) error { _, err := table.GetAccessPolicy(ctx, own); return err }},
+		{"GetAccessPolicy of Table.Client", func(ctx context.Context) error { _, err := tbl.Client().GetAccessPolicy(ctx, nil); return err }},
+		{"SetAccessPolicy of Service.Raw().NewClient", func(ctx context.Context) error {
+			_, err := svc.Raw().NewClient(tbl.Name()).SetAccessPolicy(ctx, nil)
+			return err
+		}},
+		{"GetAccessPolicy of a ClientOptions client", func(ctx context.Context) error { _, err := own.GetAccessPolicy(ctx, nil); return err }},
 		{"aztables GetProperties of Service.Raw", func(ctx context.Context) error { _, err := svc.Raw().GetProperties(ctx, nil); return err }},
 		{"aztables GetStatistics of Service.Raw", func(ctx context.Context) error { _, err := svc.Raw().GetStatistics(ctx, nil); return err }},
-		{"custom domain with Backend CosmosDB", func(ctx context.Context) error { _, err := table.GetAccessPolicy(ctx, custom); return err }},
+		{"custom domain with Backend CosmosDB", func(ctx context.Context) error { _, err := custom.GetAccessPolicy(ctx, nil); return err }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cs.Reset()
 			err := tt.call(ctx)
-			if !errors.Is(err, table.ErrUnsupported) {
-				t.Fatalf("got %v, want ErrUnsupported", err)
+			if !errors.Is(err, tablekit.ErrUnsupported) {
+				t.Fatalf("got %v, want tablekit.ErrUnsupported", err)
 			}
 			if !strings.Contains(err.Error(), "Azure Cosmos DB for Table") {
 				t.Errorf("error %q does not name Cosmos DB", err)
@@ -114,8 +115,8 @@ func TestBackendOption(t *testing.T) {
 			t.Errorf("%s, %v: Backend() = %v, want %v", tt.endpoint, tt.backend, got, tt.want)
 		}
 	}
-	if _, err := table.NewServiceWithSharedKey("https://acct.table.core.windows.net", "acct", key, &table.Options{Backend: 9}); !errors.Is(err, table.ErrInvalidOptions) {
-		t.Errorf("Backend(9): got %v, want ErrInvalidOptions", err)
+	if _, err := table.NewServiceWithSharedKey("https://acct.table.core.windows.net", "acct", key, &table.Options{Backend: 9}); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("Backend(9): got %v, want tablekit.ErrInvalid", err)
 	}
 }
 
@@ -165,7 +166,7 @@ func TestCosmosEntityLimits(t *testing.T) {
 		t.Errorf("read back %d properties, want %d, the same", len(got.Properties), len(big.Properties))
 	}
 	big.RowKey = "added"
-	if _, err := tbl.Add(ctx, big, nil); err != nil {
+	if _, err := tbl.Add(ctx, big); err != nil {
 		t.Errorf("Add of 1.5 MB: %v", err)
 	}
 
@@ -176,18 +177,18 @@ func TestCosmosEntityLimits(t *testing.T) {
 		want error
 		rule string
 	}{
-		{"Upsert of 2.2 MB", func() error { _, err := tbl.Upsert(ctx, bigEntity("p", "huge", 2_200_000), table.Replace); return err }, table.ErrInvalidEntity, "entity too large"},
-		{"Add of 2.2 MB", func() error { _, err := tbl.Add(ctx, bigEntity("p", "huge", 2_200_000), nil); return err }, table.ErrInvalidEntity, "entity too large"},
+		{"Upsert of 2.2 MB", func() error { _, err := tbl.Upsert(ctx, bigEntity("p", "huge", 2_200_000), table.Replace); return err }, tablekit.ErrInvalid, "entity too large"},
+		{"Add of 2.2 MB", func() error { _, err := tbl.Add(ctx, bigEntity("p", "huge", 2_200_000)); return err }, tablekit.ErrInvalid, "entity too large"},
 		{"RowKey of 256 bytes", func() error {
 			_, err := tbl.Upsert(ctx, table.Entity{PartitionKey: "p", RowKey: long}, table.Replace)
 			return err
-		}, table.ErrInvalidEntity, "key too long (256 bytes of UTF-8, at most 255)"},
-		{"Get by a RowKey of 256 bytes", func() error { _, err := tbl.Get(ctx, "p", long, nil); return err }, table.ErrInvalidKey, "key too long"},
-		{"Delete by a RowKey of 256 bytes", func() error { return tbl.Delete(ctx, "p", long, table.AnyETag) }, table.ErrInvalidKey, "key too long"},
+		}, tablekit.ErrInvalid, "key too long (256 bytes of UTF-8, at most 255)"},
+		{"Get by a RowKey of 256 bytes", func() error { _, err := tbl.Get(ctx, "p", long, nil); return err }, tablekit.ErrInvalid, "key too long"},
+		{"Delete by a RowKey of 256 bytes", func() error { return tbl.Delete(ctx, "p", long, table.AnyETag) }, tablekit.ErrInvalid, "key too long"},
 		{"reserved name", func() error {
 			_, err := tbl.Upsert(ctx, table.Entity{PartitionKey: "p", RowKey: "r", Properties: map[string]any{"ResourceId": "x"}}, table.Replace)
 			return err
-		}, table.ErrInvalidEntity, "ResourceId: invalid property name (reserved by Azure Cosmos DB for Table)"},
+		}, tablekit.ErrInvalid, "ResourceId: invalid property name (reserved by Azure Cosmos DB for Table)"},
 	}
 	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,8 +205,8 @@ func TestCosmosEntityLimits(t *testing.T) {
 
 	// The same entities on Table Storage: its own limits.
 	st := testenv.NewTable[table.Entity](t, env.NewService(t, nil))
-	if _, err := st.Upsert(ctx, bigEntity("p", "big", 1_500_000), table.Replace); !errors.Is(err, table.ErrInvalidEntity) {
-		t.Errorf("1.5 MB on Table Storage: got %v, want ErrInvalidEntity", err)
+	if _, err := st.Upsert(ctx, bigEntity("p", "big", 1_500_000), table.Replace); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("1.5 MB on Table Storage: got %v, want tablekit.ErrInvalid", err)
 	}
 	if _, err := st.Upsert(ctx, table.Entity{PartitionKey: "p", RowKey: long, Properties: map[string]any{"ID": "x"}}, table.Replace); err != nil {
 		t.Errorf("a 256-byte RowKey and ID on Table Storage: %v", err)
@@ -272,7 +273,7 @@ func TestCosmosMergeNoPrefer(t *testing.T) {
 // TestCosmosThrottledWrites: single writes through Cosmos DB's 429 (with
 // and without x-ms-retry-after-ms) are retried and succeed; an insert
 // retried after a 429 is no ambiguous insert (the 429 was an answer); when
-// the policy gives up the error is ErrThrottled and nothing was stored.
+// the policy gives up the error is tablekit.ErrThrottled and nothing was stored.
 func TestCosmosThrottledWrites(t *testing.T) {
 	env := testenv.Azurite(t)
 	cs := env.Cosmos(t, nil)
@@ -285,17 +286,17 @@ func TestCosmosThrottledWrites(t *testing.T) {
 		{Match: inserts, Times: 2},
 	} {
 		cs.SetThrottle(th)
-		if _, err := tbl.Add(ctx, keyed{PartitionKey: "p", RowKey: fmt.Sprint("ok", i)}, nil); err != nil {
+		if _, err := tbl.Add(ctx, keyed{PartitionKey: "p", RowKey: fmt.Sprint("ok", i)}); err != nil {
 			t.Errorf("Add through two 429s (hint %v): %v", th.RetryAfter, err)
 		}
 	}
 	cs.SetThrottle(cosmos.Throttle{Match: inserts, RetryAfter: time.Millisecond})
-	_, err := tbl.Add(ctx, keyed{PartitionKey: "p", RowKey: "never"}, nil)
-	if !errors.Is(err, table.ErrThrottled) || errors.Is(err, table.ErrMaybeCommitted) {
-		t.Errorf("Add throttled to the end: got %v, want ErrThrottled alone", err)
+	_, err := tbl.Add(ctx, keyed{PartitionKey: "p", RowKey: "never"})
+	if !errors.Is(err, tablekit.ErrThrottled) || errors.Is(err, tablekit.ErrMaybeCommitted) {
+		t.Errorf("Add throttled to the end: got %v, want tablekit.ErrThrottled alone", err)
 	}
 	cs.SetThrottle()
-	if _, err := tbl.Get(ctx, "p", "never", nil); !errors.Is(err, table.ErrNotFound) {
-		t.Errorf("after the throttled Add: Get got %v, want ErrNotFound", err)
+	if _, err := tbl.Get(ctx, "p", "never", nil); !errors.Is(err, tablekit.ErrNotFound) {
+		t.Errorf("after the throttled Add: Get got %v, want tablekit.ErrNotFound", err)
 	}
 }

@@ -10,8 +10,8 @@
 //
 // Connection strings from the portal, SAS connection strings, Cosmos DB's
 // TableEndpoint form and "UseDevelopmentStorage=true" (Azurite) all work;
-// [NewServiceWithSharedKey], [NewServiceWithToken], [NewServiceWithSAS] and
-// [NewFromSASURL] cover the other credentials. https is required except for
+// [NewServiceWithSharedKey], [NewServiceWithToken] and [NewServiceWithSAS]
+// (an account or a table SAS URL) cover the other credentials. https is required except for
 // loopback unless [Options].AllowInsecureHTTP is set; the emulator's
 // well-known account (its key is public) may use http on any host, so
 // "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://azurite"
@@ -26,7 +26,7 @@
 // any request (Cosmos DB: transactions and entities up to 2 MiB, RowKey up
 // to 255 bytes, four reserved property names), and Cosmos DB lacks service
 // properties and stats, stored access policies and a secondary location:
-// those calls are [ErrUnsupported] there, with nothing sent. docs/cosmos.md
+// those calls are [tablekit.ErrUnsupported] there, with nothing sent. docs/cosmos.md
 // has every difference, and what packages query and batch do about its
 // unsorted query results and its throttling.
 //
@@ -35,10 +35,9 @@
 // [Service.Tables] lists table names (by prefix, paged), [Service.Properties]
 // and [Service.SetProperties] read and write CORS, logging and metrics,
 // [Service.Stats] reads geo-replication status and last sync time (on the
-// secondary, Azurite's included), and [Service.AccessPolicy] and
-// [Service.SetAccessPolicy] manage a table's stored access policies (package
-// sas builds on them); on Cosmos DB, which has none of these, they are
-// [ErrUnsupported]. [Service.SharedKey] lets package sas sign with the
+// secondary, Azurite's included); on Cosmos DB, which has none of these,
+// they are tablekit.ErrUnsupported. Stored access policies are package sas's
+// (sas.Policies, sas.SetPolicies), and sas.ServiceCredential signs with the
 // key the service holds.
 //
 // # Reading from the geo-secondary
@@ -48,7 +47,7 @@
 // fails retryably, or always; writes stay on the primary. The secondary is
 // <account>-secondary.table.<suffix> on the service and <account>-secondary
 // on Azurite's host and port. It lags behind, with no bound the service
-// guarantees: [GetOptions].ServedFrom and [WithReadLocations] tell a caller
+// guarantees: [WithReadLocations] tells a caller
 // whether what it read may be stale.
 //
 // # Requests
@@ -101,7 +100,7 @@
 // [GUID]). An embedded aztables.Entity gives the keys and a read-only
 // Timestamp. Pointers are
 // nullable: nil means the property is absent. Structs, maps and slices need
-// the "json" tag option; otherwise [New] reports a [TypeError].
+// the "json" tag option; otherwise [New] reports a [tablekit.ValidationError].
 //
 // Tag options: omitempty (zero values, as reflect.Value.IsZero sees them,
 // are not sent: unlike encoding/json an empty non-nil slice is not zero),
@@ -112,10 +111,10 @@
 //
 // Reads take a stored value only into a field of its own EDM type or a
 // lossless widening (Int32 into an int64 or float64 field); anything else,
-// such as an Edm.String into a time.Time, is a [DecodeError]. An annotation
+// such as an Edm.String into a time.Time, is a [tablekit.DecodeError]. An annotation
 // names a value's type and never changes it: a value outside its annotated
 // type's JSON form or range ("X@odata.type":"Edm.Int32" on 2147483648 or on
-// a string) is a [DecodeError] naming the property, the type and what is
+// a string) is a [tablekit.DecodeError] naming the property, the type and what is
 // wrong, here and in [Entity] and [RawEntity]; only a number without
 // annotation is typed by its form. A float field reads NaN and the
 // infinities in every spelling writers use ("NaN", "Infinity", "-Infinity",
@@ -127,12 +126,12 @@
 // [Entity] is an entity without a struct: keys, a property map and [Meta].
 // A value's Go type is its EDM type (string, bool, int32, int64, float64,
 // time.Time, [GUID], []byte), both ways, so writing back what was read
-// never changes a stored type; any other Go type is a [*ValidationError].
-// Table[Entity] works with everything Table[T] does. [ToEntity] and
-// [FromEntity] convert typed entities, so one transaction can hold rows of
-// several types and a mixed query can decode each row by a discriminator;
-// [Entity.EDM] and [EntityFromEDM] convert aztables.EDMEntity values; [As]
-// opens the same table with another type. [RawEntity] keeps the
+// never changes a stored type; any other Go type is a [*tablekit.ValidationError].
+// Table[Entity] works with everything Table[T] does. [As] opens the same
+// table with another type, so one transaction can hold rows of several
+// types and a mixed query can decode each row by a discriminator:
+// [Table.Marshal] of one view and [Table.Unmarshal] of another convert an
+// entity as a write and a read would. [RawEntity] keeps the
 // properties as the service's JSON instead, for programs that move
 // entities without looking at them (copies, backups): no map is built or
 // encoded again.
@@ -142,7 +141,7 @@
 // [Table.Add] inserts, [Table.Upsert] inserts or merges/replaces without a
 // read, [Table.Update] changes an entity only if its ETag still matches, and
 // [Table.Delete] removes one. Unconditional updates and deletes need
-// [AnyETag] on purpose: an empty ETag is [ErrETagRequired].
+// [AnyETag] on purpose: an empty ETag is [tablekit.ErrInvalid].
 //
 // Before any request every rule of the table's backend ([Backend]) is
 // checked. On Table Storage: keys of at most 1 KiB without / \ # ? or
@@ -151,27 +150,101 @@
 // KiB, and 1 MiB per entity by the service's size formula. Cosmos DB for
 // Table measures an entity's JSON instead (up to 2 MiB), limits RowKey to
 // 255 bytes, and reserves the property names ID, rid, etag and ResourceId
-// (docs/cosmos.md has every difference). A failure is a [*ValidationError]
-// naming the property and the rule; it matches [ErrInvalidEntity]. The
+// (docs/cosmos.md has every difference). A failure is a [*tablekit.ValidationError]
+// naming the property and the rule; it matches [tablekit.ErrInvalid]. The
 // Azurite emulator measures entity size on the JSON body instead (binary
 // counts 4/3 as base64), so it refuses some entities near 1 MiB that the
 // service and this package accept.
 //
 // # Errors
 //
-// Service failures are [*ServiceError] values that match one sentinel
-// ([ErrNotFound], [ErrAlreadyExists], [ErrPreconditionFailed],
-// [ErrTableNotFound], [ErrForbidden], ...) with errors.Is, and keep the
+// Service failures are [*tablekit.ServiceError] values that match one sentinel
+// ([tablekit.ErrNotFound], [tablekit.ErrAlreadyExists], [tablekit.ErrPreconditionFailed],
+// [tablekit.ErrTableNotFound], [tablekit.ErrForbidden], ...) with errors.Is, and keep the
 // *azcore.ResponseError reachable with errors.As. Messages never contain a
 // URL query (where a SAS signature lives) or a key.
 //
-// Code that also makes plain aztables calls (listing tables, a transaction
-// of several entity types) can use [MapError] for the same errors and
-// [Table.Marshal] / [Table.Unmarshal] for the same entity encoding.
+// Code that also makes plain aztables calls (a transaction of several
+// entity types) can use [Table.Marshal] / [Table.Unmarshal] for the same
+// entity encoding; its errors are aztables' *azcore.ResponseError.
 //
 // # Keys
 //
 // [ReverseTicks] makes row keys that sort newest first (the log tail
 // pattern), [PadUint] makes numbers sort as numbers, and [Shard] with
 // [ShardPrefixes] spreads an append-only key over several partitions.
+//
+// # RawEntity in detail
+//
+// Properties is a JSON object of every property but the keys and
+// Timestamp, each with its @odata.type annotation where the service wrote
+// one, as in
+//
+//	{"Count@odata.type":"Edm.Int64","Count":"5","Name":"x"}
+//
+// Reading drops the odata metadata (the ETag goes to Meta) and puts each
+// annotation just before its property, as the service writes them (other
+// writers, aztables' own decoding among them, put it after). A number
+// without an annotation is typed by its form, as Entity reads it (a
+// Double when it has a '.' or an exponent, an Int64 beyond Int32's range)
+// and gets the annotation that keeps that type: some writers, Azurite
+// among them, store an unannotated 1.0 as an Int32 (so does aztables'
+// own encoding, for every entity type of a table given to Wrap).
+// Every value must be in its annotated type's JSON form and range (an
+// annotation names a type, it never changes one): reading a misfit is a
+// *tablekit.DecodeError, writing one a *tablekit.ValidationError, both naming the property,
+// the type and what is wrong. Writing also checks that
+// Properties is an object of scalar values with valid property names (and
+// none the backend reserves), no more than the backend allows, before any
+// request; nil or empty writes an entity with no properties. Cosmos DB's
+// entity size (JSON bytes) is checked too; Table Storage's, by its formula
+// of each value's stored size, is the service's to enforce: a raw entity
+// holds what the service sent, and a hand-written one should be checked by
+// whoever wrote it.
+//
+// # Entity's types
+//
+// The Go type of each value is its EDM type, both ways:
+//
+//	string     Edm.String
+//	bool       Edm.Boolean
+//	int32      Edm.Int32
+//	int64      Edm.Int64
+//	float64    Edm.Double (NaN and ±Inf too)
+//	time.Time  Edm.DateTime (UTC, 100 ns)
+//	GUID       Edm.Guid
+//	[]byte     Edm.Binary
+//
+// Reading yields exactly these types, so writing an entity back never
+// changes a stored type; a value outside its annotated type's form or
+// range is a *tablekit.DecodeError, never a value of another type. A JSON number
+// without an annotation is read by its form, as the service and Azurite
+// write them: an integer is an int32 (an int64 beyond Int32's range), a
+// number with a '.' or an exponent is a float64 (Azurite writes a Double
+// 1.0 unannotated). Any other Go type (int,
+// float32, uint64, a struct, nil) is a *tablekit.ValidationError naming the property,
+// before any request, as is every rule a typed entity obeys.
+//
+// # ClientOptions in detail
+//
+//	client, err := aztables.NewClientWithSharedKey(url, cred, table.ClientOptions(nil))
+//
+// o may be nil. The result is a new value each call, with a transport of
+// its own (unless Options.Transport is set).
+//
+// # LocationMode and the secondary's lag
+//
+// The secondary is a copy that lags behind the primary, typically by
+// minutes, with no bound the service guarantees: a read from it may miss
+// recent writes, and an entity read there may be older than one read just
+// before from the primary. Service.Stats gives LastSyncTime, before which
+// every write is on the secondary. Use it for reads that prefer a stale
+// answer to none.
+//
+// # How a Service sends its requests
+//
+// Its data requests (entity reads and writes, queries, transactions) go on
+// an azcore pipeline tablekit builds for it; its management calls (tables,
+// service properties and stats, access policies) go through aztables
+// clients on the same transport and credential.
 package table

@@ -55,7 +55,7 @@ func TestDoubleSpecialsOnAzurite(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			x := s.x
 			in := doubleRow{PartitionKey: "typed", RowKey: s.text, F: x, F32: float32(x), PF: &x}
-			if _, err := tbl.Add(ctx, in, nil); err != nil {
+			if _, err := tbl.Add(ctx, in); err != nil {
 				t.Fatal(err)
 			}
 			got, err := tbl.Get(ctx, "typed", s.text, nil)
@@ -80,7 +80,7 @@ func TestDoubleSpecialsOnAzurite(t *testing.T) {
 
 			e := table.NewEntity("dynamic", s.text)
 			e.Properties["D"] = x
-			if _, err := dyn.Add(ctx, e, nil); err != nil {
+			if _, err := dyn.Add(ctx, e); err != nil {
 				t.Fatal(err)
 			}
 			back, err := dyn.Get(ctx, "dynamic", s.text, nil)
@@ -99,7 +99,7 @@ func TestDoubleSpecialsOnAzurite(t *testing.T) {
 				t.Errorf("RawEntity Properties %s, want %s", r.Properties, want)
 			}
 			r.RowKey += "-copy"
-			if _, err := raw.Add(ctx, r, nil); err != nil {
+			if _, err := raw.Add(ctx, r); err != nil {
 				t.Fatal(err)
 			}
 			cp, err := dyn.Get(ctx, "dynamic", s.text+"-copy", nil)
@@ -172,7 +172,7 @@ func TestNodeSDKDoubles(t *testing.T) {
 		}
 
 		x := s.x
-		if _, err := tbl.Add(ctx, doubleRow{PartitionKey: "tablekit", RowKey: s.text, F: x, F32: float32(x), PF: &x}, nil); err != nil {
+		if _, err := tbl.Add(ctx, doubleRow{PartitionKey: "tablekit", RowKey: s.text, F: x, F32: float32(x), PF: &x}); err != nil {
 			t.Fatal(err)
 		}
 	}

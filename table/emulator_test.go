@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -39,8 +41,8 @@ func TestSchemeRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			svc, err := table.NewService(tt.cs, &table.Options{AllowInsecureHTTP: tt.insecure})
 			if tt.wantEP == "" {
-				if !errors.Is(err, table.ErrInvalidConnectionString) {
-					t.Fatalf("NewService error = %v, want ErrInvalidConnectionString", err)
+				if !errors.Is(err, tablekit.ErrInvalid) {
+					t.Fatalf("NewService error = %v, want tablekit.ErrInvalid", err)
 				}
 				return
 			}
@@ -81,7 +83,7 @@ func TestNoEmulatorHint(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
-	svc, err := table.NewServiceWithSharedKey("http://"+addr+"/devstoreaccount1", "devstoreaccount1", devKey, &table.Options{NoRetry: true})
+	svc, err := table.NewServiceWithSharedKey("http://"+addr+"/devstoreaccount1", "devstoreaccount1", devKey, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/table"
@@ -51,7 +52,7 @@ func TestEntityRoundTrip(t *testing.T) {
 	ctx := ctxT(t)
 	tbl, _ := newTable[table.Entity](t, nil)
 	want := table.Entity{PartitionKey: "p'1", RowKey: "r1", Properties: edges()}
-	res, err := tbl.Add(ctx, want, nil)
+	res, err := tbl.Add(ctx, want)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,8 +73,8 @@ func TestEntityRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkProps(t, again.Properties, want.Properties)
-	if _, err := tbl.Update(ctx, got, table.Replace, got.ETag); !errors.Is(err, table.ErrPreconditionFailed) {
-		t.Errorf("stale ETag: got %v, want ErrPreconditionFailed", err)
+	if _, err := tbl.Update(ctx, got, table.Replace, got.ETag); !errors.Is(err, tablekit.ErrPreconditionFailed) {
+		t.Errorf("stale ETag: got %v, want tablekit.ErrPreconditionFailed", err)
 	}
 }
 
@@ -138,7 +139,7 @@ func TestEntityTypedInterop(t *testing.T) {
 	when := time.Date(2030, 1, 2, 3, 4, 5, 600, time.UTC)
 	in := typedAll{PartitionKey: "p", RowKey: "typed", S: "s", B: true, I: -7, I8: 8, I32: 32, I64: 1 << 40,
 		U32: 4e9, F32: 1.5, F64: 0.1, Whole: 3.25, When: when, ID: g, Bin: []byte("x"), Lvl: 2, Home: Address{City: "c"}}
-	if _, err := typed.Add(ctx, in, nil); err != nil {
+	if _, err := typed.Add(ctx, in); err != nil {
 		t.Fatal(err)
 	}
 	got, err := dyn.Get(ctx, "p", "typed", nil)
@@ -149,7 +150,16 @@ func TestEntityTypedInterop(t *testing.T) {
 		"U32": int64(4e9), "F32": 1.5, "F64": 0.1, "Whole": 3.25, "When": when.Truncate(100), "ID": g, "Bin": []byte("x"),
 		"Lvl": "high", "Home": `{"city":"c","zip":""}`}
 	checkProps(t, got.Properties, want)
-	conv, err := table.ToEntity(in)
+	// The same conversion without a request: Marshal as T, Unmarshal as Entity.
+	asEntity, err := table.As[table.Entity](typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := typed.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := asEntity.Unmarshal(body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +168,7 @@ func TestEntityTypedInterop(t *testing.T) {
 	// The reverse: written dynamically, read typed.
 	dynIn := table.Entity{PartitionKey: "p", RowKey: "dyn", Properties: map[string]any{
 		"S": "t", "I": int32(5), "I64": int32(6), "F64": 2.0, "When": when, "ID": g, "Lvl": "low", "Extra": "ignored"}}
-	if _, err := dyn.Add(ctx, dynIn, nil); err != nil {
+	if _, err := dyn.Add(ctx, dynIn); err != nil {
 		t.Fatal(err)
 	}
 	back, err := typed.Get(ctx, "p", "dyn", nil)
@@ -169,10 +179,14 @@ func TestEntityTypedInterop(t *testing.T) {
 	if !reflect.DeepEqual(back, wantTyped) {
 		t.Errorf("typed read: got %+v, want %+v", back, wantTyped)
 	}
-	fromDyn, err := table.FromEntity[typedAll](dynIn)
+	body, err = asEntity.Marshal(dynIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromDyn, err := typed.Unmarshal(body)
 	wantTyped.Meta = table.Meta{}
 	if err != nil || !reflect.DeepEqual(fromDyn, wantTyped) {
-		t.Errorf("FromEntity: got %+v, %v, want %+v", fromDyn, err, wantTyped)
+		t.Errorf("Entity to typedAll by Marshal and Unmarshal: got %+v, %v, want %+v", fromDyn, err, wantTyped)
 	}
 }
 
@@ -220,15 +234,15 @@ func TestEntityRefused(t *testing.T) {
 	before := rec.Count()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := tbl.Add(ctx, table.Entity{PartitionKey: "p", RowKey: "r", Properties: c.props}, nil)
-			var ve *table.ValidationError
-			if !errors.As(err, &ve) || ve.Property != c.prop || ve.Rule != c.rule {
-				t.Fatalf("got %v, want a ValidationError for %s: %s", err, c.prop, c.rule)
+			_, err := tbl.Add(ctx, table.Entity{PartitionKey: "p", RowKey: "r", Properties: c.props})
+			var ve *tablekit.ValidationError
+			if !errors.As(err, &ve) || ve.Field != c.prop || ve.Rule != c.rule {
+				t.Fatalf("got %v, want a tablekit.ValidationError for %s: %s", err, c.prop, c.rule)
 			}
 		})
 	}
-	if _, err := tbl.Add(ctx, table.Entity{PartitionKey: "p/", RowKey: "r"}, nil); !errors.Is(err, table.ErrInvalidEntity) {
-		t.Errorf("bad key: got %v, want ErrInvalidEntity", err)
+	if _, err := tbl.Add(ctx, table.Entity{PartitionKey: "p/", RowKey: "r"}); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("bad key: got %v, want tablekit.ErrInvalid", err)
 	}
 	if n := rec.Count(); n != before {
 		t.Errorf("requests sent: got %d, want 0", n-before)
@@ -263,7 +277,7 @@ func (w *wireBody) Do(req *http.Request) (*http.Response, error) {
 // Int32.
 func TestEntityWholeDouble(t *testing.T) {
 	ctx := ctxT(t)
-	wb := &wireBody{next: table.NewHTTPClient(nil)}
+	wb := &wireBody{next: testenv.TunedClient()}
 	env := testenv.Azurite(t)
 	svc, err := table.NewServiceWithSharedKey(env.Endpoint, env.Account, env.Key, &table.Options{Transport: wb})
 	if err != nil {
@@ -273,12 +287,12 @@ func TestEntityWholeDouble(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tbl.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, tbl.Name()); err != nil {
 		t.Fatal(err)
 	}
-	defer tbl.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), tbl.Name())
 	want := map[string]any{"Whole": 1.0, "Zero": 0.0, "Neg": -3.0, "Big": 1e20, "Int": int32(1)}
-	if _, err := tbl.Add(ctx, table.Entity{PartitionKey: "p", RowKey: "r", Properties: want}, nil); err != nil {
+	if _, err := tbl.Add(ctx, table.Entity{PartitionKey: "p", RowKey: "r", Properties: want}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := tbl.Get(ctx, "p", "r", nil)
@@ -294,7 +308,7 @@ func TestEntityWholeDouble(t *testing.T) {
 
 	// Only the whole Double: aztables writes 1e20 as 100000000000000000000,
 	// which is no Int32, Int64 or Double a decoder can tell.
-	if _, err := tbl.Add(ctx, table.Entity{PartitionKey: "p", RowKey: "whole", Properties: map[string]any{"Whole": 1.0}}, nil); err != nil {
+	if _, err := tbl.Add(ctx, table.Entity{PartitionKey: "p", RowKey: "whole", Properties: map[string]any{"Whole": 1.0}}); err != nil {
 		t.Fatal(err)
 	}
 	wrapped, err := table.Wrap[table.Entity](tbl.Client(), tbl.Name())

@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -34,7 +35,7 @@ func ExampleService_Tables() {
 
 // Point gets and queries fall back to the account's read-only secondary
 // region (RA-GRS) when the primary fails with a retryable error; writes
-// always go to the primary. GetOptions.ServedFrom says which one answered:
+// always go to the primary. WithReadLocations counts which one answered:
 // the secondary may lag (Service.Stats reports its last sync time).
 func ExampleOptions_location() {
 	ctx := context.Background()
@@ -47,12 +48,12 @@ func ExampleOptions_location() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var from table.Location
-	o, err := orders.Get(ctx, "alice", "00000042", &table.GetOptions{ServedFrom: &from})
+	var from table.ReadLocations
+	o, err := orders.Get(table.WithReadLocations(ctx, &from), "alice", "00000042", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	if from == table.Secondary {
+	if from.Secondary() > 0 {
 		log.Printf("order %s read from the secondary: it may be behind", o.RowKey)
 	}
 }
@@ -69,16 +70,16 @@ func ExampleEntity() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := rows.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, rows.Name()); err != nil {
 		log.Fatal(err)
 	}
-	defer rows.DeleteTable(ctx)
+	defer svc.DeleteTable(ctx, rows.Name())
 
 	e := table.NewEntity("alice", "00000042")
 	e.Properties["Kind"] = "order"
 	e.Properties["Total"] = 10.0 // float64: Edm.Double, also when whole
 	e.Properties["Items"] = int32(1)
-	if _, err := rows.Add(ctx, e, nil); err != nil {
+	if _, err := rows.Add(ctx, e); err != nil {
 		log.Fatal(err)
 	}
 
@@ -88,7 +89,7 @@ func ExampleEntity() {
 	}
 	fmt.Printf("%T %T\n", got.Properties["Total"], got.Properties["Items"])
 	if got.Properties["Kind"] == "order" {
-		o, err := table.FromEntity[Order](got)
+		o, err := testenv.Convert[Order](got)
 		if err != nil {
 			log.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -34,14 +35,14 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := orders.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, orders.Name()); err != nil {
 		log.Fatal(err)
 	}
-	defer orders.DeleteTable(ctx)
+	defer svc.DeleteTable(ctx, orders.Name())
 
 	o := Order{PartitionKey: "alice", RowKey: table.PadUint(42, 8), Total: 10, Items: 1,
 		Placed: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
-	if _, err := orders.Add(ctx, o, nil); err != nil {
+	if _, err := orders.Add(ctx, o); err != nil {
 		log.Fatal(err)
 	}
 
@@ -56,10 +57,10 @@ func Example() {
 	}
 	// The ETag we read is stale now: a second writer with it loses.
 	_, err = orders.Update(ctx, got, table.Replace, got.ETag)
-	fmt.Println("stale write refused:", errors.Is(err, table.ErrPreconditionFailed))
+	fmt.Println("stale write refused:", errors.Is(err, tablekit.ErrPreconditionFailed))
 
 	_, err = orders.Get(ctx, "alice", "missing", nil)
-	fmt.Println("missing:", errors.Is(err, table.ErrNotFound))
+	fmt.Println("missing:", errors.Is(err, tablekit.ErrNotFound))
 
 	final, _ := orders.Get(ctx, "alice", "00000042", nil)
 	fmt.Println(final.RowKey, final.Total, final.Placed.Format(time.RFC3339))
@@ -98,7 +99,10 @@ func ExampleShard() {
 	// Output: 2_2025-03-01 [0 1 2 3 4 5 6 7]
 }
 
-func ExampleTable_Add_verify() {
+// When Add's reply is lost and its retry finds the entity, the error is
+// tablekit.ErrMaybeCommitted: Verify reads the entity and says whether it
+// is the one Add sent.
+func ExampleTable_Verify() {
 	ctx := context.Background()
 	svc, err := table.NewService(os.Getenv("TABLEKIT_CONNECTION_STRING"), nil)
 	if err != nil {
@@ -108,18 +112,23 @@ func ExampleTable_Add_verify() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := orders.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, orders.Name()); err != nil {
 		log.Fatal(err)
 	}
-	defer orders.DeleteTable(ctx)
-	// With Verify, an insert whose first response was lost (and whose retry
-	// then found the entity) succeeds if the stored entity is ours.
+	defer svc.DeleteTable(ctx, orders.Name())
 	o := Order{PartitionKey: "bob", RowKey: "1", Total: 3}
-	_, err = orders.Add(ctx, o, &table.AddOptions{Verify: true})
+	_, err = orders.Add(ctx, o)
+	if errors.Is(err, tablekit.ErrMaybeCommitted) {
+		var same bool
+		same, _, err = orders.Verify(ctx, o, table.Replace)
+		if same {
+			err = nil // the lost attempt stored it
+		}
+	}
 	fmt.Println(err)
-	_, err = orders.Add(ctx, o, &table.AddOptions{Verify: true})
-	fmt.Println(errors.Is(err, table.ErrAlreadyExists))
+	same, _, err := orders.Verify(ctx, Order{PartitionKey: "bob", RowKey: "1", Total: 4}, table.Replace)
+	fmt.Println(same, err)
 	// Output:
 	// <nil>
-	// true
+	// false <nil>
 }

@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"strconv"
 	"time"
+
+	"github.com/tablekit/tablekit/internal/errmap"
 )
 
 // Key helpers from the table design guide. Keys are strings and sort as
@@ -38,11 +40,11 @@ func ReverseTicks(t time.Time) string {
 // TimeFromReverseTicks is the inverse of ReverseTicks.
 func TimeFromReverseTicks(key string) (time.Time, error) {
 	if len(key) != 19 {
-		return time.Time{}, fmt.Errorf("%w: reverse-ticks key must have 19 digits", ErrInvalidKey)
+		return time.Time{}, errmap.Invalid("", "key", "reverse-ticks key must have 19 digits")
 	}
 	n, err := strconv.ParseInt(key, 10, 64)
 	if err != nil || n < 0 || n > maxTicks {
-		return time.Time{}, fmt.Errorf("%w: %q is not a reverse-ticks key", ErrInvalidKey, key)
+		return time.Time{}, errmap.Invalidf("", "key", "%q is not a reverse-ticks key", key)
 	}
 	ticks := maxTicks - n - unixEpochTicks
 	return time.Unix(ticks/10_000_000, (ticks%10_000_000)*100).UTC(), nil

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/tablekit/tablekit"
 )
 
 func TestReverseTicks(t *testing.T) {
@@ -32,7 +34,7 @@ func TestReverseTicks(t *testing.T) {
 		t.Errorf("newer time does not sort first")
 	}
 	for _, bad := range []string{"", "123", "abcdefghijklmnopqrs", "9999999999999999999"} {
-		if _, err := TimeFromReverseTicks(bad); !errors.Is(err, ErrInvalidKey) {
+		if _, err := TimeFromReverseTicks(bad); !errors.Is(err, tablekit.ErrInvalid) {
 			t.Errorf("TimeFromReverseTicks(%q) err = %v", bad, err)
 		}
 	}

@@ -36,10 +36,9 @@ type Options struct {
 	// ResponseHeaderTimeout bounds the wait for a response after the request
 	// was sent. Default 60s (a query may run 5 s on the server per page).
 	ResponseHeaderTimeout time.Duration
-	// Retry is the retry policy for every request; nil means retry.Default().
+	// Retry is the retry policy for every request; nil means
+	// retry.Default(), and &retry.Policy{MaxAttempts: 1} retries nothing.
 	Retry *retry.Policy
-	// NoRetry turns retries off entirely (azcore's stay off as well).
-	NoRetry bool
 	// Transport replaces the tuned HTTP client, e.g. for tests. When set,
 	// PoolSize and the timeouts above are not used.
 	Transport policy.Transporter
@@ -53,14 +52,14 @@ type Options struct {
 	EchoInserts bool
 	// Backend is the service behind the endpoint, whose limits tablekit
 	// checks before sending and whose missing calls it refuses
-	// (ErrUnsupported). Default DetectBackend: Cosmos DB for the hosts
+	// (tablekit.ErrUnsupported). Default DetectBackend: Cosmos DB for the hosts
 	// aztables takes for Cosmos DB, Table Storage for any other. Set
 	// CosmosDB for a custom domain in front of a Cosmos DB account.
 	Backend Backend
 	// Location sends point gets and queries to the geo-secondary
 	// (PrimaryThenSecondary, SecondaryOnly); default PrimaryOnly. Writes
 	// always go to the primary. See LocationMode for the lag. Cosmos DB
-	// has no secondary location: there any other mode is ErrUnsupported.
+	// has no secondary location: there any other mode is tablekit.ErrUnsupported.
 	Location LocationMode
 	// SecondaryEndpoint is the secondary's table endpoint, when it is not
 	// <account>-secondary.table.<suffix> (the service), <host>/<account>-secondary
@@ -84,7 +83,7 @@ func (o *Options) parallelism() int {
 	return o.PoolSize
 }
 
-// poolSize is the idle pool per host of the transport NewHTTPClient builds,
+// poolSize is the idle pool per host of the transport newHTTPClient builds,
 // or 0 when the caller supplied the transport.
 func (o *Options) poolSize() int {
 	if o != nil && o.Transport != nil {
@@ -93,12 +92,12 @@ func (o *Options) poolSize() int {
 	return o.parallelism()
 }
 
-// NewHTTPClient returns the tuned *http.Client that ClientOptions installs:
+// newHTTPClient returns the tuned *http.Client that ClientOptions installs:
 // TCP_NODELAY set explicitly on every connection (Nagle off: small requests
 // are not held back waiting for ACKs), an idle pool per host sized to the
 // parallelism, keep-alive, no Expect: 100-continue, TLS 1.2 or later, and
 // timeouts. Everything else is as in azcore's default transport.
-func NewHTTPClient(o *Options) *http.Client {
+func newHTTPClient(o *Options) *http.Client {
 	var opts Options
 	if o != nil {
 		opts = *o
@@ -138,18 +137,9 @@ func NewHTTPClient(o *Options) *http.Client {
 	return &http.Client{Transport: tr}
 }
 
-// ClientOptions returns aztables options with tablekit's behaviour: the tuned
-// transport, the retry policy installed as the only retry layer (azcore's own
-// retry is off: MaxRetries -1), inserts that do not make the service echo
-// the entity back, and the calls the backend lacks (Options.Backend, or the
-// host: Cosmos DB's service properties, stats and access policies) refused
-// with ErrUnsupported before they are sent. Existing aztables code adopts
-// all of it in one line:
-//
-//	client, err := aztables.NewClientWithSharedKey(url, cred, table.ClientOptions(nil))
-//
-// o may be nil. The result is a new value each call, with a transport of
-// its own (unless Options.Transport is set).
+// ClientOptions returns aztables client options with tablekit's transport,
+// retry policy and no-echo inserts, for aztables code of your own that
+// should share them. o may be nil.
 func ClientOptions(o *Options) *aztables.ClientOptions {
 	return clientOptions(o, o.transport(), nil)
 }
@@ -182,9 +172,7 @@ func azcoreOptions(o *Options, tr policy.Transporter, auth policy.Policy) policy
 	}
 	co := opts.Azcore
 	co.PerCallPolicies = append([]policy.Policy(nil), co.PerCallPolicies...)
-	if !opts.NoRetry {
-		co.PerCallPolicies = append(co.PerCallPolicies, retry.NewPipelinePolicy(opts.Retry))
-	}
+	co.PerCallPolicies = append(co.PerCallPolicies, retry.NewPipelinePolicy(opts.Retry))
 	perRetry := []policy.Policy{newLocationPolicy(&opts)}
 	if auth != nil {
 		perRetry = append([]policy.Policy{auth}, perRetry...)
@@ -195,12 +183,12 @@ func azcoreOptions(o *Options, tr policy.Transporter, auth policy.Policy) policy
 	return co
 }
 
-// transport is Options.Transport, or a new tuned client (NewHTTPClient).
+// transport is Options.Transport, or a new tuned client (newHTTPClient).
 func (o *Options) transport() policy.Transporter {
 	if o != nil && o.Transport != nil {
 		return o.Transport
 	}
-	return NewHTTPClient(o)
+	return newHTTPClient(o)
 }
 
 // noEchoPolicy asks the service not to send an inserted entity back

@@ -1,7 +1,6 @@
 package table
 
 import (
-	"fmt"
 	"runtime/debug"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
@@ -10,6 +9,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/internal/errmap"
 )
 
 // newConn builds the pipeline of a service's data requests and the
@@ -63,7 +63,7 @@ func moduleVersion() string {
 
 // errNoTablesCloud is the error aztables' NewServiceClient gives for a
 // cloud configuration without Azure Tables.
-var errNoTablesCloud = fmt.Errorf("%w: the cloud configuration (Options.Azcore.Cloud) has no Azure Tables audience", ErrInvalidOptions)
+var errNoTablesCloud = errmap.Invalid("", "options", "the cloud configuration (Options.Azcore.Cloud) has no Azure Tables audience")
 
 // tokenScope is the scope of a bearer token for endpoint, as aztables'
 // NewServiceClient chooses it: https://storage.azure.com/.default for

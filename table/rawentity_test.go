@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -30,7 +31,7 @@ func TestRawEntityRoundTrip(t *testing.T) {
 	src := table.Entity{PartitionKey: "p'1", RowKey: "src", Properties: edges()}
 	src.Properties["DOne"] = 1.0 // whole Doubles must stay Doubles
 	src.Properties["DZero"] = 0.0
-	if _, err := dyn.Add(ctx, src, nil); err != nil {
+	if _, err := dyn.Add(ctx, src); err != nil {
 		t.Fatal(err)
 	}
 	want, err := dyn.Get(ctx, src.PartitionKey, src.RowKey, nil)
@@ -106,7 +107,7 @@ func TestRawEntityNumbersByForm(t *testing.T) {
 }
 
 // TestRawEntityInvalid: Properties that are not an object of scalar
-// properties are a *ValidationError before any request.
+// properties are a *tablekit.ValidationError before any request.
 func TestRawEntityInvalid(t *testing.T) {
 	ctx := ctxT(t)
 	raw, rec := newTable[table.RawEntity](t, nil)
@@ -128,9 +129,9 @@ func TestRawEntityInvalid(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			before := rec.Count()
 			_, err := raw.Upsert(ctx, table.RawEntity{PartitionKey: "p", RowKey: "r", Properties: json.RawMessage(c.props)}, table.Replace)
-			var ve *table.ValidationError
-			if !errors.As(err, &ve) || !errors.Is(err, table.ErrInvalidEntity) {
-				t.Errorf("got %v, want a *ValidationError (ErrInvalidEntity)", err)
+			var ve *tablekit.ValidationError
+			if !errors.As(err, &ve) || !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("got %v, want a *tablekit.ValidationError (tablekit.ErrInvalid)", err)
 			}
 			if n := rec.Count() - before; n != 0 {
 				t.Errorf("sent %d requests, want none", n)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/retry"
@@ -35,10 +36,10 @@ func proxied(t *testing.T, o table.Options) (*table.Table[Row], *faults.Proxy) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tbl.CreateTable(ctxT(t)); err != nil {
+	if err := svc.CreateTable(ctxT(t), tbl.Name()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { px.SetRules(); _ = tbl.DeleteTable(ctxT(t)) })
+	t.Cleanup(func() { px.SetRules(); _ = svc.DeleteTable(ctxT(t), tbl.Name()) })
 	return tbl, px
 }
 
@@ -51,8 +52,8 @@ func TestOneRetryLayer(t *testing.T) {
 	px.SetRules(faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.Status(503, "ServerBusy", nil)})
 	px.Reset()
 	_, err := tbl.Get(ctxT(t), "p", "r", nil)
-	if !errors.Is(err, table.ErrThrottled) {
-		t.Fatalf("err = %v, want ErrThrottled", err)
+	if !errors.Is(err, tablekit.ErrThrottled) {
+		t.Fatalf("err = %v, want tablekit.ErrThrottled", err)
 	}
 	if got := px.Count(http.MethodGet); got != fast.MaxAttempts {
 		t.Errorf("GET attempts = %d, want %d", got, fast.MaxAttempts)
@@ -61,38 +62,28 @@ func TestOneRetryLayer(t *testing.T) {
 
 // An insert whose response was lost is retried; the retry finds the entity
 // and the caller hears that it may have been committed, not a plain conflict.
-// AddOptions.Verify then proves it was.
+// Verify then proves it was.
 func TestAmbiguousInsert(t *testing.T) {
 	tbl, px := proxied(t, table.Options{Retry: &fast})
 	ctx := ctxT(t)
 	drop := faults.Rule{Match: faults.Method(http.MethodPost), Times: 1, Fault: faults.DropAfterForward()}
 
 	px.SetRules(drop)
-	_, err := tbl.Add(ctx, Row{"p", "a", 1}, nil)
-	if !errors.Is(err, table.ErrMaybeCommitted) {
-		t.Fatalf("err = %v, want ErrMaybeCommitted", err)
+	_, err := tbl.Add(ctx, Row{"p", "a", 1})
+	if !errors.Is(err, tablekit.ErrMaybeCommitted) {
+		t.Fatalf("err = %v, want tablekit.ErrMaybeCommitted", err)
 	}
-	if errors.Is(err, table.ErrAlreadyExists) {
-		t.Errorf("ambiguous insert also matches ErrAlreadyExists; it must be distinct")
+	if errors.Is(err, tablekit.ErrAlreadyExists) {
+		t.Errorf("ambiguous insert also matches tablekit.ErrAlreadyExists; it must be distinct")
 	}
-	if same, err := tbl.Verify(ctx, Row{"p", "a", 1}); err != nil || !same {
-		t.Errorf("Verify = %v, %v; want true", same, err)
+	if same, stored, err := tbl.Verify(ctx, Row{"p", "a", 1}, table.Replace); err != nil || !same || stored.ETag == "" {
+		t.Errorf("Verify = %v, %+v, %v; want true with the stored ETag", same, stored, err)
 	}
-	if same, err := tbl.Verify(ctx, Row{"p", "a", 2}); err != nil || same {
+	if same, _, err := tbl.Verify(ctx, Row{"p", "a", 2}, table.Replace); err != nil || same {
 		t.Errorf("Verify of a different value = %v, %v; want false", same, err)
 	}
-
-	px.SetRules(drop)
-	res, err := tbl.Add(ctx, Row{"p", "b", 2}, &table.AddOptions{Verify: true})
-	if err != nil || res.ETag == "" {
-		t.Fatalf("Add with Verify = %+v, %v; want success with the stored ETag", res, err)
-	}
-	got, err := tbl.Get(ctx, "p", "b", nil)
-	if err != nil || got.V != 2 {
-		t.Errorf("stored = %+v, %v", got, err)
-	}
-	// A real conflict stays a conflict, with Verify too.
-	if _, err := tbl.Add(ctx, Row{"p", "b", 3}, &table.AddOptions{Verify: true}); !errors.Is(err, table.ErrAlreadyExists) {
-		t.Errorf("real conflict: err = %v, want ErrAlreadyExists", err)
+	// A real conflict stays a conflict.
+	if _, err := tbl.Add(ctx, Row{"p", "a", 3}); !errors.Is(err, tablekit.ErrAlreadyExists) {
+		t.Errorf("real conflict: err = %v, want tablekit.ErrAlreadyExists", err)
 	}
 }

@@ -14,19 +14,13 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
 	"github.com/tablekit/tablekit/internal/backend"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/retry"
 )
 
 // LocationMode chooses where reads go on an account with a readable
-// geo-secondary (RA-GRS or RA-GZRS), as the LocationMode of Microsoft's
-// older .NET SDK did. Writes always go to the primary.
-//
-// The secondary is a copy that lags behind the primary, typically by
-// minutes, with no bound the service guarantees: a read from it may miss
-// recent writes, and an entity read there may be older than one read just
-// before from the primary. Service.Stats gives LastSyncTime, before which
-// every write is on the secondary. Use it for reads that prefer a stale
-// answer to none.
+// geo-secondary (RA-GRS, RA-GZRS); writes always go to the primary, and the
+// secondary lags (the package documentation says by how much).
 type LocationMode int
 
 const (
@@ -54,22 +48,13 @@ func (m LocationMode) String() string {
 	return fmt.Sprintf("LocationMode(%d)", int(m))
 }
 
-// Location is the endpoint that served a read.
-type Location int
+// location is the endpoint that served a read.
+type location int
 
 const (
-	// Primary is the account's primary endpoint.
-	Primary Location = iota
-	// Secondary is the geo-secondary: the data may be behind the primary.
-	Secondary
+	atPrimary   location = iota // the account's primary endpoint
+	atSecondary                 // the geo-secondary: the data may be behind
 )
-
-func (l Location) String() string {
-	if l == Secondary {
-		return "Secondary"
-	}
-	return "Primary"
-}
 
 // ReadLocations counts the successful read responses (entities and query
 // pages) that the requests made with its context got from each endpoint.
@@ -85,8 +70,8 @@ func (r *ReadLocations) Primary() int64 { return r.primary.Load() }
 // Secondary is the number of read responses served by the secondary.
 func (r *ReadLocations) Secondary() int64 { return r.secondary.Load() }
 
-func (r *ReadLocations) add(l Location) {
-	if l == Secondary {
+func (r *ReadLocations) add(l location) {
+	if l == atSecondary {
 		r.secondary.Add(1)
 	} else {
 		r.primary.Add(1)
@@ -137,21 +122,21 @@ func (p locationPolicy) Do(req *policy.Request) (*http.Response, error) {
 	rl, _ := r.Context().Value(readLocationsKey{}).(*ReadLocations)
 	if p.mode == PrimaryOnly {
 		resp, err := req.Next()
-		record(rl, resp, err, Primary)
+		record(rl, resp, err, atPrimary)
 		return resp, err
 	}
 	u := p.secondaryURL(r.URL)
 	if p.mode == SecondaryOnly {
 		if u == nil {
-			return nil, fmt.Errorf("%w: SecondaryOnly, but no secondary endpoint is known for %s (set Options.SecondaryEndpoint)", ErrInvalidOptions, r.URL.Host)
+			return nil, errmap.Invalidf("", "Location", "SecondaryOnly, but no secondary endpoint is known for %s (set Options.SecondaryEndpoint)", r.URL.Host)
 		}
 		resp, err := sendTo(req, u)
-		record(rl, resp, err, Secondary)
+		record(rl, resp, err, atSecondary)
 		return resp, err
 	}
 	resp, err := req.Next()
 	if u == nil || !failedRetryably(resp, err) || r.Context().Err() != nil {
-		record(rl, resp, err, Primary)
+		record(rl, resp, err, atPrimary)
 		return resp, err
 	}
 	if resp != nil {
@@ -159,11 +144,11 @@ func (p locationPolicy) Do(req *policy.Request) (*http.Response, error) {
 		resp.Body.Close()
 	}
 	resp, err = sendTo(req, u)
-	record(rl, resp, err, Secondary)
+	record(rl, resp, err, atSecondary)
 	return resp, err
 }
 
-func record(rl *ReadLocations, resp *http.Response, err error, l Location) {
+func record(rl *ReadLocations, resp *http.Response, err error, l location) {
 	if rl != nil && err == nil && resp != nil && resp.StatusCode < 400 {
 		rl.add(l)
 	}
@@ -278,7 +263,7 @@ func checkLocation(endpoint, account, key string, o *Options) error {
 		return err
 	}
 	if o.Location < PrimaryOnly || o.Location > SecondaryOnly {
-		return fmt.Errorf("%w: Location %v", ErrInvalidOptions, o.Location)
+		return errmap.Invalidf("", "Location", "unknown value %v", o.Location)
 	}
 	if o.Location != PrimaryOnly && !prof.SecondaryLocation {
 		return notSupported(prof, "Options.Location "+o.Location.String(), "secondary location")
@@ -292,7 +277,7 @@ func checkLocation(endpoint, account, key string, o *Options) error {
 		if err1 == nil && err2 == nil {
 			primary := strings.TrimSuffix(p.Path, "/")
 			if s.Path != primary && (primary == "" || s.Path != primary+secondarySuffix) {
-				return fmt.Errorf("%w: SecondaryEndpoint must have the primary's path %q, or %q (Azurite's path-style secondary)", ErrInvalidOptions, primary, primary+secondarySuffix)
+				return errmap.Invalidf("", "SecondaryEndpoint", "must have the primary's path %q, or %q (Azurite's path-style secondary)", primary, primary+secondarySuffix)
 			}
 		}
 		return nil
@@ -300,7 +285,7 @@ func checkLocation(endpoint, account, key string, o *Options) error {
 	if o.Location != PrimaryOnly {
 		u, err := url.Parse(endpoint)
 		if err != nil || derivedSecondary(u, prof.Kind) == nil {
-			return fmt.Errorf("%w: Location %v needs a secondary endpoint: TableSecondaryEndpoint in the connection string or Options.SecondaryEndpoint", ErrInvalidOptions, o.Location)
+			return errmap.Invalidf("", "Location", "%v needs a secondary endpoint: TableSecondaryEndpoint in the connection string or Options.SecondaryEndpoint", o.Location)
 		}
 	}
 	return nil
@@ -318,18 +303,4 @@ func withSecondary(o *Options, secondary string) *Options {
 	}
 	c.SecondaryEndpoint = secondary
 	return &c
-}
-
-// servedFrom records in *where the endpoint that served a Get.
-func servedFrom(ctx context.Context, where *Location) (context.Context, func()) {
-	if where == nil {
-		return ctx, func() {}
-	}
-	var rl ReadLocations
-	return WithReadLocations(ctx, &rl), func() {
-		*where = Primary
-		if rl.Secondary() > 0 {
-			*where = Secondary
-		}
-	}
 }

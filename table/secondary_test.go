@@ -12,6 +12,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/azurite"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
@@ -54,10 +55,10 @@ func TestSecondaryReads(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := tbl.CreateTable(ctx); err != nil {
+		if err := svc.CreateTable(ctx, tbl.Name()); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+		t.Cleanup(func() { _ = svc.DeleteTable(context.Background(), tbl.Name()) })
 		for _, rk := range []string{"r1", "r2"} {
 			if _, err := tbl.Upsert(ctx, Where{"p", rk, ep.label}, table.Replace); err != nil {
 				t.Fatal(err)
@@ -93,17 +94,17 @@ func TestSecondaryReads(t *testing.T) {
 		rowKey   string
 		selected bool // Get with Select (a query underneath)
 		want     string
-		wantFrom table.Location
+		wantFrom location
 		wantErr  error
 	}{
-		{"primary only, healthy", table.PrimaryOnly, false, "r1", false, "primary", table.Primary, nil},
-		{"primary only, busy", table.PrimaryOnly, true, "r1", false, "", 0, table.ErrThrottled},
-		{"fail over, healthy", table.PrimaryThenSecondary, false, "r1", false, "primary", table.Primary, nil},
-		{"fail over, busy", table.PrimaryThenSecondary, true, "r1", false, "secondary", table.Secondary, nil},
-		{"fail over, busy, select", table.PrimaryThenSecondary, true, "r1", true, "secondary", table.Secondary, nil},
-		{"fail over, not found is final", table.PrimaryThenSecondary, false, "lagging", false, "", 0, table.ErrNotFound},
-		{"secondary only", table.SecondaryOnly, false, "r1", false, "secondary", table.Secondary, nil},
-		{"secondary only, primary busy", table.SecondaryOnly, true, "r1", false, "secondary", table.Secondary, nil},
+		{"primary only, healthy", table.PrimaryOnly, false, "r1", false, "primary", locPrimary, nil},
+		{"primary only, busy", table.PrimaryOnly, true, "r1", false, "", 0, tablekit.ErrThrottled},
+		{"fail over, healthy", table.PrimaryThenSecondary, false, "r1", false, "primary", locPrimary, nil},
+		{"fail over, busy", table.PrimaryThenSecondary, true, "r1", false, "secondary", locSecondary, nil},
+		{"fail over, busy, select", table.PrimaryThenSecondary, true, "r1", true, "secondary", locSecondary, nil},
+		{"fail over, not found is final", table.PrimaryThenSecondary, false, "lagging", false, "", 0, tablekit.ErrNotFound},
+		{"secondary only", table.SecondaryOnly, false, "r1", false, "secondary", locSecondary, nil},
+		{"secondary only, primary busy", table.SecondaryOnly, true, "r1", false, "secondary", locSecondary, nil},
 	}
 	for _, tt := range getTests {
 		t.Run("get/"+tt.name, func(t *testing.T) {
@@ -114,12 +115,11 @@ func TestSecondaryReads(t *testing.T) {
 			}
 			proxy.Reset()
 			tbl := open(t, tt.mode)
-			from := table.Location(-1)
-			o := &table.GetOptions{ServedFrom: &from}
+			o := &table.GetOptions{}
 			if tt.selected {
 				o.Select = []string{"From"}
 			}
-			got, err := tbl.Get(ctx, "p", tt.rowKey, o)
+			got, from, err := getFrom(ctx, tbl, "p", tt.rowKey, o)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("Get error = %v, want %v", err, tt.wantErr)
@@ -170,15 +170,15 @@ func TestSecondaryReads(t *testing.T) {
 		if e, err := direct["primary"].Get(ctx, "p", "w", nil); err != nil || e.From != "written" {
 			t.Errorf("primary has %+v, %v; want the write", e, err)
 		}
-		if _, err := direct["secondary"].Get(ctx, "p", "w", nil); !errors.Is(err, table.ErrNotFound) {
-			t.Errorf("secondary Get of the write: error = %v, want ErrNotFound", err)
+		if _, err := direct["secondary"].Get(ctx, "p", "w", nil); !errors.Is(err, tablekit.ErrNotFound) {
+			t.Errorf("secondary Get of the write: error = %v, want tablekit.ErrNotFound", err)
 		}
 		proxy.SetRules(faults.Rule{Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil)})
 		tbl = open(t, table.PrimaryThenSecondary)
-		if _, err := tbl.Upsert(ctx, Where{"p", "w2", "written"}, table.Replace); !errors.Is(err, table.ErrThrottled) {
-			t.Errorf("Upsert with a busy primary: error = %v, want ErrThrottled", err)
+		if _, err := tbl.Upsert(ctx, Where{"p", "w2", "written"}, table.Replace); !errors.Is(err, tablekit.ErrThrottled) {
+			t.Errorf("Upsert with a busy primary: error = %v, want tablekit.ErrThrottled", err)
 		}
-		if _, err := direct["secondary"].Get(ctx, "p", "w2", nil); !errors.Is(err, table.ErrNotFound) {
+		if _, err := direct["secondary"].Get(ctx, "p", "w2", nil); !errors.Is(err, tablekit.ErrNotFound) {
 			t.Errorf("the failed write reached the secondary: %v", err)
 		}
 	})
@@ -188,13 +188,13 @@ func TestSecondaryReads(t *testing.T) {
 		proxy.SetRules()
 		cs := "DefaultEndpointsProtocol=http;AccountName=" + env.Account + ";AccountKey=" + env.Key +
 			";TableEndpoint=" + proxy.Endpoint(env.Account) + ";TableSecondaryEndpoint=" + second.Endpoint()
-		svc, err := table.NewService(cs, &table.Options{NoRetry: true})
+		svc, err := table.NewService(cs, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		proxy.Reset()
 		_, err = svc.Stats(ctx)
-		if !errors.Is(err, table.ErrBadRequest) && !errors.Is(err, table.ErrService) {
+		if !errors.Is(err, tablekit.ErrService) {
 			t.Errorf("Stats on Azurite: error = %v, want a typed service error", err)
 		}
 		if n := proxy.Counts(); len(n) != 0 {
@@ -232,7 +232,7 @@ func (f *fakeHosts) Do(r *http.Request) (*http.Response, error) {
 func TestSecondaryHostDerived(t *testing.T) {
 	const key = "b3RoZXJrZXk="
 	fake := &fakeHosts{busy: map[string]bool{"acct.table.core.windows.net": true}}
-	svc, err := table.NewService("AccountName=acct;AccountKey="+key, &table.Options{Location: table.PrimaryThenSecondary, Transport: fake, NoRetry: true})
+	svc, err := table.NewService("AccountName=acct;AccountKey="+key, &table.Options{Location: table.PrimaryThenSecondary, Transport: fake, Retry: &retry.Policy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,12 +240,11 @@ func TestSecondaryHostDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var from table.Location
-	e, err := tbl.Get(context.Background(), "p", "r", &table.GetOptions{ServedFrom: &from})
+	e, from, err := getFrom(context.Background(), tbl, "p", "r", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "acct-secondary.table.core.windows.net"; e.From != want || from != table.Secondary {
+	if want := "acct-secondary.table.core.windows.net"; e.From != want || from != locSecondary {
 		t.Errorf("Get = %q from %v, want %q from Secondary", e.From, from, want)
 	}
 	if want := "GET acct.table.core.windows.net,GET acct-secondary.table.core.windows.net"; strings.Join(fake.hosts, ",") != want {
@@ -268,15 +267,15 @@ func TestLocationOptions(t *testing.T) {
 		{"emulator's secondary derived", dev, table.Options{Location: table.PrimaryThenSecondary}, nil},
 		{"dev storage's secondary derived", "UseDevelopmentStorage=true", table.Options{Location: table.SecondaryOnly}, nil},
 		{"emulator primary only", dev, table.Options{}, nil},
-		{"custom domain has none", "TableEndpoint=https://tables.example.com;AccountName=acct;AccountKey=" + key, table.Options{Location: table.SecondaryOnly}, table.ErrInvalidOptions},
-		{"cosmos has none", "TableEndpoint=https://acct.table.cosmos.azure.com;AccountName=acct;AccountKey=" + key, table.Options{Location: table.SecondaryOnly}, table.ErrUnsupported},
-		{"cosmos by option has none", "TableEndpoint=https://tables.example.com;AccountName=acct;AccountKey=" + key, table.Options{Location: table.PrimaryThenSecondary, Backend: table.CosmosDB}, table.ErrUnsupported},
-		{"unknown backend", "AccountName=acct;AccountKey=" + key, table.Options{Backend: 7}, table.ErrInvalidOptions},
+		{"custom domain has none", "TableEndpoint=https://tables.example.com;AccountName=acct;AccountKey=" + key, table.Options{Location: table.SecondaryOnly}, tablekit.ErrInvalid},
+		{"cosmos has none", "TableEndpoint=https://acct.table.cosmos.azure.com;AccountName=acct;AccountKey=" + key, table.Options{Location: table.SecondaryOnly}, tablekit.ErrUnsupported},
+		{"cosmos by option has none", "TableEndpoint=https://tables.example.com;AccountName=acct;AccountKey=" + key, table.Options{Location: table.PrimaryThenSecondary, Backend: table.CosmosDB}, tablekit.ErrUnsupported},
+		{"unknown backend", "AccountName=acct;AccountKey=" + key, table.Options{Backend: 7}, tablekit.ErrInvalid},
 		{"emulator's secondary path", dev + ";TableSecondaryEndpoint=http://127.0.0.1:10002/devstoreaccount1-secondary", table.Options{Location: table.SecondaryOnly}, nil},
-		{"secondary path differs", dev + ";TableSecondaryEndpoint=http://127.0.0.1:10012/otheraccount", table.Options{Location: table.SecondaryOnly}, table.ErrInvalidOptions},
-		{"secondary over http", "AccountName=acct;AccountKey=" + key + ";TableSecondaryEndpoint=http://acct-secondary.table.core.windows.net", table.Options{}, table.ErrInvalidConnectionString},
-		{"secondary not a URL", "AccountName=acct;AccountKey=" + key + ";TableSecondaryEndpoint=nohost", table.Options{}, table.ErrInvalidConnectionString},
-		{"unknown mode", "AccountName=acct;AccountKey=" + key, table.Options{Location: 7}, table.ErrInvalidOptions},
+		{"secondary path differs", dev + ";TableSecondaryEndpoint=http://127.0.0.1:10012/otheraccount", table.Options{Location: table.SecondaryOnly}, tablekit.ErrInvalid},
+		{"secondary over http", "AccountName=acct;AccountKey=" + key + ";TableSecondaryEndpoint=http://acct-secondary.table.core.windows.net", table.Options{}, tablekit.ErrInvalid},
+		{"secondary not a URL", "AccountName=acct;AccountKey=" + key + ";TableSecondaryEndpoint=nohost", table.Options{}, tablekit.ErrInvalid},
+		{"unknown mode", "AccountName=acct;AccountKey=" + key, table.Options{Location: 7}, tablekit.ErrInvalid},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -337,15 +336,15 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 		mode     table.LocationMode
 		fail     bool
 		selected bool
-		wantFrom table.Location
+		wantFrom location
 	}{
-		{"primary only", base, table.PrimaryOnly, false, false, table.Primary},
-		{"secondary only, derived", base, table.SecondaryOnly, false, false, table.Secondary},
-		{"secondary only, select", base, table.SecondaryOnly, false, true, table.Secondary},
-		{"secondary only, in the connection string", base + ";TableSecondaryEndpoint=" + proxy.Endpoint(env.Account) + "-secondary", table.SecondaryOnly, false, false, table.Secondary},
-		{"fail over, healthy", base, table.PrimaryThenSecondary, false, false, table.Primary},
-		{"fail over, busy", base, table.PrimaryThenSecondary, true, false, table.Secondary},
-		{"fail over, busy, select", base, table.PrimaryThenSecondary, true, true, table.Secondary},
+		{"primary only", base, table.PrimaryOnly, false, false, locPrimary},
+		{"secondary only, derived", base, table.SecondaryOnly, false, false, locSecondary},
+		{"secondary only, select", base, table.SecondaryOnly, false, true, locSecondary},
+		{"secondary only, in the connection string", base + ";TableSecondaryEndpoint=" + proxy.Endpoint(env.Account) + "-secondary", table.SecondaryOnly, false, false, locSecondary},
+		{"fail over, healthy", base, table.PrimaryThenSecondary, false, false, locPrimary},
+		{"fail over, busy", base, table.PrimaryThenSecondary, true, false, locSecondary},
+		{"fail over, busy, select", base, table.PrimaryThenSecondary, true, true, locSecondary},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -357,12 +356,11 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 			defer proxy.SetRules()
 			tbl := open(t, tt.cs, tt.mode)
 			proxy.Reset()
-			from := table.Location(-1)
-			o := &table.GetOptions{ServedFrom: &from}
+			o := &table.GetOptions{}
 			if tt.selected {
 				o.Select = []string{"From"}
 			}
-			got, err := tbl.Get(ctx, "p", "r1", o)
+			got, from, err := getFrom(ctx, tbl, "p", "r1", o)
 			if err != nil || got.From != "stored" || from != tt.wantFrom {
 				t.Fatalf("Get = %+v from %v, %v; want the entity from %v", got, from, err, tt.wantFrom)
 			}
@@ -375,7 +373,7 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 				n++
 			}
 			wantSecondary := int64(0)
-			if tt.wantFrom == table.Secondary {
+			if tt.wantFrom == locSecondary {
 				wantSecondary = 2 // two pages
 			}
 			if n != 3 || rl.Secondary() != wantSecondary || rl.Primary() != 2-wantSecondary {
@@ -383,7 +381,7 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 			}
 			askedPrimary := proxy.Count("GET "+primary) > 0
 			askedSecondary := proxy.Count("GET "+secondary) > 0
-			if askedPrimary != (tt.mode != table.SecondaryOnly) || askedSecondary != (tt.wantFrom == table.Secondary) {
+			if askedPrimary != (tt.mode != table.SecondaryOnly) || askedSecondary != (tt.wantFrom == locSecondary) {
 				t.Errorf("asked the primary %v, the secondary %v (%v)", askedPrimary, askedSecondary, proxy.Counts())
 			}
 		})
@@ -428,22 +426,21 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fromURL, err := table.NewFromSASURL[Where](u, &table.Options{Location: table.SecondaryOnly})
+		fromURL, err := openSAS[Where](u, &table.Options{Location: table.SecondaryOnly})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for name, tbl := range map[string]*table.Table[Where]{"account SAS": fromService, "table SAS": fromURL} {
 			proxy.Reset()
-			from := table.Location(-1)
-			got, err := tbl.Get(ctx, "p", "r1", &table.GetOptions{ServedFrom: &from})
-			if err != nil || got.From != "stored" || from != table.Secondary || proxy.Count("GET "+secondary) != 1 {
+			got, from, err := getFrom(ctx, tbl, "p", "r1", nil)
+			if err != nil || got.From != "stored" || from != locSecondary || proxy.Count("GET "+secondary) != 1 {
 				t.Errorf("%s: Get = %+v from %v, %v (%v); want the entity from the secondary", name, got, from, err, proxy.Counts())
 			}
 		}
 	})
 
 	t.Run("stats", func(t *testing.T) {
-		svc, err := table.NewService(base, &table.Options{NoRetry: true})
+		svc, err := table.NewService(base, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -459,4 +456,25 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 			t.Errorf("stats requests %v, want one to the secondary", proxy.Counts())
 		}
 	})
+}
+
+// location is the endpoint that served a read, as a ReadLocations tells.
+type location int
+
+const (
+	locPrimary location = iota
+	locSecondary
+)
+
+func (l location) String() string { return [...]string{"primary", "secondary"}[l] }
+
+// getFrom is Get with the endpoint that served it.
+func getFrom[T any](ctx context.Context, tbl *table.Table[T], pk, rk string, o *table.GetOptions) (T, location, error) {
+	var rl table.ReadLocations
+	e, err := tbl.Get(table.WithReadLocations(ctx, &rl), pk, rk, o)
+	from := locPrimary
+	if rl.Secondary() > 0 {
+		from = locSecondary
+	}
+	return e, from, err
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -40,9 +41,9 @@ func TestStoredStringIsNotRetyped(t *testing.T) {
 	for _, prop := range []string{"When", "ID", "Blob"} {
 		t.Run(prop, func(t *testing.T) {
 			_, err := strict.Get(ctx, "p", "r", &table.GetOptions{Select: []string{prop}})
-			var de *table.DecodeError
+			var de *tablekit.DecodeError
 			if !errors.As(err, &de) || de.Property != prop || !strings.Contains(de.Reason, "stored as Edm.String") {
-				t.Errorf("Get = %v, want a DecodeError for %s stored as Edm.String", err, prop)
+				t.Errorf("Get = %v, want a tablekit.DecodeError for %s stored as Edm.String", err, prop)
 			}
 		})
 	}
@@ -85,7 +86,7 @@ func TestOwnTypesRoundTrip(t *testing.T) {
 	ctx := ctxT(t)
 	id, _ := table.ParseGUID("0f8fad5b-d9cb-469f-a165-70867728950e")
 	want := strictFields{PartitionKey: "p", RowKey: "r", When: time.Date(2020, 1, 1, 0, 0, 0, 100, time.UTC), ID: id, Blob: []byte{0, 1}}
-	if _, err := tbl.Add(ctx, want, nil); err != nil {
+	if _, err := tbl.Add(ctx, want); err != nil {
 		t.Fatal(err)
 	}
 	got, err := tbl.Get(ctx, "p", "r", nil)

@@ -1,10 +1,8 @@
 package table
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"reflect"
 	"time"
@@ -12,9 +10,10 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/core"
-	"github.com/tablekit/tablekit/internal/txwire"
+	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -33,7 +32,7 @@ const (
 	Replace
 )
 
-// merge reports whether m merges; an unknown mode is ErrInvalidOptions.
+// merge reports whether m merges; an unknown mode is tablekit.ErrInvalid.
 func (m Mode) merge() (bool, error) {
 	switch m {
 	case Merge:
@@ -41,23 +40,15 @@ func (m Mode) merge() (bool, error) {
 	case Replace:
 		return false, nil
 	}
-	return false, fmt.Errorf("%w: mode must be table.Merge or table.Replace", ErrInvalidOptions)
+	return false, errmap.Invalid("", "mode", "must be table.Merge or table.Replace")
 }
 
-// Meta can be embedded in an entity struct to receive the ETag and Timestamp
-// of every entity read, with no tags needed.
+// Meta is the stored version of an entity: what every write returns, and,
+// embedded in an entity struct, what every read fills in with no tags
+// needed. Pass ETag to Update or Delete for optimistic concurrency.
 type Meta struct {
 	ETag      azcore.ETag `table:",etag"`
-	Timestamp time.Time   `table:",timestamp"`
-}
-
-// Result describes a successful write.
-type Result struct {
-	// ETag identifies the stored version; pass it to Update or Delete for
-	// optimistic concurrency.
-	ETag azcore.ETag
-	// Timestamp is the service's last-modified time, read from the ETag.
-	Timestamp time.Time
+	Timestamp time.Time   `table:",timestamp"` // the service's last-modified time
 }
 
 // Table is a typed handle on one table. T is a struct whose fields map to
@@ -69,7 +60,7 @@ type Table[T any] core.Table
 func (t *Table[T]) handle() *core.Table { return (*core.Table)(t) }
 
 // New returns a typed handle on the named table of the service. It checks T's
-// mapping once (an error matching ErrInvalidType names the field and why) and
+// mapping once (an error matching tablekit.ErrInvalid names the field and why) and
 // the table name; it does not create the table (see CreateTable).
 func New[T any](s *Service, name string) (*Table[T], error) {
 	if err := s.ready(); err != nil {
@@ -82,21 +73,15 @@ func New[T any](s *Service, name string) (*Table[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	return (*Table[T])(core.NewTable(s.conn, s.raw.NewClient(name), name, plan)), nil
+	return (*Table[T])(core.NewTable(s.core().Conn(), s.core().Raw().NewClient(name), name, plan)), nil
 }
 
-// Wrap returns a typed handle over an aztables client you already have, for
-// code that cannot let tablekit build its client. name must be the client's
-// table name (aztables does not expose it). Reads and writes then go through
-// the client's own methods, which decode and re-encode every entity: several
-// times the client CPU of a table from New, and a whole Double stored
-// without annotation reads back as an Int32. Build the client with
-// ClientOptions for tablekit's transport, retry and inserts without echo;
-// any other client works too, with its own behaviour (Add then downloads the
-// echoed entity and discards it).
+// Wrap returns a typed handle over an aztables client you already have,
+// named name (aztables does not expose it): the slower path, through the
+// client's own methods (the package documentation says what differs).
 func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
 	if c == nil {
-		return nil, fmt.Errorf("%w: nil client", ErrInvalidOptions)
+		return nil, errmap.Invalid("", "client", "nil")
 	}
 	if err := validateTableName(name); err != nil {
 		return nil, err
@@ -108,31 +93,6 @@ func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
 	return (*Table[T])(core.WrapClient(c, name, plan)), nil
 }
 
-// NewFromSASURL opens the table named in a table SAS URL, with the SAS as
-// its only credential. What it can do is what the SAS permits.
-func NewFromSASURL[T any](tableSASURL string, o *Options) (*Table[T], error) {
-	u, name, err := parseTableSASURL(tableSASURL, o)
-	if err != nil {
-		return nil, err
-	}
-	plan, err := codec.For(reflect.TypeFor[T]())
-	if err != nil {
-		return nil, err
-	}
-	tr := o.transport()
-	c, err := aztables.NewClientWithNoCredential(clientURL(u), clientOptions(o, tr, nil))
-	if err != nil {
-		return nil, fmt.Errorf("table: client: %w", err)
-	}
-	conn := newConn(o, txwire.EndpointOf(u), nil, tr)
-	return (*Table[T])(core.NewTable(conn, c, name, plan)), nil
-}
-
-// PoolSize is the connection pool size per host of the table's transport
-// (Options.PoolSize), or 0 when unknown (Wrap, or a caller-supplied
-// Transport). Package query refuses to run more requests at once than it.
-func (t *Table[T]) PoolSize() int { return t.handle().PoolSize() }
-
 // Name is the table's name.
 func (t *Table[T]) Name() string { return t.handle().Name() }
 
@@ -140,32 +100,8 @@ func (t *Table[T]) Name() string { return t.handle().Name() }
 // on the service's transport, retry policy and credentials.
 func (t *Table[T]) Client() *aztables.Client { return t.handle().Client() }
 
-// CreateTable creates the table if it does not exist yet.
-func (t *Table[T]) CreateTable(ctx context.Context) error {
-	if err := t.ready(); err != nil {
-		return err
-	}
-	_, err := t.Client().CreateTable(ctx, nil)
-	if err = MapError("create table", err); errors.Is(err, ErrTableExists) {
-		return nil
-	}
-	return err
-}
-
-// DeleteTable deletes the table and all its entities; nil if it does not exist.
-func (t *Table[T]) DeleteTable(ctx context.Context) error {
-	if err := t.ready(); err != nil {
-		return err
-	}
-	_, err := t.Client().Delete(ctx, nil)
-	if err = MapError("delete table", err); errors.Is(err, ErrTableNotFound) || errors.Is(err, ErrNotFound) {
-		return nil
-	}
-	return err
-}
-
 // Marshal encodes e as the service's JSON, with exact EDM type annotations,
-// after checking every rule of the table's backend (a *ValidationError
+// after checking every rule of the table's backend (a *tablekit.ValidationError
 // otherwise): the body every write of this package sends. It is for code that writes with plain
 // aztables calls, such as a transaction mixing entity types.
 func (t *Table[T]) Marshal(e T) ([]byte, error) {
@@ -197,14 +133,11 @@ type GetOptions struct {
 	// ETag): projection on the server saves bandwidth and decoding. Names
 	// must be properties of T.
 	Select []string
-	// ServedFrom, when set, receives the endpoint that served the entity:
-	// Secondary means it may lag behind the primary (Options.Location).
-	ServedFrom *Location
 }
 
 // Get reads one entity by its keys: a point query, the cheapest read there
-// is. It returns an error matching ErrNotFound when there is none, and
-// ErrTableNotFound when the table is missing.
+// is. It returns an error matching tablekit.ErrNotFound when there is none, and
+// tablekit.ErrTableNotFound when the table is missing.
 func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetOptions) (T, error) {
 	if err := t.ready(); err != nil {
 		return *new(T), err
@@ -213,17 +146,12 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 	if err := t.checkKeys(partitionKey, rowKey); err != nil {
 		return zero, err
 	}
-	if o != nil {
-		var done func()
-		ctx, done = servedFrom(ctx, o.ServedFrom)
-		defer done()
-	}
 	if o != nil && len(o.Select) > 0 {
 		return t.getSelect(ctx, partitionKey, rowKey, o.Select)
 	}
 	data, etag, err := t.handle().Get(ctx, partitionKey, rowKey)
 	if err != nil {
-		return zero, MapError("get", err)
+		return zero, errmap.Map("get", err)
 	}
 	e, err := t.Unmarshal(data)
 	if err != nil {
@@ -248,7 +176,7 @@ func (t *Table[T]) getSelect(ctx context.Context, pk, rk string, sel []string) (
 	for {
 		page, err := t.handle().Page(ctx, q)
 		if err != nil {
-			return zero, MapError("get", err)
+			return zero, errmap.Map("get", err)
 		}
 		if e, ok, err := t.firstOf(page.Body); ok || err != nil {
 			return e, err
@@ -258,7 +186,7 @@ func (t *Table[T]) getSelect(ctx context.Context, pk, rk string, sel []string) (
 		}
 		q.NextPartitionKey, q.NextRowKey = page.NextPartitionKey, page.NextRowKey
 	}
-	return zero, &ServiceError{Op: "get", StatusCode: http.StatusNotFound, Code: "ResourceNotFound", Err: errNoEntity, outcome: ErrNotFound}
+	return zero, &tablekit.ServiceError{Operation: "get", StatusCode: http.StatusNotFound, Code: "ResourceNotFound", Index: -1, Err: errNoEntity}
 }
 
 // errStop ends a page scan at its first entity.
@@ -281,138 +209,89 @@ func (t *Table[T]) firstOf(page []byte) (e T, ok bool, err error) {
 
 var errNoEntity = errors.New("no entity with these keys")
 
-// AddOptions are the options of Add; nil means defaults.
-type AddOptions struct {
-	// Verify resolves an ambiguous insert: when a retried insert finds the
-	// entity already there (ErrMaybeCommitted), Add reads it back and returns
-	// success if it equals e, which means the earlier attempt committed it.
-	Verify bool
-}
-
-// Add inserts e. It fails with an error matching ErrAlreadyExists when an
-// entity with the same keys exists, and ErrMaybeCommitted when a retry after
-// a lost response found it (see AddOptions.Verify). Result carries the ETag
-// and Timestamp, all that the service's echo of the entity would add, so a
-// client from ClientOptions asks for no echo unless Options.EchoInserts is
-// set; a client given to Wrap without it gets the echo, which only costs the
-// download.
-func (t *Table[T]) Add(ctx context.Context, e T, o *AddOptions) (Result, error) {
+// Add inserts e. It fails with an error matching tablekit.ErrAlreadyExists
+// when an entity with the same keys exists, and tablekit.ErrMaybeCommitted
+// when a retry after a lost reply found it (Verify tells). The Meta is
+// all the service's echo of the entity would add, so inserts ask for no
+// echo unless Options.EchoInserts is set.
+func (t *Table[T]) Add(ctx context.Context, e T) (Meta, error) {
 	if err := t.ready(); err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	body, err := t.Marshal(e)
 	if err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	etag, err := t.handle().Insert(ctx, body)
 	if err != nil {
-		err = MapError("add", err)
-		if o != nil && o.Verify && errors.Is(err, ErrMaybeCommitted) {
-			pk, rk := t.keys(&e)
-			same, stored, verr := t.compare(ctx, pk, rk, body)
-			if verr == nil && same {
-				return stored, nil
-			}
-		}
-		return Result{}, err
+		return Meta{}, errmap.Map("add", err)
 	}
-	return resultOf(etag), nil
-}
-
-// Verify reports whether the stored entity with e's keys equals e in every
-// property T maps. Use it to resolve ErrMaybeCommitted after Add.
-func (t *Table[T]) Verify(ctx context.Context, e T) (bool, error) {
-	if err := t.ready(); err != nil {
-		return false, err
-	}
-	body, err := t.Marshal(e)
-	if err != nil {
-		return false, err
-	}
-	pk, rk := t.keys(&e)
-	same, _, err := t.compare(ctx, pk, rk, body)
-	return same, err
-}
-
-func (t *Table[T]) compare(ctx context.Context, pk, rk string, want []byte) (bool, Result, error) {
-	data, etag, err := t.handle().Get(ctx, pk, rk)
-	if err != nil {
-		return false, Result{}, MapError("verify", err)
-	}
-	stored, err := t.Unmarshal(data)
-	if err != nil {
-		return false, Result{}, err
-	}
-	got, err := t.Marshal(stored)
-	if err != nil {
-		return false, Result{}, err
-	}
-	return bytes.Equal(got, want), resultOf(etag), nil
+	return metaOf(etag), nil
 }
 
 // Upsert inserts e or, if an entity with its keys exists, merges into it or
 // replaces it. It needs no ETag and no read first: the checklist's way to
 // write when the last writer may win. Retrying an upsert is always safe.
-func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Result, error) {
+func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Meta, error) {
 	if err := t.ready(); err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	merge, err := mode.merge()
 	if err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	body, err := t.Marshal(e)
 	if err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	pk, rk := t.keys(&e)
 	etag, err := t.handle().Write(ctx, core.Write{PartitionKey: pk, RowKey: rk, Entity: body, Merge: merge})
 	if err != nil {
-		return Result{}, MapError("upsert", err)
+		return Meta{}, errmap.Map("upsert", err)
 	}
-	return resultOf(etag), nil
+	return metaOf(etag), nil
 }
 
 // Update changes an existing entity if its ETag still matches: optimistic
-// concurrency. It fails with ErrPreconditionFailed when someone changed it
-// since it was read, ErrNotFound when it is gone, and ErrETagRequired when
+// concurrency. It fails with tablekit.ErrPreconditionFailed when someone changed it
+// since it was read, tablekit.ErrNotFound when it is gone, and tablekit.ErrInvalid when
 // etag is empty. Pass AnyETag to overwrite unconditionally. When a retry
 // after a lost response gets 412, the first attempt may have committed: the
-// error is ErrMaybeCommitted, and VerifyUpdate tells.
-func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag) (Result, error) {
+// error is tablekit.ErrMaybeCommitted, and Verify tells.
+func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag) (Meta, error) {
 	if err := t.ready(); err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	merge, err := mode.merge()
 	if err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	if etag == "" {
-		return Result{}, ErrETagRequired
+		return Meta{}, errETagRequired
 	}
 	body, err := t.Marshal(e)
 	if err != nil {
-		return Result{}, err
+		return Meta{}, err
 	}
 	pk, rk := t.keys(&e)
 	stored, err := t.handle().Write(ctx, core.Write{PartitionKey: pk, RowKey: rk, Entity: body, Merge: merge, IfMatch: &etag})
 	if err != nil {
-		return Result{}, MapError("update", err)
+		return Meta{}, errmap.Map("update", err)
 	}
-	return resultOf(stored), nil
+	return metaOf(stored), nil
 }
 
-// Delete removes an entity if its ETag still matches (ErrPreconditionFailed
+// Delete removes an entity if its ETag still matches (tablekit.ErrPreconditionFailed
 // otherwise). etag must be the entity's ETag or AnyETag; an empty etag is
-// ErrETagRequired. Deleting an entity that does not exist is ErrNotFound,
+// tablekit.ErrInvalid. Deleting an entity that does not exist is tablekit.ErrNotFound,
 // except on a retry after a lost response: the entity is gone, as wanted,
-// and Delete returns nil. A retry that gets 412 there is ErrMaybeCommitted.
+// and Delete returns nil. A retry that gets 412 there is tablekit.ErrMaybeCommitted.
 func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag azcore.ETag) error {
 	if err := t.ready(); err != nil {
 		return err
 	}
 	if etag == "" {
-		return ErrETagRequired
+		return errETagRequired
 	}
 	if err := t.checkKeys(partitionKey, rowKey); err != nil {
 		return err
@@ -421,7 +300,7 @@ func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag
 	if deletedOnRetry(err) {
 		return nil
 	}
-	return MapError("delete", err)
+	return errmap.Map("delete", err)
 }
 
 // checkKeys applies the rules of the table's backend to keys given on
@@ -436,6 +315,6 @@ func (t *Table[T]) checkKeys(pk, rk string) error {
 
 // resultOf reads the Timestamp out of the ETag: a write that returns no
 // entity carries it only there.
-func resultOf(etag azcore.ETag) Result {
-	return Result{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}
+func metaOf(etag azcore.ETag) Meta {
+	return Meta{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}
 }

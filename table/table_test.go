@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
@@ -80,7 +81,7 @@ func TestRoundTripEveryType(t *testing.T) {
 	tbl, _ := newTable[Everything](t, nil)
 	ctx := ctxT(t)
 	in := sample()
-	res, err := tbl.Add(ctx, in, nil)
+	res, err := tbl.Add(ctx, in)
 	if err != nil {
 		t.Fatalf("Add: %v", err)
 	}
@@ -181,15 +182,15 @@ func TestCRUDAndConcurrency(t *testing.T) {
 	tbl, _ := newTable[Item](t, nil)
 	ctx := ctxT(t)
 	note := "first"
-	first, err := tbl.Add(ctx, Item{PartitionKey: "p", RowKey: "r", Count: 1, Note: &note}, nil)
+	first, err := tbl.Add(ctx, Item{PartitionKey: "p", RowKey: "r", Count: 1, Note: &note})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	_, err = tbl.Add(ctx, Item{PartitionKey: "p", RowKey: "r"}, nil)
+	_, err = tbl.Add(ctx, Item{PartitionKey: "p", RowKey: "r"})
 	var re *azcore.ResponseError
-	if !errors.Is(err, table.ErrAlreadyExists) || !errors.As(err, &re) || re.StatusCode != 409 {
-		t.Fatalf("second Add: err = %v, want ErrAlreadyExists with a 409 ResponseError", err)
+	if !errors.Is(err, tablekit.ErrAlreadyExists) || !errors.As(err, &re) || re.StatusCode != 409 {
+		t.Fatalf("second Add: err = %v, want tablekit.ErrAlreadyExists with a 409 ResponseError", err)
 	}
 
 	// Merge keeps Note; the ETag moves on.
@@ -204,11 +205,11 @@ func TestCRUDAndConcurrency(t *testing.T) {
 
 	// The stale ETag loses.
 	_, err = tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "r", Count: 3}, table.Replace, first.ETag)
-	if !errors.Is(err, table.ErrPreconditionFailed) {
-		t.Fatalf("stale Update: err = %v, want ErrPreconditionFailed", err)
+	if !errors.Is(err, tablekit.ErrPreconditionFailed) {
+		t.Fatalf("stale Update: err = %v, want tablekit.ErrPreconditionFailed", err)
 	}
-	if err := tbl.Delete(ctx, "p", "r", first.ETag); !errors.Is(err, table.ErrPreconditionFailed) {
-		t.Fatalf("stale Delete: err = %v, want ErrPreconditionFailed", err)
+	if err := tbl.Delete(ctx, "p", "r", first.ETag); !errors.Is(err, tablekit.ErrPreconditionFailed) {
+		t.Fatalf("stale Delete: err = %v, want tablekit.ErrPreconditionFailed", err)
 	}
 
 	// Replace drops Note.
@@ -239,14 +240,14 @@ func TestCRUDAndConcurrency(t *testing.T) {
 	if err := tbl.Delete(ctx, "p", "u", table.AnyETag); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tbl.Get(ctx, "p", "u", nil); !errors.Is(err, table.ErrNotFound) || !errors.As(err, &re) || re.StatusCode != 404 {
-		t.Fatalf("Get deleted: err = %v, want ErrNotFound", err)
+	if _, err := tbl.Get(ctx, "p", "u", nil); !errors.Is(err, tablekit.ErrNotFound) || !errors.As(err, &re) || re.StatusCode != 404 {
+		t.Fatalf("Get deleted: err = %v, want tablekit.ErrNotFound", err)
 	}
-	if err := tbl.Delete(ctx, "p", "u", table.AnyETag); !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("Delete missing: err = %v, want ErrNotFound", err)
+	if err := tbl.Delete(ctx, "p", "u", table.AnyETag); !errors.Is(err, tablekit.ErrNotFound) {
+		t.Fatalf("Delete missing: err = %v, want tablekit.ErrNotFound", err)
 	}
-	if _, err := tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "u"}, table.Merge, table.AnyETag); !errors.Is(err, table.ErrNotFound) {
-		t.Fatalf("Update missing: err = %v, want ErrNotFound", err)
+	if _, err := tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "u"}, table.Merge, table.AnyETag); !errors.Is(err, tablekit.ErrNotFound) {
+		t.Fatalf("Update missing: err = %v, want tablekit.ErrNotFound", err)
 	}
 }
 
@@ -254,7 +255,7 @@ func TestProjection(t *testing.T) {
 	tbl, _ := newTable[Everything](t, nil)
 	ctx := ctxT(t)
 	in := sample()
-	if _, err := tbl.Add(ctx, in, nil); err != nil {
+	if _, err := tbl.Add(ctx, in); err != nil {
 		t.Fatal(err)
 	}
 	got, err := tbl.Get(ctx, in.PartitionKey, in.RowKey, &table.GetOptions{Select: []string{"Name", "Big"}})
@@ -268,11 +269,11 @@ func TestProjection(t *testing.T) {
 	if got.ETag == "" {
 		t.Errorf("projection lost the ETag")
 	}
-	if _, err := tbl.Get(ctx, in.PartitionKey, "missing", &table.GetOptions{Select: []string{"Name"}}); !errors.Is(err, table.ErrNotFound) {
-		t.Errorf("projected Get of a missing entity: err = %v, want ErrNotFound", err)
+	if _, err := tbl.Get(ctx, in.PartitionKey, "missing", &table.GetOptions{Select: []string{"Name"}}); !errors.Is(err, tablekit.ErrNotFound) {
+		t.Errorf("projected Get of a missing entity: err = %v, want tablekit.ErrNotFound", err)
 	}
-	if _, err := tbl.Get(ctx, "p", "r", &table.GetOptions{Select: []string{"Nope"}}); !errors.Is(err, table.ErrInvalidOptions) {
-		t.Errorf("select of an unknown property: err = %v, want ErrInvalidOptions", err)
+	if _, err := tbl.Get(ctx, "p", "r", &table.GetOptions{Select: []string{"Nope"}}); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("select of an unknown property: err = %v, want tablekit.ErrInvalid", err)
 	}
 }
 
@@ -289,22 +290,22 @@ func TestTableLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tbl.Get(ctx, "p", "r", nil); !errors.Is(err, table.ErrTableNotFound) && !errors.Is(err, table.ErrNotFound) {
+	if _, err := tbl.Get(ctx, "p", "r", nil); !errors.Is(err, tablekit.ErrTableNotFound) && !errors.Is(err, tablekit.ErrNotFound) {
 		t.Fatalf("Get on a missing table: %v", err)
 	}
-	if _, err := tbl.Add(ctx, E{"p", "r"}, nil); !errors.Is(err, table.ErrTableNotFound) {
-		t.Fatalf("Add on a missing table: err = %v, want ErrTableNotFound", err)
+	if _, err := tbl.Add(ctx, E{"p", "r"}); !errors.Is(err, tablekit.ErrTableNotFound) {
+		t.Fatalf("Add on a missing table: err = %v, want tablekit.ErrTableNotFound", err)
 	}
 	for i := 0; i < 2; i++ { // create is idempotent
 		if err := svc.CreateTable(ctx, name); err != nil {
 			t.Fatalf("CreateTable #%d: %v", i+1, err)
 		}
 	}
-	if _, err := tbl.Add(ctx, E{"p", "r"}, nil); err != nil {
+	if _, err := tbl.Add(ctx, E{"p", "r"}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 2; i++ { // delete is idempotent
-		if err := tbl.DeleteTable(ctx); err != nil {
+		if err := svc.DeleteTable(ctx, tbl.Name()); err != nil {
 			t.Fatalf("DeleteTable #%d: %v", i+1, err)
 		}
 	}
@@ -319,7 +320,7 @@ func TestNoEcho(t *testing.T) {
 	ctx := ctxT(t)
 	payload := strings.Repeat("x", 20000)
 	before := rec.Bytes()
-	if _, err := tbl.Add(ctx, Big{"p", "a", payload}, nil); err != nil {
+	if _, err := tbl.Add(ctx, Big{"p", "a", payload}); err != nil {
 		t.Fatal(err)
 	}
 	if got := rec.Last().Header.Get("Prefer"); got != "return-no-content" {
@@ -371,7 +372,7 @@ func TestAddEcho(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tbl, rec := newTable[Big](t, tc.opts)
 			before := rec.Bytes()
-			res, err := tbl.Add(ctxT(t), Big{"p", "r", payload}, nil)
+			res, err := tbl.Add(ctxT(t), Big{"p", "r", payload})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -93,10 +94,10 @@ func TestTokenService(t *testing.T) {
 			want, _ := tb.Marshal(in)
 			rec.entity = want
 			ctx := context.Background()
-			if err := tb.CreateTable(ctx); err != nil {
+			if err := svc.CreateTable(ctx, tb.Name()); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := tb.Add(ctx, in, nil); err != nil {
+			if _, err := tb.Add(ctx, in); err != nil {
 				t.Fatal(err)
 			}
 			if rec.body != string(want) {
@@ -118,7 +119,7 @@ func TestTokenService(t *testing.T) {
 	noTables := cloud.Configuration{ActiveDirectoryAuthorityHost: "https://login.example/", Services: map[cloud.ServiceName]cloud.ServiceConfiguration{}}
 	o := &table.Options{}
 	o.Azcore.Cloud = noTables
-	if _, err := table.NewServiceWithToken("https://acct.table.core.windows.net", &token{}, o); !errors.Is(err, table.ErrInvalidOptions) {
-		t.Errorf("a cloud without Azure Tables: error %v, want ErrInvalidOptions (aztables refuses it too)", err)
+	if _, err := table.NewServiceWithToken("https://acct.table.core.windows.net", &token{}, o); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("a cloud without Azure Tables: error %v, want tablekit.ErrInvalid (aztables refuses it too)", err)
 	}
 }

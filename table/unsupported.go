@@ -7,13 +7,14 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/backend"
 )
 
-// notSupported is the ErrUnsupported error of op, which needs what the
+// notSupported is the tablekit.ErrUnsupported error of op, which needs what the
 // backend of prof does not have.
 func notSupported(prof backend.Profile, op, what string) error {
-	return fmt.Errorf("%w: %s: %s has no %s", ErrUnsupported, op, prof.Kind, what)
+	return fmt.Errorf("%w: %s: %s has no %s", tablekit.ErrUnsupported, op, prof.Kind, what)
 }
 
 // lacks names the call r makes when the backend of prof does not have it:

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -41,7 +42,7 @@ func TestValidationSendsNothing(t *testing.T) {
 		name string
 		do   func(context.Context, Valid) error
 	}{
-		{"Add", func(ctx context.Context, e Valid) error { _, err := tbl.Add(ctx, e, nil); return err }},
+		{"Add", func(ctx context.Context, e Valid) error { _, err := tbl.Add(ctx, e); return err }},
 		{"Upsert", func(ctx context.Context, e Valid) error { _, err := tbl.Upsert(ctx, e, table.Merge); return err }},
 		{"Update", func(ctx context.Context, e Valid) error {
 			_, err := tbl.Update(ctx, e, table.Replace, table.AnyETag)
@@ -52,9 +53,9 @@ func TestValidationSendsNothing(t *testing.T) {
 	for _, w := range writes {
 		for _, tc := range entities {
 			err := w.do(ctx, tc.e)
-			var ve *table.ValidationError
-			if !errors.Is(err, table.ErrInvalidEntity) || !errors.As(err, &ve) {
-				t.Errorf("%s %s: err = %v, want a ValidationError", w.name, tc.name, err)
+			var ve *tablekit.ValidationError
+			if !errors.Is(err, tablekit.ErrInvalid) || !errors.As(err, &ve) {
+				t.Errorf("%s %s: err = %v, want a tablekit.ValidationError", w.name, tc.name, err)
 				continue
 			}
 			if !strings.Contains(err.Error(), tc.rule) {
@@ -67,15 +68,15 @@ func TestValidationSendsNothing(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"Get bad key", func() error { _, err := tbl.Get(ctx, "a?b", "r", nil); return err }(), table.ErrInvalidKey},
-		{"Delete bad key", tbl.Delete(ctx, "p", "a\\b", table.AnyETag), table.ErrInvalidKey},
-		{"Delete no ETag", tbl.Delete(ctx, "p", "r", ""), table.ErrETagRequired},
-		{"Update no ETag", func() error { _, err := tbl.Update(ctx, ok, table.Merge, ""); return err }(), table.ErrETagRequired},
-		{"Upsert no mode", func() error { _, err := tbl.Upsert(ctx, ok, 0); return err }(), table.ErrInvalidOptions},
+		{"Get bad key", func() error { _, err := tbl.Get(ctx, "a?b", "r", nil); return err }(), tablekit.ErrInvalid},
+		{"Delete bad key", tbl.Delete(ctx, "p", "a\\b", table.AnyETag), tablekit.ErrInvalid},
+		{"Delete no ETag", tbl.Delete(ctx, "p", "r", ""), tablekit.ErrInvalid},
+		{"Update no ETag", func() error { _, err := tbl.Update(ctx, ok, table.Merge, ""); return err }(), tablekit.ErrInvalid},
+		{"Upsert no mode", func() error { _, err := tbl.Upsert(ctx, ok, 0); return err }(), tablekit.ErrInvalid},
 		{"Get bad select", func() error {
 			_, err := tbl.Get(ctx, "p", "r", &table.GetOptions{Select: []string{"X"}})
 			return err
-		}(), table.ErrInvalidOptions},
+		}(), tablekit.ErrInvalid},
 	}
 	for _, tc := range keyed {
 		if !errors.Is(tc.err, tc.want) {
@@ -97,17 +98,17 @@ func TestNewRejectsBadTypesAndNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := table.New[NoKeys](svc, "valid"); !errors.Is(err, table.ErrInvalidType) {
-		t.Errorf("New[NoKeys]: err = %v, want ErrInvalidType", err)
+	if _, err := table.New[NoKeys](svc, "valid"); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("New[NoKeys]: err = %v, want tablekit.ErrInvalid", err)
 	}
 	_, err = table.New[Nested](svc, "valid")
-	var te *table.TypeError
+	var te *tablekit.ValidationError
 	if !errors.As(err, &te) || te.Field != "Inner" {
-		t.Errorf("New[Nested]: err = %v, want a TypeError naming Inner", err)
+		t.Errorf("New[Nested]: err = %v, want a tablekit.ValidationError naming Inner", err)
 	}
 	for _, name := range []string{"", "ab", "1abc", "a-b", "tables", "Tables", strings.Repeat("a", 64)} {
-		if _, err := table.New[Valid](svc, name); !errors.Is(err, table.ErrInvalidTableName) {
-			t.Errorf("New(%q): err = %v, want ErrInvalidTableName", name, err)
+		if _, err := table.New[Valid](svc, name); !errors.Is(err, tablekit.ErrInvalid) {
+			t.Errorf("New(%q): err = %v, want tablekit.ErrInvalid", name, err)
 		}
 	}
 	for _, name := range []string{"abc", "A1b2C3", strings.Repeat("a", 63)} {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/sas"
 	"github.com/tablekit/tablekit/table"
@@ -49,11 +50,11 @@ func wrapPairs(t *testing.T) []pair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sasBuilt, err := table.NewFromSASURL[Everything](u, nil)
+	sasBuilt, err := openSAS[Everything](u, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _, err := table.NewClientFromSASURL(u, nil)
+	c, err := aztables.NewClientWithNoCredential(u, table.ClientOptions(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +75,11 @@ func TestWrapMatchesBuilt(t *testing.T) {
 				run  func(tb *table.Table[Everything], e Everything) (any, error)
 			}{
 				{"add", func(tb *table.Table[Everything], e Everything) (any, error) {
-					_, err := tb.Add(ctx, e, nil)
+					_, err := tb.Add(ctx, e)
 					return nil, err
 				}},
 				{"add again", func(tb *table.Table[Everything], e Everything) (any, error) {
-					_, err := tb.Add(ctx, e, nil)
+					_, err := tb.Add(ctx, e)
 					return nil, kind(err)
 				}},
 				{"get", func(tb *table.Table[Everything], e Everything) (any, error) {
@@ -189,7 +190,7 @@ func (b *bodies) last() []byte {
 // whole Double written as 1).
 func TestWrapSendsAztablesEncoding(t *testing.T) {
 	env := testenv.Azurite(t)
-	tr := &bodies{next: table.NewHTTPClient(nil)}
+	tr := &bodies{next: testenv.TunedClient()}
 	built, _ := newTable[Row](t, nil)
 	svc := env.NewService(t, &table.Options{Transport: tr})
 	mine, err := table.New[table.Entity](svc, built.Name())
@@ -231,7 +232,7 @@ func clean(e Everything) Everything {
 // kind reduces an error to the sentinel it matches, so that errors of the
 // two paths compare.
 func kind(err error) error {
-	for _, s := range []error{table.ErrAlreadyExists, table.ErrNotFound, table.ErrPreconditionFailed} {
+	for _, s := range []error{tablekit.ErrAlreadyExists, tablekit.ErrNotFound, tablekit.ErrPreconditionFailed} {
 		if errors.Is(err, s) {
 			return s
 		}

@@ -1,15 +1,14 @@
 package table
 
-import "fmt"
+import "github.com/tablekit/tablekit/internal/errmap"
 
 // Zero values and nil handles are programming errors, but they must be
 // reported as errors, never as panics deep inside aztables: these checks
 // run first in every method that would touch what New or NewService builds.
 
 var (
-	errZeroTable   = fmt.Errorf("%w: zero or nil Table (open tables with table.New, Wrap or NewFromSASURL)", ErrInvalidOptions)
-	errNilClient   = fmt.Errorf("%w: nil aztables client", ErrInvalidOptions)
-	errZeroService = fmt.Errorf("%w: zero or nil Service (make it with table.NewService or a sibling)", ErrInvalidOptions)
+	errZeroTable   = errmap.Invalid("", "table", "zero or nil Table (open tables with table.New or Wrap)")
+	errZeroService = errmap.Invalid("", "service", "zero or nil Service (make it with table.NewService or a sibling)")
 )
 
 // ready reports a Table that New did not make.
@@ -22,8 +21,11 @@ func (t *Table[T]) ready() error {
 
 // ready reports a Service that NewService did not make.
 func (s *Service) ready() error {
-	if s == nil || s.raw == nil || s.conn == nil {
+	if s == nil || s.core().Raw() == nil || s.core().Conn() == nil {
 		return errZeroService
 	}
 	return nil
 }
+
+// errETagRequired: Update or Delete got an empty ETag.
+var errETagRequired = errmap.Invalid("", "ETag", "required (pass the entity's ETag, or table.AnyETag for an unconditional write)")

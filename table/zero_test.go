@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
@@ -11,15 +12,14 @@ import (
 // zeroValues holds a zero value of every exported type of the package.
 var zeroValues = map[string]any{
 	"ListTablesOptions": new(table.ListTablesOptions), "Stats": new(table.Stats),
-	"AccessPolicy": new(table.AccessPolicy), "Service": new(table.Service), "Backend": new(table.Backend),
-	"ConnectionString": new(table.ConnectionString), "ServiceError": new(table.ServiceError),
-	"GUID": new(table.GUID), "Options": new(table.Options), "LocationMode": new(table.LocationMode),
-	"Location": new(table.Location), "ReadLocations": new(table.ReadLocations), "Mode": new(table.Mode),
-	"Meta": new(table.Meta), "Result": new(table.Result), "Table": new(table.Table[keyed]),
-	"GetOptions": new(table.GetOptions), "AddOptions": new(table.AddOptions),
-	"ValidationError": new(table.ValidationError), "TypeError": new(table.TypeError),
-	"DecodeError": new(table.DecodeError), "Entity": new(table.Entity),
-	"RawEntity": new(table.RawEntity),
+	"Service": new(table.Service), "Backend": new(table.Backend),
+	"ConnectionString": new(table.ConnectionString),
+	"GUID":             new(table.GUID), "Options": new(table.Options), "LocationMode": new(table.LocationMode),
+	"ReadLocations": new(table.ReadLocations), "Mode": new(table.Mode),
+	"Meta": new(table.Meta), "Table": new(table.Table[keyed]),
+	"GetOptions": new(table.GetOptions),
+	"Entity":     new(table.Entity),
+	"RawEntity":  new(table.RawEntity),
 }
 
 // TestZeroValuesDoNotPanic calls every exported method of every exported
@@ -39,8 +39,8 @@ func TestNilArguments(t *testing.T) {
 	}
 	for _, c := range calls {
 		t.Run(c.name, func(t *testing.T) {
-			if err := c.call(); !errors.Is(err, table.ErrInvalidOptions) {
-				t.Errorf("err = %v, want ErrInvalidOptions", err)
+			if err := c.call(); !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("err = %v, want tablekit.ErrInvalid", err)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -29,15 +30,15 @@ func (w *roundWriter) settleAdds(ctx context.Context, pending []item, ch batch.C
 		rks[j] = pending[i].ent.RowKey
 	}
 	sure := ""
-	var oe *batch.OpError[table.Entity]
-	if errors.As(ch.Err, &oe) && oe.Index >= 0 && oe.Index < len(pending) {
-		sure = pending[oe.Index].ent.RowKey
+	var se *tablekit.ServiceError
+	if errors.As(ch.Err, &se) && se.Index >= 0 && se.Index < len(pending) {
+		sure = pending[se.Index].ent.RowKey
 	}
 	found, err := w.lookup(ctx, ch.PartitionKey, rks, sure)
 	if err != nil {
 		return 0, nil, nil, err
 	}
-	if errors.Is(ch.Err, table.ErrMaybeCommitted) {
+	if errors.Is(ch.Err, tablekit.ErrMaybeCommitted) {
 		all := true
 		for _, i := range ch.Ops {
 			got, ok := found[pending[i].ent.RowKey]
@@ -93,7 +94,7 @@ func (w *roundWriter) lookup(ctx context.Context, pk string, rks []string, sure 
 		}
 		e, err := w.t.Get(ctx, pk, rk, nil)
 		switch {
-		case errors.Is(err, table.ErrNotFound):
+		case errors.Is(err, tablekit.ErrNotFound):
 		case err != nil:
 			return nil, err
 		default:

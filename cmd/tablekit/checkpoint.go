@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/tablekit/tablekit/query"
+	"github.com/tablekit/tablekit"
 )
 
 // checkpointVersion is bumped when the file's meaning changes, so that an
@@ -154,11 +154,11 @@ func (s *saver) save(token string, done int64, complete bool) error {
 // tellResume says, after a run that stopped early with err, where its
 // position is, or that it cannot be resumed: a position in the middle of a
 // page on a backend without key order whose page came back different
-// (query.ErrPositionLost).
+// (tablekit.ErrPositionLost).
 func (s *saver) tellResume(e *env, err error) {
 	switch {
 	case s.file == nil:
-	case errors.Is(err, query.ErrPositionLost):
+	case errors.Is(err, tablekit.ErrPositionLost):
 		fmt.Fprintf(e.stderr, "tablekit: the position saved in %s cannot be resumed exactly (the service returned its page differently): delete the file to start again\n", s.file.path)
 	default:
 		fmt.Fprintf(e.stderr, "tablekit: position saved in %s: run the same command again to resume\n", s.file.path)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
@@ -66,7 +67,7 @@ type connection struct {
 }
 
 // retryCount counts a run's retries, and how many of them followed
-// throttling (table.ErrThrottled: Cosmos DB's 429, Table Storage's 503
+// throttling (tablekit.ErrThrottled: Cosmos DB's 429, Table Storage's 503
 // ServerBusy and 500 OperationTimedOut), for the progress line and the
 // summary.
 type retryCount struct{ all, throttled atomic.Int64 }
@@ -74,7 +75,7 @@ type retryCount struct{ all, throttled atomic.Int64 }
 // count is a retry policy's OnRetry hook.
 func (c *retryCount) count(ev retry.Event) {
 	c.all.Add(1)
-	if errors.Is(table.MapError("retry", ev.Err), table.ErrThrottled) {
+	if errors.Is(ev.Err, tablekit.ErrThrottled) {
 		c.throttled.Add(1)
 	}
 }

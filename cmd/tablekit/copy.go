@@ -83,7 +83,7 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if create {
-		if err := dt.CreateTable(ctx); err != nil {
+		if err := dconn.svc.CreateTable(ctx, dt.Name()); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -177,9 +178,9 @@ func deleteKeys(ctx context.Context, t *table.Table[keyEntity], keys []keyEntity
 			for _, i := range ch.Ops {
 				why[i] = ch.Err
 			}
-			var oe *batch.OpError[keyEntity]
-			if errors.As(ch.Err, &oe) && oe.Index >= 0 && errors.Is(ch.Err, table.ErrNotFound) {
-				missing[oe.Index] = true
+			var se *tablekit.ServiceError
+			if errors.As(ch.Err, &se) && se.Index >= 0 && errors.Is(ch.Err, tablekit.ErrNotFound) {
+				missing[se.Index] = true
 			}
 		}
 		var again []keyEntity
@@ -190,11 +191,11 @@ func deleteKeys(ctx context.Context, t *table.Table[keyEntity], keys []keyEntity
 				res.deleted++
 			case missing[i]:
 				res.gone++
-			case errors.Is(cause, table.ErrMaybeCommitted):
+			case errors.Is(cause, tablekit.ErrMaybeCommitted):
 				// A retry after a lost reply found an entity gone: the
 				// first attempt deleted the whole transaction.
 				res.deleted++
-			case pass+1 < deleteMaxPasses && (cause == nil || errors.Is(cause, batch.ErrNotSent) || errors.Is(cause, table.ErrNotFound)):
+			case pass+1 < deleteMaxPasses && (cause == nil || sum.State(i) == batch.NotSent || errors.Is(cause, tablekit.ErrNotFound)):
 				again = append(again, keys[i])
 			default:
 				res.failed++

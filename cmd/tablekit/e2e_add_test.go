@@ -52,7 +52,7 @@ func preStore(t *testing.T, conn string) (*dynTable, string) {
 		pk, rk, _ := strings.Cut(k, "/")
 		e := table.NewEntity(pk, rk)
 		e.Properties["N"] = n
-		if _, err := tbl.Add(context.Background(), e, nil); err != nil {
+		if _, err := tbl.Add(context.Background(), e); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -15,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/cosmos"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
-	"github.com/tablekit/tablekit/query"
 )
 
 // cosmosRun is the command pointed at a Cosmos DB stand-in in front of the
@@ -132,7 +131,7 @@ func TestE2ECosmosKillAndResume(t *testing.T) {
 	})
 	t.Run("copy", func(t *testing.T) {
 		dname := testenv.TableName(t)
-		t.Cleanup(func() { _ = dynTableOf(t, c.az.ConnectionString, dname).DeleteTable(context.Background()) })
+		t.Cleanup(func() { dropTable(t, c.az.ConnectionString, dname) })
 		ckpt := filepath.Join(dir, "copy.ckpt")
 		args := append([]string{"copy", name, dname, "--checkpoint", ckpt}, fast...)
 		killWhenCheckpointedEnv(t, c.env, ckpt, args...)
@@ -169,7 +168,7 @@ func TestE2ECosmosChangingOrder(t *testing.T) {
 		case 0:
 			wantOnce(t, fmt.Sprintf("run %d", i), keysOf(t, file), total)
 		case exitFailed:
-			if !strings.Contains(r.stderr, query.ErrPositionLost.Error()) || !strings.Contains(r.stderr, "delete the file to start again") {
+			if !strings.Contains(r.stderr, tablekit.ErrPositionLost.Error()) || !strings.Contains(r.stderr, "delete the file to start again") {
 				t.Errorf("run %d: the refusal does not say why and what to do:\n%s", i, r.stderr)
 			}
 			refused++
@@ -191,7 +190,7 @@ func TestE2ECosmosChangingOrder(t *testing.T) {
 func TestE2ECosmosThrottled(t *testing.T) {
 	c := newCosmosRun(t, nil)
 	dname := testenv.TableName(t)
-	t.Cleanup(func() { _ = dynTableOf(t, c.az.ConnectionString, dname).DeleteTable(context.Background()) })
+	t.Cleanup(func() { dropTable(t, c.az.ConnectionString, dname) })
 	var lines []string
 	for i := range 250 {
 		lines = append(lines, fmt.Sprintf(`{"PartitionKey":"p%d","RowKey":"%03d","N":%d}`, i%2, i, i))

@@ -116,7 +116,7 @@ func TestE2EImportFormat(t *testing.T) {
 			}
 			name := testenv.TableName(t)
 			tbl := dynTableOf(t, cs, name)
-			t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+			t.Cleanup(func() { dropTable(t, cs, name) })
 			rej := filepath.Join(t.TempDir(), "rej.jsonl")
 			r := tk(t, cs, "import", name, file, "--create", "--rejects", rej)
 			if tt.hint == "" {

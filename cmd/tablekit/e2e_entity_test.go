@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/azurite"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
@@ -193,7 +194,7 @@ func TestE2EEntityLostReply(t *testing.T) {
 	etag = getLine(t, cs, name, "a", "0001")["odata.etag"].(string)
 	px.SetRules(faults.Rule{Match: faults.And(faults.Method(http.MethodDelete), faults.PathContains(name)), Times: 1, Fault: faults.DropAfterForward()})
 	wantCode(t, tk(t, pcs, "rm", name, "a", "0001", "--if-match", etag), exitOK, "rm --if-match with a lost reply")
-	if _, err := tbl.Get(ctx, "a", "0001", nil); !errors.Is(err, table.ErrNotFound) {
+	if _, err := tbl.Get(ctx, "a", "0001", nil); !errors.Is(err, tablekit.ErrNotFound) {
 		t.Errorf("after rm: %v, want not found", err)
 	}
 	if got := px.Injected(); got != 2 {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -140,7 +139,7 @@ func TestE2EKillAndResume(t *testing.T) {
 	t.Run("copy", func(t *testing.T) {
 		dname := testenv.TableName(t)
 		dst := dynTableOf(t, cs, dname)
-		t.Cleanup(func() { _ = dst.DeleteTable(context.Background()) })
+		t.Cleanup(func() { dropTable(t, cs, dname) })
 		ckpt := filepath.Join(dir, "copy.ckpt")
 		args := append([]string{"copy", name, dname, "--checkpoint", ckpt}, fast...)
 		killWhenCheckpointed(t, cs, ckpt, args...)

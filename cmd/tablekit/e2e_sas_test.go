@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/sas"
 	"github.com/tablekit/tablekit/table"
@@ -34,7 +35,11 @@ func TestE2ESASFields(t *testing.T) {
 	name := seed(t, az, []string{"alice", "bob"}, 3)
 	ctx := context.Background()
 	readWith := func(u string) error {
-		tbl, err := table.NewFromSASURL[seedEntity](u, nil)
+		svc, err := table.NewServiceWithSAS(u, nil) // a table SAS: scoped to its table
+		if err != nil {
+			return err
+		}
+		tbl, err := table.New[seedEntity](svc, name)
 		if err != nil {
 			return err
 		}
@@ -84,7 +89,7 @@ func TestE2ESASFields(t *testing.T) {
 		t.Errorf("read with the policy's SAS: %v", err)
 	}
 	wantCode(t, tk(t, cs, "policy", "rm", name, "readers"), exitOK, "policy rm")
-	if err := readWith(u); !errors.Is(err, table.ErrForbidden) {
+	if err := readWith(u); !errors.Is(err, tablekit.ErrForbidden) {
 		t.Errorf("read after the policy was removed: %v, want forbidden", err)
 	}
 	wantCode(t, tk(t, cs, "policy", "rm", name, "readers"), exitNotFound, "policy rm again")

@@ -39,13 +39,13 @@ func TestE2EPrefixAndPartition(t *testing.T) {
 				t.Errorf("export: %d entities, want %d", got, sc.want)
 			}
 			dname := testenv.TableName(t)
-			t.Cleanup(func() { _ = dynTableOf(t, cs, dname).DeleteTable(context.Background()) })
+			t.Cleanup(func() { dropTable(t, cs, dname) })
 			wantCode(t, tk(t, cs, append([]string{"copy", name, dname}, sc.flags...)...), 0, "copy")
 			if got := count(t, cs, dname); got != sc.want {
 				t.Errorf("copy: %d entities, want %d", got, sc.want)
 			}
 			whole := testenv.TableName(t)
-			t.Cleanup(func() { _ = dynTableOf(t, cs, whole).DeleteTable(context.Background()) })
+			t.Cleanup(func() { dropTable(t, cs, whole) })
 			wantCode(t, tk(t, cs, "copy", name, whole), 0, "copy the whole table")
 			wantCode(t, tk(t, cs, append([]string{"delete", whole, "--yes"}, sc.flags...)...), 0, "delete")
 			if got := count(t, cs, append([]string{whole}, sc.flags...)...); got != 0 {

@@ -34,10 +34,10 @@ func seedKeys(t *testing.T, az *testenv.Env, keys [][2]string) string {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := tbl.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, tbl.Name()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+	t.Cleanup(func() { _ = svc.DeleteTable(context.Background(), tbl.Name()) })
 	ops := make([]batch.Op[seedEntity], len(keys))
 	for i, k := range keys {
 		ops[i] = batch.Op[seedEntity]{Entity: seedEntity{k[0], k[1], int32(i)}}
@@ -213,7 +213,7 @@ func TestE2EIndexedJob(t *testing.T) {
 	}
 	src := seed(t, az, parts, per)
 	dst := testenv.TableName(t)
-	t.Cleanup(func() { _ = dynTableOf(t, cs, dst).DeleteTable(context.Background()) })
+	t.Cleanup(func() { dropTable(t, cs, dst) })
 	names := map[string]string{"events": src, "eventscopy": dst}
 	jobs := readManifest(t)
 	if len(jobs) != 2 || jobs[0].args[0] != "export" || jobs[1].args[0] != "copy" {

@@ -119,10 +119,10 @@ func seed(t *testing.T, az *testenv.Env, partitions []string, perPartition int) 
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := tbl.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, tbl.Name()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+	t.Cleanup(func() { _ = svc.DeleteTable(context.Background(), tbl.Name()) })
 	var ops []batch.Op[seedEntity]
 	for _, pk := range partitions {
 		for i := range perPartition {
@@ -328,7 +328,11 @@ func TestE2ESAS(t *testing.T) {
 	if !strings.Contains(u, "sig=") || strings.Contains(r.stderr, "sig="+strings.SplitN(strings.SplitN(u, "sig=", 2)[1], "&", 2)[0]) {
 		t.Errorf("stdout %q should hold the URL and stderr %q only its redacted form", u, r.stderr)
 	}
-	tbl, err := table.NewFromSASURL[seedEntity](u, nil)
+	sasSvc, err := table.NewServiceWithSAS(u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.New[seedEntity](sasSvc, name)
 	if err != nil {
 		t.Fatal(err)
 	}

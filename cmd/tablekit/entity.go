@@ -119,7 +119,7 @@ func runPut(ctx context.Context, e *env, args []string) error {
 		mode = table.Merge
 	}
 	for i, it := range ents {
-		var res table.Result
+		var res table.Meta
 		if ifMatch != "" {
 			res, err = t.Update(ctx, it.ent, mode, azcore.ETag(ifMatch))
 		} else {

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"flag"
 
-	"github.com/tablekit/tablekit/retry"
-	"github.com/tablekit/tablekit/sas"
-	"github.com/tablekit/tablekit/table"
+	"github.com/tablekit/tablekit"
 )
 
 // Exit statuses: 0 only when everything asked was done. The mapping of
@@ -45,11 +43,11 @@ func exitStatus(ctx context.Context, err error) (code int, show bool) {
 		return exitUsage, true
 	case errors.Is(err, errInterrupted) || ctx.Err() != nil:
 		return exitInterrupted, true
-	case errors.Is(err, errOutcomeUnknown) || errors.Is(err, table.ErrMaybeCommitted):
+	case errors.Is(err, errOutcomeUnknown) || errors.Is(err, tablekit.ErrMaybeCommitted):
 		return exitUnknown, true
-	case errors.Is(err, table.ErrNotFound) || errors.Is(err, table.ErrTableNotFound) || errors.Is(err, sas.ErrPolicyNotFound):
+	case errors.Is(err, tablekit.ErrNotFound) || errors.Is(err, tablekit.ErrTableNotFound) || errors.Is(err, errPolicyNotFound):
 		return exitNotFound, true
-	case errors.Is(err, table.ErrPreconditionFailed):
+	case errors.Is(err, tablekit.ErrPreconditionFailed):
 		return exitPrecondition, true
 	case errors.Is(err, errDiffer):
 		return exitDiffer, true
@@ -57,18 +55,14 @@ func exitStatus(ctx context.Context, err error) (code int, show bool) {
 	return exitFailed, true
 }
 
-// writeOutcome marks the error of a single write whose request may have
-// reached the service: with no reply, it may or may not have been
-// applied, and the command says so instead of a plain failure.
+// writeOutcome marks the error of a single write whose outcome is unknown
+// (tablekit.ErrMaybeCommitted: its reply was lost, or a retry met what may
+// be its own earlier success) with what to do about it.
 func writeOutcome(err error) error {
-	if err == nil || errors.Is(err, table.ErrMaybeCommitted) || !retry.MayHaveReached(err) {
-		return err
+	if errors.Is(err, tablekit.ErrMaybeCommitted) {
+		return &outcomeError{err}
 	}
-	var se *table.ServiceError
-	if errors.As(err, &se) && se.StatusCode != 0 {
-		return err // the service answered
-	}
-	return &outcomeError{err}
+	return err
 }
 
 // outcomeError is a write that got no reply.

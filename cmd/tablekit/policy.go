@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/sas"
 	"github.com/tablekit/tablekit/table"
@@ -74,30 +76,48 @@ func runPolicy(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	t, err := table.New[table.Entity](conn.svc, name)
-	if err != nil {
-		return err
-	}
-	client := t.Client()
 	switch verb {
-	case "set":
-		err = sas.SetPolicy(ctx, client, p)
-	case "rm":
-		err = sas.RevokePolicy(ctx, client, pos[2])
+	case "set", "rm":
+		err = changePolicies(ctx, conn.svc, name, verb, pos[2], p)
 	default:
-		err = listPolicies(ctx, e, t)
+		err = listPolicies(ctx, e, conn.svc, name)
 	}
 	switch {
-	case errors.Is(err, table.ErrUnsupported):
+	case errors.Is(err, tablekit.ErrUnsupported):
 		return fmt.Errorf("stored access policies: Cosmos DB for Table has none (a SAS there cannot name one): %w", err)
-	case errors.Is(err, sas.ErrInvalid):
+	case errors.Is(err, tablekit.ErrInvalid):
 		return &usageError{err.Error()}
 	}
 	return err
 }
 
-func listPolicies(ctx context.Context, e *env, t *dynTable) error {
-	ps, err := sas.GetPolicies(ctx, t.Client())
+// errPolicyNotFound is policy rm of an ID the table does not have.
+var errPolicyNotFound = errors.New("no stored access policy with this ID")
+
+// changePolicies sets (adds or replaces) or removes the policy id: the
+// service replaces a table's whole list at once, so the list is read,
+// changed and written back.
+func changePolicies(ctx context.Context, svc *table.Service, name, verb, id string, p sas.Policy) error {
+	ps, err := sas.Policies(ctx, svc, name)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(ps, func(q sas.Policy) bool { return q.ID == id })
+	switch {
+	case verb == "set" && i >= 0:
+		ps[i] = p
+	case verb == "set":
+		ps = append(ps, p)
+	case i < 0:
+		return fmt.Errorf("%s on table %s: %w", id, name, errPolicyNotFound)
+	default:
+		ps = slices.Delete(ps, i, i+1)
+	}
+	return sas.SetPolicies(ctx, svc, name, ps)
+}
+
+func listPolicies(ctx context.Context, e *env, svc *table.Service, name string) error {
+	ps, err := sas.Policies(ctx, svc, name)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/table"
 )
@@ -107,11 +108,11 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 			for _, i := range ch.Ops {
 				why[i] = ch.Err
 			}
-			var oe *batch.OpError[E]
-			var ie *batch.InvalidError
+			var se *tablekit.ServiceError
+			var ie *tablekit.ValidationError
 			switch {
-			case w.kind == batch.Add && w.rt == nil && (errors.Is(ch.Err, table.ErrMaybeCommitted) ||
-				errors.As(ch.Err, &oe) && oe.Index >= 0 && errors.Is(ch.Err, table.ErrAlreadyExists)):
+			case w.kind == batch.Add && w.rt == nil && (errors.Is(ch.Err, tablekit.ErrMaybeCommitted) ||
+				errors.As(ch.Err, &se) && se.Index >= 0 && errors.Is(ch.Err, tablekit.ErrAlreadyExists)):
 				n, rjs, again, err := w.settleAdds(ctx, pending, ch)
 				if err != nil {
 					return stored, rejects, err
@@ -121,10 +122,10 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 				for _, i := range ch.Ops {
 					settled[i], without[i] = !again[i], again[i]
 				}
-			case errors.As(ch.Err, &oe) && oe.Index >= 0 && entityRefusal(ch.Err):
-				refused[oe.Index] = errors.New(strings.TrimSpace(fmt.Sprintf("%d %s", oe.StatusCode, oe.Code)) + ": " + oe.Message)
+			case errors.As(ch.Err, &se) && se.Index >= 0 && entityRefusal(ch.Err):
+				refused[se.Index] = errors.New(strings.TrimSpace(fmt.Sprintf("%d %s", se.StatusCode, se.Code)) + ": " + se.Message)
 				for _, i := range ch.Ops {
-					without[i] = i != oe.Index
+					without[i] = i != se.Index
 				}
 			case errors.As(ch.Err, &ie) && len(ch.Ops) == 1:
 				refused[ch.Ops[0]] = ch.Err
@@ -138,7 +139,7 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 			case settled[i]:
 			case sum.State(i) == batch.Committed:
 				stored++
-			case cause == nil || errors.Is(cause, batch.ErrNotSent) || without[i] || sum.State(i) == batch.Unknown:
+			case cause == nil || sum.State(i) == batch.NotSent || without[i] || sum.State(i) == batch.Unknown:
 				// Unknown: an upsert sent again ends the same either way.
 				it.inDoubt = it.inDoubt || sum.State(i) == batch.Unknown
 				if stallCause == nil {
@@ -166,9 +167,11 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 // operations of its transaction can go without it; a missing table or a
 // refused credential concerns them all.
 func entityRefusal(err error) bool {
-	return errors.Is(err, table.ErrAlreadyExists) || errors.Is(err, table.ErrBadRequest) ||
-		errors.Is(err, table.ErrTooLarge) || errors.Is(err, table.ErrNotFound) ||
-		errors.Is(err, table.ErrPreconditionFailed)
+	var se *tablekit.ServiceError
+	badRequest := errors.As(err, &se) && se.StatusCode >= 400 && se.StatusCode < 500 && errors.Is(err, tablekit.ErrService)
+	return badRequest || errors.Is(err, tablekit.ErrAlreadyExists) ||
+		errors.Is(err, tablekit.ErrTooLarge) || errors.Is(err, tablekit.ErrNotFound) ||
+		errors.Is(err, tablekit.ErrPreconditionFailed)
 }
 
 func rejectOf(it item, err error) reject {

@@ -5,10 +5,7 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
-
 	"github.com/tablekit/tablekit/internal/wire"
-	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -30,29 +27,15 @@ func init() {
 	})
 }
 
-// listTables is the one place that lists tables, through aztables' pager
-// (table.Service will get an iterator of its own).
+// listTables is the one place that lists tables (Service.Tables: a name
+// range for the prefix).
 func listTables(ctx context.Context, svc *table.Service, prefix string, yield func(name string) error) error {
-	var o aztables.ListTablesOptions
-	if prefix != "" {
-		f, err := query.Property("TableName").HasPrefix(prefix).Build()
+	for name, err := range svc.Tables(ctx, &table.ListTablesOptions{Prefix: prefix}) {
 		if err != nil {
 			return err
 		}
-		o.Filter = &f
-	}
-	pager := svc.Raw().NewListTablesPager(&o)
-	for pager.More() {
-		page, err := pager.NextPage(ctx)
-		if err != nil {
-			return table.MapError("list tables", err)
-		}
-		for _, t := range page.Tables {
-			if t.Name != nil {
-				if err := yield(*t.Name); err != nil {
-					return err
-				}
-			}
+		if err := yield(name); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -107,7 +108,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if sconn.svc.Backend() == table.CosmosDB || dconn.svc.Backend() == table.CosmosDB {
-		return fmt.Errorf("verify compares tables in key order, and Cosmos DB for Table returns entities in none: %w", table.ErrUnsupported)
+		return fmt.Errorf("verify compares tables in key order, and Cosmos DB for Table returns entities in none: %w", tablekit.ErrUnsupported)
 	}
 	j, plan, err := sf.start(e, "verify", pos[0], fmt.Sprintf(" to=%s", pos[1]), 0)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -21,13 +22,13 @@ func TestTablekitThroughStandIn(t *testing.T) {
 	env, cs, _ := standIn(t, nil)
 	hc := cs.Client()
 	t.Cleanup(hc.CloseIdleConnections)
-	svc, err := table.NewServiceWithSharedKey(cs.Endpoint(), env.Account, env.Key, &table.Options{Transport: hc, NoRetry: true})
+	svc, err := table.NewServiceWithSharedKey(cs.Endpoint(), env.Account, env.Key, &table.Options{Transport: hc, Retry: &retry.Policy{MaxAttempts: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tbl := testenv.NewTable[item](t, svc)
 	ctx := ctx(t)
-	if _, err := tbl.Add(ctx, item{PartitionKey: "p", RowKey: "a", N: 1}, nil); err != nil {
+	if _, err := tbl.Add(ctx, item{PartitionKey: "p", RowKey: "a", N: 1}); err != nil {
 		t.Fatalf("add: %v", err)
 	}
 	if _, err := tbl.Upsert(ctx, item{PartitionKey: "p", RowKey: "a", N: 2}, table.Merge); err != nil {

@@ -29,9 +29,8 @@ const maxFragments = 2
 
 const module = "github.com/tablekit/tablekit"
 
-// imports maps a package name a block may use to its import path. A name
-// whose package does not exist (yet) is listed all the same: go list -e
-// skips it, and a block using it fails with "could not import".
+// imports maps a package name a block may use to its import path: a block
+// names packages, never imports them, unless it is a whole file.
 var imports = map[string]string{
 	"context":    "context",
 	"errors":     "errors",
@@ -574,7 +573,8 @@ func TestCheckFindsErrors(t *testing.T) {
 		{"stale name", "x := 1\n_ = table.NoSuchThing\n", "f.md:11:11: undefined: table.NoSuchThing"},
 		{"wrong type", "var n int = \"s\"\n", "f.md:10:"},
 		{"syntax", "for x := range y { ... }\n", "f.md:10:"},
-		{"missing package", "tablekit.ErrNotFound2 = nil\n", "f.md:10:8: could not import " + module},
+		{"root package", "_ = tablekit.ErrNotFound\n", ""},
+		{"stale root name", "_ = tablekit.ErrNotFound2\n", "f.md:10:14: undefined: tablekit.ErrNotFound2"},
 	}
 	for _, tt := range tests {
 		got := check(imp, fset, block{file: "f.md", line: 10, code: tt.code})

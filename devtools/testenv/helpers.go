@@ -36,8 +36,18 @@ type Recorder struct {
 
 var _ policy.Transporter = (*Recorder)(nil)
 
-// NewRecorder returns a Recorder in front of table.NewHTTPClient(nil).
-func NewRecorder() *Recorder { return &Recorder{next: table.NewHTTPClient(nil)} }
+// NewRecorder returns a Recorder in front of TunedClient().
+func NewRecorder() *Recorder { return &Recorder{next: TunedClient()} }
+
+// TunedClient is the tuned *http.Client that table.ClientOptions installs,
+// for tests and benchmarks that wrap it.
+func TunedClient() *http.Client {
+	hc, ok := table.ClientOptions(nil).Transport.(*http.Client)
+	if !ok {
+		panic("testenv: table.ClientOptions no longer installs an *http.Client")
+	}
+	return hc
+}
 
 // Do records req, sends it, and counts the response body as it is read.
 func (r *Recorder) Do(req *http.Request) (*http.Response, error) {
@@ -122,10 +132,10 @@ func NewTable[T any](tb testing.TB, svc *table.Service) *table.Table[T] {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := tbl.CreateTable(Context(tb, 30*time.Second)); err != nil {
+	if err := svc.CreateTable(Context(tb, 30*time.Second), tbl.Name()); err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { _ = tbl.DeleteTable(context.Background()) })
+	tb.Cleanup(func() { _ = svc.DeleteTable(context.Background(), tbl.Name()) })
 	return tbl
 }
 
@@ -156,4 +166,28 @@ func RepeatedPrefix(msg string) string {
 		seen[m[1]] = true
 	}
 	return ""
+}
+
+// Convert turns v into a D as a write and a read would: v's JSON as an S
+// (Table.Marshal) read as a D (Table.Unmarshal), for tests that put
+// entities of several Go types in one table.
+func Convert[D, S any](v S) (D, error) {
+	var zero D
+	svc, err := table.NewService("UseDevelopmentStorage=true", nil)
+	if err != nil {
+		return zero, err
+	}
+	from, err := table.New[S](svc, "convert")
+	if err != nil {
+		return zero, err
+	}
+	to, err := table.As[D](from)
+	if err != nil {
+		return zero, err
+	}
+	body, err := from.Marshal(v)
+	if err != nil {
+		return zero, err
+	}
+	return to.Unmarshal(body)
 }

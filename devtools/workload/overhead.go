@@ -174,7 +174,7 @@ func WriteTyped(b *testing.B) {
 	t := TypedTable(&Service{})
 	ctx := context.Background()
 	run(b, 1, func(i int) error {
-		_, err := t.Add(ctx, its[i%len(its)], nil)
+		_, err := t.Add(ctx, its[i%len(its)])
 		return err
 	})
 }

@@ -48,7 +48,7 @@ func TestWritePathsSendTheSameEntity(t *testing.T) {
 	its := Items(0, 20)
 	paths := map[string]func(*capture, *Item) error{
 		"typed": func(c *capture, it *Item) error {
-			_, err := TypedTable(c).Add(context.Background(), *it, nil)
+			_, err := TypedTable(c).Add(context.Background(), *it)
 			return err
 		},
 		"map": func(c *capture, it *Item) error {

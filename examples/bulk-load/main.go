@@ -73,10 +73,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := readings.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, readings.Name()); err != nil {
 		return err
 	}
-	defer readings.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), readings.Name())
 
 	// ---- Bulk load ----
 	start := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)

@@ -66,10 +66,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := series.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, series.Name()); err != nil {
 		return err
 	}
-	defer series.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), series.Name())
 
 	const pk, rk = "emp000123", "2025-03-01"
 	want := func(h int) int32 { return int32(h*h%17 + 1) } // some counts

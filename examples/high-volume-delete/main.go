@@ -29,8 +29,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
-
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
@@ -77,14 +76,14 @@ func run() error {
 		if err != nil {
 			return err
 		}
-		if err := logins.CreateTable(ctx); err != nil {
+		if err := svc.CreateTable(ctx, logins.Name()); err != nil {
 			return err
 		}
 		for i := range loginsPerDay {
 			at := day.Add(time.Duration(i) * time.Minute)
 			l := Login{PartitionKey: fmt.Sprintf("user%02d", i%usersPerDay), RowKey: table.PadUint(uint64(table.Ticks(at)), 19),
 				IP: fmt.Sprintf("10.0.0.%d", i), At: at}
-			if _, err := logins.Add(ctx, l, nil); err != nil {
+			if _, err := logins.Add(ctx, l); err != nil {
 				return err
 			}
 		}
@@ -110,7 +109,7 @@ func run() error {
 	}
 	for _, name := range dropped {
 		old, _ := table.New[Login](svc, name)
-		if _, err := old.Get(ctx, "user00", "x", nil); !errors.Is(err, table.ErrTableNotFound) {
+		if _, err := old.Get(ctx, "user00", "x", nil); !errors.Is(err, tablekit.ErrTableNotFound) {
 			return fmt.Errorf("dropped table %s still answers: %v", name, err)
 		}
 	}
@@ -150,22 +149,14 @@ func dropOlderThan(ctx context.Context, svc *table.Service, prefix string, cutof
 }
 
 // listTables lists the tables whose name starts with prefix, in order. The
-// filter is a name range, so the service does not list other tables.
+// prefix is sent as a name range, so the service does not list other tables.
 func listTables(ctx context.Context, svc *table.Service, prefix string) ([]string, error) {
-	filter, err := query.Property("TableName").HasPrefix(prefix).Build()
-	if err != nil {
-		return nil, err
-	}
-	pager := svc.Raw().NewListTablesPager(&aztables.ListTablesOptions{Filter: &filter})
 	var names []string
-	for pager.More() {
-		page, err := pager.NextPage(ctx)
+	for name, err := range svc.Tables(ctx, &table.ListTablesOptions{Prefix: prefix}) {
 		if err != nil {
-			return nil, table.MapError("list tables", err)
+			return nil, err
 		}
-		for _, t := range page.Tables {
-			names = append(names, *t.Name)
-		}
+		names = append(names, name)
 	}
 	sort.Strings(names)
 	return names, nil

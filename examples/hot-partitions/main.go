@@ -71,18 +71,18 @@ func run() error {
 		if err != nil {
 			return nil, err
 		}
-		return t, t.CreateTable(ctx)
+		return t, svc.CreateTable(ctx, t.Name())
 	}
 	byDate, err := open("bydate")
 	if err != nil {
 		return err
 	}
-	defer byDate.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), byDate.Name())
 	sharded, err := open("sharded")
 	if err != nil {
 		return err
 	}
-	defer sharded.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), sharded.Name())
 
 	// The anti-pattern: the date is the whole PartitionKey.
 	dateKey := func(orderID string) string { return day }
@@ -160,7 +160,7 @@ func load(ctx context.Context, t *table.Table[Order], pk func(orderID string) st
 			for i := w; i < orders; i += writers {
 				id := "order-" + table.PadUint(uint64(i), 6)
 				o := Order{PartitionKey: pk(id), RowKey: id, Amount: float64(i)}
-				if _, err := t.Add(ctx, o, nil); err != nil {
+				if _, err := t.Add(ctx, o); err != nil {
 					errs <- err
 					return
 				}

@@ -39,6 +39,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -106,10 +107,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := rows.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, rows.Name()); err != nil {
 		return err
 	}
-	defer rows.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), rows.Name())
 	fmt.Println("table", rows.Name())
 	if err := indexEntities(ctx, rows); err != nil {
 		return err
@@ -198,7 +199,7 @@ func hire(ctx context.Context, rows *table.Table[Row], id string, e Employee) (c
 		tx := batch.New(rows).Add(Row{PartitionKey: dept, RowKey: empKey(id), Employee: e})
 		idx, err := rows.Get(ctx, dept, indexKey(e.LastName), nil)
 		switch {
-		case errors.Is(err, table.ErrNotFound): // first of this name
+		case errors.Is(err, tablekit.ErrNotFound): // first of this name
 			tx.Add(Row{PartitionKey: dept, RowKey: indexKey(e.LastName), NameIndex: NameIndex{EmployeeIDs: []string{id}}})
 		case err != nil:
 			return conflicts, err
@@ -209,9 +210,9 @@ func hire(ctx context.Context, rows *table.Table[Row], id string, e Employee) (c
 		_, err = tx.Submit(ctx)
 		// The index operation (index 1) lost the race: someone updated or
 		// created it since our read. Nothing was written; start over.
-		var oe *batch.OpError[Row]
-		if errors.As(err, &oe) && oe.Index == 1 &&
-			(errors.Is(err, table.ErrPreconditionFailed) || errors.Is(err, table.ErrAlreadyExists)) {
+		var se *tablekit.ServiceError
+		if errors.As(err, &se) && se.Index == 1 &&
+			(errors.Is(err, tablekit.ErrPreconditionFailed) || errors.Is(err, tablekit.ErrAlreadyExists)) {
 			conflicts++
 			continue
 		}
@@ -229,7 +230,7 @@ func denormalization(ctx context.Context, rows *table.Table[Row]) error {
 	}
 	d := Row{PartitionKey: dept, RowKey: "dept",
 		Department: Department{ManagerID: mgr, ManagerName: m.FirstName + " " + m.LastName, ManagerEmail: m.Email}}
-	if _, err := rows.Add(ctx, d, nil); err != nil {
+	if _, err := rows.Add(ctx, d); err != nil {
 		return err
 	}
 

@@ -39,6 +39,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -205,18 +206,18 @@ func (s store) work(ctx context.Context, crash bool) (int, error) {
 		if o.PrevEmail != "" && o.PrevEmail != o.Email {
 			old, err := s.index.Get(ctx, indexPK, o.PrevEmail, nil)
 			switch {
-			case errors.Is(err, table.ErrNotFound): // already done
+			case errors.Is(err, tablekit.ErrNotFound): // already done
 			case err != nil:
 				return i, err
 			case old.EmployeeID == o.EmployeeID:
 				err := s.index.Delete(ctx, indexPK, o.PrevEmail, old.ETag)
-				if err != nil && !errors.Is(err, table.ErrNotFound) && !errors.Is(err, table.ErrPreconditionFailed) {
+				if err != nil && !errors.Is(err, tablekit.ErrNotFound) && !errors.Is(err, tablekit.ErrPreconditionFailed) {
 					return i, err // 404: done already; 412: taken over since
 				}
 			}
 		}
 		// Step 3: the entry is applied; remove it.
-		if err := s.emps.Delete(ctx, sourcePK, o.RowKey, o.ETag); err != nil && !errors.Is(err, table.ErrNotFound) {
+		if err := s.emps.Delete(ctx, sourcePK, o.RowKey, o.ETag); err != nil && !errors.Is(err, tablekit.ErrNotFound) {
 			return i, err
 		}
 	}

@@ -28,6 +28,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -68,10 +69,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := emps.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, emps.Name()); err != nil {
 		return err
 	}
-	defer emps.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), emps.Name())
 	fmt.Println("table", emps.Name())
 
 	for _, e := range []Employee{
@@ -116,8 +117,8 @@ func run() error {
 	}
 	err = changeEmail(ctx, emps, jones, "jones.j@contoso.com")
 	fmt.Printf("email change with a stale ETag: %v\n", err)
-	if !errors.Is(err, table.ErrPreconditionFailed) {
-		return fmt.Errorf("stale change: got %v, want table.ErrPreconditionFailed", err)
+	if !errors.Is(err, tablekit.ErrPreconditionFailed) {
+		return fmt.Errorf("stale change: got %v, want tablekit.ErrPreconditionFailed", err)
 	}
 	if err := check(ctx, emps); err != nil { // nothing of it was written
 		return err
@@ -135,7 +136,7 @@ func run() error {
 	if err := check(ctx, emps); err != nil {
 		return err
 	}
-	if _, err := emps.Get(ctx, "Sales", emailKey("jonesj@contoso.com"), nil); !errors.Is(err, table.ErrNotFound) {
+	if _, err := emps.Get(ctx, "Sales", emailKey("jonesj@contoso.com"), nil); !errors.Is(err, tablekit.ErrNotFound) {
 		return fmt.Errorf("the old email still finds someone (%v)", err)
 	}
 	fmt.Println("OK: both copies always agree; the old email finds nobody")

@@ -72,17 +72,17 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := expenses.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, expenses.Name()); err != nil {
 		return err
 	}
-	defer expenses.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), expenses.Name())
 
 	// One report a day for 50 days, inserted in random order.
 	start := time.Date(2025, 1, 1, 9, 30, 0, 0, time.UTC)
 	for _, i := range mrand.Perm(reports) {
 		at := start.AddDate(0, 0, i)
 		e := Expense{PartitionKey: "emp000123", RowKey: table.ReverseTicks(at), Submitted: at, Amount: float64(10 + i)}
-		if _, err := expenses.Add(ctx, e, nil); err != nil {
+		if _, err := expenses.Add(ctx, e); err != nil {
 			return err
 		}
 	}

@@ -7,7 +7,7 @@
 //
 // Pattern: read the entity with its ETag, change it, and write it back with
 // Update(..., etag). If someone else wrote in between, the service refuses
-// the write with 412 (table.ErrPreconditionFailed); read again and retry.
+// the write with 412 (tablekit.ErrPreconditionFailed); read again and retry.
 //
 // Guarantee checked: with several goroutines incrementing one counter
 // concurrently, the final count equals the total number of increments.
@@ -29,6 +29,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -66,11 +67,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := counters.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, counters.Name()); err != nil {
 		return err
 	}
 	// Clean up even when the run fails or times out.
-	defer counters.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), counters.Name())
 	fmt.Printf("table %s: %d writers x %d increments of one counter\n", counters.Name(), writers, incsPerWriter)
 
 	// With ETags: every increment survives.
@@ -97,7 +98,7 @@ func run() error {
 // count and the number of 412 conflicts the writers retried.
 func race(ctx context.Context, t *table.Table[Counter], rk string,
 	inc func(context.Context, *table.Table[Counter], string) (int, error)) (int64, int64, error) {
-	if _, err := t.Add(ctx, Counter{PartitionKey: "counters", RowKey: rk}, nil); err != nil {
+	if _, err := t.Add(ctx, Counter{PartitionKey: "counters", RowKey: rk}); err != nil {
 		return 0, 0, err
 	}
 	var (
@@ -138,7 +139,7 @@ func incrementWithETag(ctx context.Context, t *table.Table[Counter], rk string) 
 		}
 		c.Count++
 		_, err = t.Update(ctx, c, table.Replace, c.ETag)
-		if errors.Is(err, table.ErrPreconditionFailed) {
+		if errors.Is(err, tablekit.ErrPreconditionFailed) {
 			conflicts++ // another writer got there first: read again
 			time.Sleep(rand.N(5 * time.Millisecond))
 			continue

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/sas"
@@ -66,10 +67,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := orders.CreateTable(ctx); err != nil {
+	if err := svc.CreateTable(ctx, orders.Name()); err != nil {
 		return err
 	}
-	defer orders.DeleteTable(context.WithoutCancel(ctx))
+	defer svc.DeleteTable(context.WithoutCancel(ctx), orders.Name())
 	fmt.Printf("1. Connected to %s and created table %s\n", svc.Endpoint(), orders.Name())
 
 	// 2. Insert entities and read one back by its keys (a point read, the
@@ -77,7 +78,7 @@ func run() error {
 	now := time.Now().UTC().Truncate(time.Second)
 	for i, item := range []string{"coffee", "tea", "cocoa"} {
 		o := Order{PartitionKey: "alice", RowKey: table.PadUint(uint64(i+1), 6), Item: item, Quantity: 1, Total: 4.5, Placed: now}
-		if _, err := orders.Add(ctx, o, nil); err != nil {
+		if _, err := orders.Add(ctx, o); err != nil {
 			return err
 		}
 	}
@@ -107,8 +108,8 @@ func run() error {
 	}
 	mine.Total = 5.0
 	_, err = orders.Update(ctx, mine, table.Replace, mine.ETag)
-	if !errors.Is(err, table.ErrPreconditionFailed) {
-		return fmt.Errorf("stale update: got %v, want table.ErrPreconditionFailed", err)
+	if !errors.Is(err, tablekit.ErrPreconditionFailed) {
+		return fmt.Errorf("stale update: got %v, want tablekit.ErrPreconditionFailed", err)
 	}
 	fmt.Println("3. A stale update was refused (ETag mismatch: someone changed the order first)")
 	// Recover: read the current version, apply the change again, retry.
@@ -160,8 +161,8 @@ func run() error {
 		return qerr
 	}
 	fmt.Printf("5. Transaction wrote 3 orders for bob; a second one with a duplicate was refused whole: bob has %d orders\n", len(bobs))
-	if !errors.Is(err, table.ErrAlreadyExists) || len(bobs) != 3 {
-		return fmt.Errorf("failed transaction: err %v, bob has %d orders; want ErrAlreadyExists and 3", err, len(bobs))
+	if !errors.Is(err, tablekit.ErrAlreadyExists) || len(bobs) != 3 {
+		return fmt.Errorf("failed transaction: err %v, bob has %d orders; want tablekit.ErrAlreadyExists and 3", err, len(bobs))
 	}
 
 	// 6. A read-only link for someone else: a SAS for this table, valid for
@@ -174,7 +175,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	viewer, err := table.NewFromSASURL[Order](link, nil)
+	viewer, err := openSAS[Order](link)
 	if err != nil {
 		return err
 	}
@@ -182,9 +183,9 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	_, werr := viewer.Add(ctx, Order{PartitionKey: "bob", RowKey: "000009", Item: "free lunch", Placed: now}, nil)
-	if !errors.Is(werr, table.ErrForbidden) {
-		return fmt.Errorf("write with a read-only SAS: got %v, want table.ErrForbidden", werr)
+	_, werr := viewer.Add(ctx, Order{PartitionKey: "bob", RowKey: "000009", Item: "free lunch", Placed: now})
+	if !errors.Is(werr, tablekit.ErrForbidden) {
+		return fmt.Errorf("write with a read-only SAS: got %v, want tablekit.ErrForbidden", werr)
 	}
 	fmt.Printf("6. Read-only SAS link (permissions %q, expires %s UTC): it reads bob's %s; its write is refused (403)\n",
 		p.Permissions, p.Expiry.Format("15:04"), seen.Item)
@@ -196,10 +197,10 @@ func run() error {
 	if err := orders.Delete(ctx, "alice", "000003", o.ETag); err != nil {
 		return err
 	}
-	if _, err := orders.Get(ctx, "alice", "000003", nil); !errors.Is(err, table.ErrNotFound) {
+	if _, err := orders.Get(ctx, "alice", "000003", nil); !errors.Is(err, tablekit.ErrNotFound) {
 		return fmt.Errorf("deleted order still readable: %v", err)
 	}
-	fmt.Println("7. Deleted alice/000003; reading it now gives table.ErrNotFound")
+	fmt.Println("7. Deleted alice/000003; reading it now gives tablekit.ErrNotFound")
 
 	// 8. A bulk write: 1,000 orders over 10 customers. batch.Write groups
 	// them by PartitionKey into transactions of up to 100, sends several at
@@ -302,4 +303,18 @@ func uniqueName(prefix string) string {
 	b := make([]byte, 4)
 	rand.Read(b)
 	return prefix + hex.EncodeToString(b)
+}
+
+// openSAS opens the table a table SAS URL grants, with the SAS as the only
+// credential: what the table allows is what the SAS permits.
+func openSAS[T any](sasURL string) (*table.Table[T], error) {
+	p, err := sas.Parse(sasURL)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := table.NewServiceWithSAS(sasURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	return table.New[T](svc, p.Table)
 }

@@ -35,6 +35,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -91,8 +92,8 @@ func wide(ctx context.Context, svc *table.Service, name string) error {
 		all.Properties[fmt.Sprintf("D%03d", d+1)] = want[d]
 	}
 	// As one entity the record breaks the limit: refused before sending.
-	if _, err := days.Upsert(ctx, all, table.Replace); !errors.Is(err, table.ErrInvalidEntity) {
-		return fmt.Errorf("365 properties in one entity: got %v, want ErrInvalidEntity", err)
+	if _, err := days.Upsert(ctx, all, table.Replace); !errors.Is(err, tablekit.ErrInvalid) {
+		return fmt.Errorf("365 properties in one entity: got %v, want tablekit.ErrInvalid", err)
 	}
 
 	// Split into parts of at most 252 properties: 183 + 182.
@@ -199,10 +200,10 @@ func large(ctx context.Context, svc *table.Service, name string) error {
 
 	// One entity cannot hold it: tablekit refuses before sending anything.
 	blobs, _ := table.New[Blob](svc, name)
-	_, err = blobs.Add(ctx, Blob{PartitionKey: id, RowKey: "whole", Data: value}, nil)
+	_, err = blobs.Add(ctx, Blob{PartitionKey: id, RowKey: "whole", Data: value})
 	fmt.Printf("large: %d bytes as one entity: %v\n", len(value), err)
-	if !errors.Is(err, table.ErrInvalidEntity) {
-		return fmt.Errorf("storing %d bytes in one property: got %v, want table.ErrInvalidEntity", len(value), err)
+	if !errors.Is(err, tablekit.ErrInvalid) {
+		return fmt.Errorf("storing %d bytes in one property: got %v, want tablekit.ErrInvalid", len(value), err)
 	}
 
 	// Write the chunks. Upsert: an upload retried after a crash just
@@ -225,8 +226,8 @@ func large(ctx context.Context, svc *table.Service, name string) error {
 	fmt.Printf("large: wrote %d chunk rows of up to %d bytes\n", n, chunkCapacity)
 
 	// A reader now still sees nothing: no manifest, no value.
-	if _, err := read(ctx, chunks, manifests, id); !errors.Is(err, table.ErrNotFound) {
-		return fmt.Errorf("read before the manifest: got %v, want table.ErrNotFound", err)
+	if _, err := read(ctx, chunks, manifests, id); !errors.Is(err, tablekit.ErrNotFound) {
+		return fmt.Errorf("read before the manifest: got %v, want tablekit.ErrNotFound", err)
 	}
 	fmt.Println("large: before the manifest, readers find no value (not a partial one)")
 
@@ -246,7 +247,7 @@ func large(ctx context.Context, svc *table.Service, name string) error {
 	return nil
 }
 
-// read returns the value id, or an error matching table.ErrNotFound if its
+// read returns the value id, or an error matching tablekit.ErrNotFound if its
 // manifest does not exist yet. It checks size and checksum.
 func read(ctx context.Context, chunks *table.Table[Chunk], manifests *table.Table[Manifest], id string) ([]byte, error) {
 	m, err := manifests.Get(ctx, id, "manifest", nil)

@@ -14,7 +14,7 @@
 // tablekit's transport (pool sized for parallel work, TCP_NODELAY), inserts
 // that ask for no echo (Prefer: return-no-content), and tablekit's retry
 // layer (an immediate first retry of a broken connection, and a lost insert
-// reported as retry.ErrAmbiguousInsert so the caller can check it).
+// reported as tablekit.ErrMaybeCommitted so the caller can check it).
 //
 // Guarantee checked: with table.ClientOptions the inserts download no entity
 // bodies (AddEntity's Value is "null"), and an insert whose response is lost
@@ -45,7 +45,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/tablekit/tablekit/retry"
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -177,8 +177,8 @@ func run() error {
 	if kit.bytes != 0 || string(kit.value) != "null" {
 		return fmt.Errorf("with table.ClientOptions inserts downloaded %d bytes (Value %q), want none", kit.bytes, short(kit.value))
 	}
-	if !errors.Is(kit.lostErr, retry.ErrAmbiguousInsert) {
-		return fmt.Errorf("with table.ClientOptions a lost insert response gave %v, want retry.ErrAmbiguousInsert", kit.lostErr)
+	if !errors.Is(kit.lostErr, tablekit.ErrMaybeCommitted) {
+		return fmt.Errorf("with table.ClientOptions a lost insert response gave %v, want tablekit.ErrMaybeCommitted", kit.lostErr)
 	}
 	fmt.Println("OK: same code, no entity echo, and a lost insert is reported as ambiguous")
 	return nil
@@ -189,8 +189,8 @@ func outcome(err error) string {
 	switch {
 	case err == nil:
 		return "success"
-	case errors.Is(err, retry.ErrAmbiguousInsert):
-		return "ErrAmbiguousInsert"
+	case errors.Is(err, tablekit.ErrMaybeCommitted):
+		return "ErrMaybeCommitted"
 	case errors.As(err, &re):
 		return fmt.Sprintf("%d %s", re.StatusCode, re.ErrorCode)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tablekit/tablekit"
 )
 
 // annotated has a field of each EDM type's own Go type; an Int32 goes into
@@ -69,12 +71,12 @@ func member(name, prop, edm, value string) string {
 	return `"` + prop + `@odata.type":"` + edm + `","` + prop + `":` + value + `}`
 }
 
-// checkDecodeError checks err is a *DecodeError for prop with reason.
+// checkDecodeError checks err is a *tablekit.DecodeError for prop with reason.
 func checkDecodeError(t *testing.T, what string, err error, prop, reason string) {
 	t.Helper()
-	var de *DecodeError
-	if !errors.As(err, &de) || !errors.Is(err, ErrDecode) {
-		t.Errorf("%s: err = %v, want a *DecodeError", what, err)
+	var de *tablekit.DecodeError
+	if !errors.As(err, &de) || !errors.Is(err, tablekit.ErrDecode) {
+		t.Errorf("%s: err = %v, want a *tablekit.DecodeError", what, err)
 		return
 	}
 	if de.Property != prop || !strings.Contains(de.Reason, reason) {

@@ -188,7 +188,7 @@ func TestDynamicNumbers(t *testing.T) {
 	}
 	for _, typed := range []string{"Edm.Guid", "Edm.Int64"} {
 		if _, err := p.dynDecode(&token{name: "N", kind: 'n', str: "1", typed: typed}); err == nil {
-			t.Errorf("number annotated %s: got nil error, want a DecodeError", typed)
+			t.Errorf("number annotated %s: got nil error, want a tablekit.DecodeError", typed)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -105,7 +106,7 @@ func (p *Plan) decodeTokens(toks []token, v reflect.Value) error {
 // setKey stores a key; keys are always strings on the service.
 func setKey(f *field, t *token, v reflect.Value) error {
 	if t.kind != 's' {
-		return &DecodeError{Property: f.name, Reason: "key is not a string"}
+		return &tablekit.DecodeError{Property: f.name, Reason: "key is not a string"}
 	}
 	v.FieldByIndex(f.index).SetString(strings.Clone(t.str))
 	return nil
@@ -132,7 +133,7 @@ func mismatch(f *field, t *token, want string) error {
 	if got == edmString && stringTyped(f.kind) != "" && !f.parse {
 		reason += "; tag the field `table:\",parse\"` to parse the text"
 	}
-	return &DecodeError{Property: f.name, Reason: reason}
+	return &tablekit.DecodeError{Property: f.name, Reason: reason}
 }
 
 // setField stores one property in its field. A null clears the field; a
@@ -146,7 +147,7 @@ func setField(f *field, t *token, fv reflect.Value) error {
 	}
 	if t.typed != "" {
 		if p := formProblem(t.typed, t.kind); p != "" {
-			return &DecodeError{Property: f.name, Reason: p}
+			return &tablekit.DecodeError{Property: f.name, Reason: p}
 		}
 	}
 	if f.ptr {
@@ -178,17 +179,17 @@ func setField(f *field, t *token, fv reflect.Value) error {
 		}
 		u, ok := fv.Addr().Interface().(encoding.TextUnmarshaler)
 		if !ok {
-			return &DecodeError{Property: f.name, Reason: "field is not a TextUnmarshaler"}
+			return &tablekit.DecodeError{Property: f.name, Reason: "field is not a TextUnmarshaler"}
 		}
 		if err := u.UnmarshalText([]byte(t.str)); err != nil {
-			return &DecodeError{Property: f.name, Reason: "UnmarshalText: " + err.Error(), Err: err}
+			return &tablekit.DecodeError{Property: f.name, Reason: "UnmarshalText: " + err.Error(), Err: err}
 		}
 	case kJSON:
 		if t.kind != 's' || (t.typed != "" && t.typed != edmString) {
 			return mismatch(f, t, "a JSON string (Edm.String)")
 		}
 		if err := json.Unmarshal([]byte(t.str), fv.Addr().Interface()); err != nil {
-			return &DecodeError{Property: f.name, Reason: "json: " + err.Error(), Err: err}
+			return &tablekit.DecodeError{Property: f.name, Reason: "json: " + err.Error(), Err: err}
 		}
 	}
 	return nil
@@ -213,19 +214,19 @@ func setInteger(f *field, t *token, fv reflect.Value) error {
 	}
 	switch {
 	case p != "":
-		return &DecodeError{Property: f.name, Reason: p}
+		return &tablekit.DecodeError{Property: f.name, Reason: p}
 	case edm != edmInt32 && (edm != edmInt64 || f.kind != kInt64):
 		return mismatch(f, t, annotationOr(f.kind, edmInt32))
 	}
 	if fv.CanInt() {
 		if fv.OverflowInt(n) {
-			return &DecodeError{Property: f.name, Reason: edm + " value does not fit field " + f.goName + " (" + fv.Type().String() + ")"}
+			return &tablekit.DecodeError{Property: f.name, Reason: edm + " value does not fit field " + f.goName + " (" + fv.Type().String() + ")"}
 		}
 		fv.SetInt(n)
 		return nil
 	}
 	if n < 0 || fv.OverflowUint(uint64(n)) {
-		return &DecodeError{Property: f.name, Reason: edm + " value does not fit field " + f.goName + " (" + fv.Type().String() + ")"}
+		return &tablekit.DecodeError{Property: f.name, Reason: edm + " value does not fit field " + f.goName + " (" + fv.Type().String() + ")"}
 	}
 	fv.SetUint(uint64(n))
 	return nil
@@ -240,7 +241,7 @@ func setDouble(f *field, t *token, fv reflect.Value) error {
 	case t.kind == 'n' && edm == "":
 		var p string
 		if edm, p = numberType(t.str); p != "" {
-			return &DecodeError{Property: f.name, Reason: p}
+			return &tablekit.DecodeError{Property: f.name, Reason: p}
 		}
 		if edm == edmInt64 {
 			return mismatch(f, t, edmDouble)
@@ -249,18 +250,18 @@ func setDouble(f *field, t *token, fv reflect.Value) error {
 	case t.kind == 'n' && edm == edmDouble:
 		var ok bool
 		if x, ok = parseNumber(t.str); !ok {
-			return &DecodeError{Property: f.name, Reason: doubleProblem}
+			return &tablekit.DecodeError{Property: f.name, Reason: doubleProblem}
 		}
 	case t.kind == 'n' && edm == edmInt32:
 		n, p := parseInt32(t.str)
 		if p != "" {
-			return &DecodeError{Property: f.name, Reason: p}
+			return &tablekit.DecodeError{Property: f.name, Reason: p}
 		}
 		x = float64(n)
 	case t.kind == 's' && edm == edmDouble:
 		var ok bool
 		if x, ok = wire.ParseDouble(t.str); !ok {
-			return &DecodeError{Property: f.name, Reason: doubleProblem}
+			return &tablekit.DecodeError{Property: f.name, Reason: doubleProblem}
 		}
 	case t.kind == 's' && edm == "":
 		// NaN and the infinities have no JSON number: a writer that
@@ -274,7 +275,7 @@ func setDouble(f *field, t *token, fv reflect.Value) error {
 		return mismatch(f, t, edmDouble)
 	}
 	if fv.Kind() == reflect.Float32 && finite(x) && float64(float32(x)) != x {
-		return &DecodeError{Property: f.name, Reason: edm + " value does not fit float32 exactly; use float64"}
+		return &tablekit.DecodeError{Property: f.name, Reason: edm + " value does not fit float32 exactly; use float64"}
 	}
 	fv.SetFloat(x)
 	return nil
@@ -350,7 +351,7 @@ func parseObject(d []byte, toks []token, whole bool) ([]token, int, error) {
 		err = s.End()
 	}
 	if err != nil {
-		return toks, s.Pos, &DecodeError{Reason: err.Error(), Err: err}
+		return toks, s.Pos, &tablekit.DecodeError{Reason: err.Error(), Err: err}
 	}
 	// Names and values are substrings of one copy of the entity, not a
 	// string each: a stored string is cloned (setField), so nothing keeps
@@ -380,7 +381,7 @@ func (p *Plan) decodeSystem(t *token, v reflect.Value) (bool, error) {
 		if p.ts != nil && t.kind == 's' {
 			ts, err := parseTime(t.str)
 			if err != nil {
-				return true, &DecodeError{Property: "Timestamp", Reason: err.Error(), Err: err}
+				return true, &tablekit.DecodeError{Property: "Timestamp", Reason: err.Error(), Err: err}
 			}
 			fv := v.FieldByIndex(p.ts.index)
 			fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))

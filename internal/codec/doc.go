@@ -4,7 +4,7 @@
 //
 // A [Plan] is the mapping of one struct type, built once by reflection
 // ([For], [PlanFor]) and cached, so that a type that cannot be an entity
-// is a [*TypeError] when a table is opened, never a panic or a surprise on
+// is a *tablekit.ValidationError when a table is opened, never a panic or a surprise on
 // the thousandth write. Encoding and decoding then only walk the plan.
 //
 // Encoding writes the service's JSON by hand, with an @odata.type
@@ -15,7 +15,7 @@
 // (internal/backend): key lengths, string and binary sizes, property names
 // and count, the entity's size as the backend measures it (Table Storage's
 // formula, Cosmos DB's JSON), and the EDM ranges; it reports a break as a
-// [*ValidationError] naming the property and the rule: a request the
+// [*tablekit.ValidationError] naming the property and the rule: a request the
 // service would refuse is never sent, and the value is never echoed in the
 // message because it may be large or secret. Where no table is known yet (a
 // conversion between entity types), backend.Lenient refuses only what no
@@ -25,11 +25,11 @@
 // rather than encoding/json, pairing each value with its annotation. A
 // stored value goes only into a field of its own EDM type or a lossless
 // widening of it, so that a read-modify-write never changes the type of the
-// data; a misfit is a [*DecodeError] naming the property, the stored type
+// data; a misfit is a [*tablekit.DecodeError] naming the property, the stored type
 // and the field type. An annotation names a value's type and never changes
 // it: each EDM type has its JSON form and range (edm.go), and a value outside
-// them is a [*DecodeError] when read and, in a table.RawEntity, a
-// [*ValidationError] when written. It never panics on malformed input. The
+// them is a [*tablekit.DecodeError] when read and, in a table.RawEntity, a
+// [*tablekit.ValidationError] when written. It never panics on malformed input. The
 // accepted conversions (README "Entities" has the same table):
 //
 //	stored         field

@@ -155,7 +155,7 @@ func TestDoubleSpecialsRead(t *testing.T) {
 	for _, text := range []string{"nan", "inf", "+Infinity", "1.5", ""} {
 		var v doubles
 		if err := p.Decode([]byte(keysJSON+`"F":"`+text+`"}`), reflect.ValueOf(&v).Elem()); err == nil {
-			t.Errorf("unannotated %q into float64: got %v, want a DecodeError", text, v.F)
+			t.Errorf("unannotated %q into float64: got %v, want a tablekit.DecodeError", text, v.F)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/wire"
 )
@@ -39,7 +40,7 @@ func buildDynamic(t reflect.Type) (*Plan, error) {
 		}
 	}
 	if guid == nil {
-		return nil, &TypeError{Type: t.String(), Reason: "dynamic entity lacks its [0]GUID marker"}
+		return nil, typeError(t.String(), "", "dynamic entity lacks its [0]GUID marker")
 	}
 	return buildDynamicWith(t, guid)
 }
@@ -47,7 +48,7 @@ func buildDynamic(t reflect.Type) (*Plan, error) {
 // buildDynamicWith is buildDynamic with the GUID type given.
 func buildDynamicWith(t, guid reflect.Type) (*Plan, error) {
 	bad := func(why string) (*Plan, error) {
-		return nil, &TypeError{Type: t.String(), Reason: why}
+		return nil, typeError(t.String(), "", why)
 	}
 	p := &Plan{Type: t, byName: map[string]int{}, pk: 0, rk: 1, dyn: &dynamic{}}
 	for i, name := range []string{"PartitionKey", "RowKey"} {
@@ -148,16 +149,16 @@ func (p *Plan) appendDynamic(dst []byte, prof *backend.Profile, size int, names 
 			if x.IsZero() {
 				// Typed code leaves the zero time out; here it would vanish
 				// on the way back, so it is refused like any out-of-range time.
-				return dst, size, &ValidationError{Property: name, Rule: RuleDateTimeRange, Detail: "the zero time.Time"}
+				return dst, size, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleDateTimeRange, Detail: "the zero time.Time"}
 			}
 			dst = wire.AppendMember(dst, name, "Edm.DateTime")
 			n, err = appendTimeValue(&dst, name, x)
 		case nil:
-			return dst, size, &ValidationError{Property: name, Rule: RuleDynamicType, Detail: "nil; delete the key to leave the property out"}
+			return dst, size, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleDynamicType, Detail: "nil; delete the key to leave the property out"}
 		default:
 			t := reflect.TypeOf(x)
 			if t != p.dyn.guid {
-				return dst, size, &ValidationError{Property: name, Rule: RuleDynamicType, Detail: "Go type " + t.String()}
+				return dst, size, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleDynamicType, Detail: "Go type " + t.String()}
 			}
 			// table.GUID is a [16]byte (isGUIDType): copy it out without
 			// converting, which would allocate.

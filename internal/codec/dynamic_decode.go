@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -48,7 +49,7 @@ func (p *Plan) decodeDynamic(toks []token, v reflect.Value) error {
 // annotation the type of its JSON form (see decodeDynamic).
 func (p *Plan) dynDecode(t *token) (any, error) {
 	bad := func(reason string, err error) error {
-		return &DecodeError{Property: strings.Clone(t.name), Reason: reason, Err: err}
+		return &tablekit.DecodeError{Property: strings.Clone(t.name), Reason: reason, Err: err}
 	}
 	if t.kind == 'x' {
 		return nil, bad("nested JSON has no EDM type", nil)

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/wire"
 )
@@ -137,7 +138,7 @@ func appendKind(b []byte, prof *backend.Profile, f *field, fv reflect.Value) ([]
 			n = int64(fv.Uint())
 		}
 		if n < math.MinInt32 || n > math.MaxInt32 {
-			return b, 0, false, &ValidationError{Property: f.name, Rule: RuleInt32Range, Detail: "use int64 for Edm.Int64"}
+			return b, 0, false, &tablekit.ValidationError{Index: -1, Field: f.name, Rule: RuleInt32Range, Detail: "use int64 for Edm.Int64"}
 		}
 		b = strconv.AppendInt(b, n, 10)
 		return b, 4, false, nil
@@ -148,7 +149,7 @@ func appendKind(b []byte, prof *backend.Profile, f *field, fv reflect.Value) ([]
 		} else {
 			u := fv.Uint()
 			if u > math.MaxInt64 {
-				return b, 0, false, &ValidationError{Property: f.name, Rule: RuleInt64Range}
+				return b, 0, false, &tablekit.ValidationError{Index: -1, Field: f.name, Rule: RuleInt64Range}
 			}
 			b = strconv.AppendUint(b, u, 10)
 		}
@@ -185,7 +186,7 @@ func appendKind(b []byte, prof *backend.Profile, f *field, fv reflect.Value) ([]
 	case kGUIDText:
 		g, err := ParseGUID(fv.String())
 		if err != nil {
-			return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
+			return b, 0, false, &tablekit.ValidationError{Index: -1, Field: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
 		b = append(b, '"')
 		b = g.AppendText(b)
@@ -197,23 +198,23 @@ func appendKind(b []byte, prof *backend.Profile, f *field, fv reflect.Value) ([]
 	case kText:
 		tm, ok := fv.Interface().(encoding.TextMarshaler)
 		if !ok {
-			return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: "not a TextMarshaler"}
+			return b, 0, false, &tablekit.ValidationError{Index: -1, Field: f.name, Rule: RuleMarshal, Detail: "not a TextMarshaler"}
 		}
 		text, err := tm.MarshalText()
 		if err != nil {
-			return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
+			return b, 0, false, &tablekit.ValidationError{Index: -1, Field: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
 		n, err := appendStringValue(&b, prof, f.name, string(text))
 		return b, n, false, err
 	case kJSON:
 		raw, err := json.Marshal(fv.Interface())
 		if err != nil {
-			return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
+			return b, 0, false, &tablekit.ValidationError{Index: -1, Field: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
 		n, err := appendStringValue(&b, prof, f.name, string(raw))
 		return b, n, false, err
 	}
-	return b, 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: "unsupported kind"}
+	return b, 0, false, &tablekit.ValidationError{Index: -1, Field: f.name, Rule: RuleMarshal, Detail: "unsupported kind"}
 }
 
 // appendStringValue writes s as an Edm.String value after checking it
@@ -224,12 +225,12 @@ func appendStringValue(b *[]byte, prof *backend.Profile, name, s string) (int, e
 	plain := wire.Plain(s)
 	if !plain {
 		if !utf8.ValidString(s) {
-			return 0, &ValidationError{Property: name, Rule: RuleInvalidUTF8}
+			return 0, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleInvalidUTF8}
 		}
 		units = wire.UTF16Len(s)
 	}
 	if lim := prof.MaxString; len(s) > lim.Max && !lim.Fits(s) {
-		return 0, &ValidationError{Property: name, Rule: RuleStringTooLong, Detail: over(lim.Len(s), lim.Max, lim.Unit.String())}
+		return 0, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleStringTooLong, Detail: over(lim.Len(s), lim.Max, lim.Unit.String())}
 	}
 	if plain {
 		*b = append(*b, '"')
@@ -246,7 +247,7 @@ func appendStringValue(b *[]byte, prof *backend.Profile, name, s string) (int, e
 func appendTimeValue(b *[]byte, name string, t time.Time) (int, error) {
 	t = t.UTC()
 	if t.Before(minDateTime) || !t.Before(maxDateTime) {
-		return 0, &ValidationError{Property: name, Rule: RuleDateTimeRange}
+		return 0, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleDateTimeRange}
 	}
 	*b = append(*b, '"')
 	*b = t.AppendFormat(*b, dateTimeLayout)
@@ -259,7 +260,7 @@ func appendTimeValue(b *[]byte, name string, t time.Time) (int, error) {
 // Storage's formula.
 func appendBinaryValue(b *[]byte, prof *backend.Profile, name string, raw []byte) (int, error) {
 	if len(raw) > prof.MaxBinaryBytes {
-		return 0, &ValidationError{Property: name, Rule: RuleBinaryTooLarge, Detail: over(len(raw), prof.MaxBinaryBytes, "bytes")}
+		return 0, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleBinaryTooLarge, Detail: over(len(raw), prof.MaxBinaryBytes, "bytes")}
 	}
 	*b = append(*b, '"')
 	*b = base64.StdEncoding.AppendEncode(*b, raw)

@@ -3,6 +3,7 @@ package codec
 import (
 	"strconv"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/wire"
 )
@@ -18,40 +19,36 @@ func over(n, max int, unit string) string {
 
 // ValidateKey checks the value of the key named name (PartitionKey or
 // RowKey) by wire.CheckKey and the backend's length limit lim, as a
-// *ValidationError.
+// *tablekit.ValidationError.
 func ValidateKey(name, v string, lim backend.Limit) error {
 	if v == "" {
-		return &ValidationError{Property: name, Rule: RuleKeyEmpty, Detail: "aztables v1.4.1 cannot address an entity with an empty key"}
+		return &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleKeyEmpty, Detail: "aztables v1.4.1 cannot address an entity with an empty key"}
 	}
 	if bad := wire.CheckKey(v); bad != nil {
-		return &ValidationError{Property: name, Rule: bad.Rule, Detail: bad.Detail}
+		return &tablekit.ValidationError{Index: -1, Field: name, Rule: bad.Rule, Detail: bad.Detail}
 	}
 	if !lim.Fits(v) {
-		return &ValidationError{Property: name, Rule: RuleKeyTooLong, Detail: over(lim.Len(v), lim.Max, lim.Unit.String())}
+		return &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleKeyTooLong, Detail: over(lim.Len(v), lim.Max, lim.Unit.String())}
 	}
 	return nil
 }
 
 // CheckKey is ValidateKey for a key given on its own (to Get, Delete, a
-// point query or a batch delete) rather than in an entity: the error says
-// so and also matches ErrInvalidKey. prof is the backend's.
+// point query or a batch delete) rather than in an entity. prof is the
+// backend's.
 func CheckKey(prof *backend.Profile, name, v string) error {
 	lim := prof.RowKey
 	if name == "PartitionKey" {
 		lim = prof.PartitionKey
 	}
-	err := ValidateKey(name, v, lim)
-	if ve, ok := err.(*ValidationError); ok {
-		ve.key = true
-	}
-	return err
+	return ValidateKey(name, v, lim)
 }
 
 // checkName applies the property name rules: wire.CheckPropertyName's,
 // the backend's length limit and its reserved names.
 func checkName(prof *backend.Profile, name string) error {
 	if bad := wire.CheckPropertyName(name); bad != nil {
-		return &ValidationError{Property: name, Rule: RulePropertyName, Detail: bad.String()}
+		return &tablekit.ValidationError{Index: -1, Field: name, Rule: RulePropertyName, Detail: bad.String()}
 	}
 	return checkNameLimits(prof, name)
 }
@@ -63,7 +60,7 @@ func checkNameLimits(prof *backend.Profile, name string) error {
 	// counts): a name of 200 accented letters is 400 bytes and valid.
 	if len(name) > prof.MaxPropertyName {
 		if n := wire.UTF16Len(name); n > prof.MaxPropertyName {
-			return &ValidationError{Property: name, Rule: RulePropertyName, Detail: over(n, prof.MaxPropertyName, "characters")}
+			return &tablekit.ValidationError{Index: -1, Field: name, Rule: RulePropertyName, Detail: over(n, prof.MaxPropertyName, "characters")}
 		}
 	}
 	if prof.HasReserved() && prof.Reserved(name) {
@@ -73,7 +70,7 @@ func checkNameLimits(prof *backend.Profile, name string) error {
 }
 
 func reservedName(prof *backend.Profile, name string) error {
-	return &ValidationError{Property: name, Rule: RulePropertyName, Detail: "reserved by " + prof.Kind.String()}
+	return &tablekit.ValidationError{Index: -1, Field: name, Rule: RulePropertyName, Detail: "reserved by " + prof.Kind.String()}
 }
 
 // checkTotals applies the entity-wide limits: the property count, and the
@@ -81,16 +78,16 @@ func reservedName(prof *backend.Profile, name string) error {
 // size by Table Storage's formula, json the length of its JSON.
 func checkTotals(prof *backend.Profile, count, formula, json int) error {
 	if count > prof.MaxProperties {
-		return &ValidationError{Property: "(entity)", Rule: RuleTooManyProperties, Detail: over(count, prof.MaxProperties, "properties")}
+		return &tablekit.ValidationError{Index: -1, Field: "(entity)", Rule: RuleTooManyProperties, Detail: over(count, prof.MaxProperties, "properties")}
 	}
 	if prof.EntitySize == backend.JSONBytes {
 		if json > prof.MaxEntityBytes {
-			return &ValidationError{Property: "(entity)", Rule: RuleEntityTooLarge, Detail: over(json, prof.MaxEntityBytes, "bytes of JSON")}
+			return &tablekit.ValidationError{Index: -1, Field: "(entity)", Rule: RuleEntityTooLarge, Detail: over(json, prof.MaxEntityBytes, "bytes of JSON")}
 		}
 		return nil
 	}
 	if formula > prof.MaxEntityBytes {
-		return &ValidationError{Property: "(entity)", Rule: RuleEntityTooLarge, Detail: over(formula, prof.MaxEntityBytes, "bytes by the service's formula")}
+		return &tablekit.ValidationError{Index: -1, Field: "(entity)", Rule: RuleEntityTooLarge, Detail: over(formula, prof.MaxEntityBytes, "bytes by the service's formula")}
 	}
 	return nil
 }

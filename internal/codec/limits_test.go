@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/backend"
 )
 
@@ -119,7 +120,7 @@ func checkRule(t *testing.T, err error, rule, detail string) {
 		}
 		return
 	}
-	var ve *ValidationError
+	var ve *tablekit.ValidationError
 	if !errors.As(err, &ve) || ve.Rule != rule {
 		t.Fatalf("got %v, want rule %q", err, rule)
 	}
@@ -142,8 +143,8 @@ func TestReservedNamesEveryPlan(t *testing.T) {
 			v    any
 		}{{"Entity", dyn, d}, {"RawEntity", raw, r}} {
 			_, err := c.p.Encode(nil, reflect.ValueOf(c.v), &cosmosDB)
-			var ve *ValidationError
-			if !errors.As(err, &ve) || ve.Property != name || ve.Rule != RulePropertyName {
+			var ve *tablekit.ValidationError
+			if !errors.As(err, &ve) || ve.Field != name || ve.Rule != RulePropertyName {
 				t.Errorf("%s with %s on Cosmos DB: got %v, want %s refused", c.what, name, err, name)
 			}
 			if _, err := c.p.Encode(nil, reflect.ValueOf(c.v), &storage); err != nil {
@@ -165,42 +166,9 @@ func TestRawEntitySizeOnCosmos(t *testing.T) {
 	big := `{"S":"` + strings.Repeat("a", 2<<20) + `"}`
 	r := rawMirror{PartitionKey: "p", RowKey: "r", Properties: []byte(big)}
 	_, err := raw.Encode(nil, reflect.ValueOf(r), &cosmosDB)
-	var ve *ValidationError
+	var ve *tablekit.ValidationError
 	if !errors.As(err, &ve) || ve.Rule != RuleEntityTooLarge {
 		t.Errorf("a RawEntity of 2 MiB of JSON on Cosmos DB: got %v, want %s", err, RuleEntityTooLarge)
-	}
-}
-
-// TestConvertIsLenient: a conversion knows no table, so it refuses only
-// what no backend takes: an entity too large for Table Storage that Cosmos
-// DB holds converts, and so does a name Cosmos DB reserves.
-func TestConvertIsLenient(t *testing.T) {
-	type big struct {
-		PartitionKey, RowKey           string
-		ID                             string
-		B0, B1, B2, B3, B4, B5, B6, B7 []byte
-		B8, B9, B10, B11, B12, B13     []byte
-		B14, B15, B16, B17, B18, B19   []byte
-	}
-	src := big{PartitionKey: "p", RowKey: "r", ID: "x"}
-	v := reflect.ValueOf(&src).Elem()
-	for i := 3; i < v.NumField(); i++ {
-		v.Field(i).SetBytes(make([]byte, storage.MaxBinaryBytes))
-	}
-	p, err := PlanFor[big]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Encode(nil, v, &storage); !errors.Is(err, ErrInvalidEntity) {
-		t.Fatalf("the test entity fits Table Storage (%v): it must not", err)
-	}
-	type same big
-	got, err := Convert[same](src)
-	if err != nil {
-		t.Fatalf("Convert: %v", err)
-	}
-	if got.ID != "x" || len(got.B19) != storage.MaxBinaryBytes {
-		t.Errorf("converted ID %q and %d bytes of B19, want x and %d", got.ID, len(got.B19), storage.MaxBinaryBytes)
 	}
 }
 
@@ -220,7 +188,7 @@ func TestPropertyNameLengthInCharacters(t *testing.T) {
 		name := strings.Repeat("é", c.n)
 		d := entityMirror{PartitionKey: "p", RowKey: "r", Properties: map[string]any{name: "v"}}
 		_, err := dyn.Encode(nil, reflect.ValueOf(d), &storage)
-		var ve *ValidationError
+		var ve *tablekit.ValidationError
 		switch {
 		case c.ok && err != nil:
 			t.Errorf("%s: got %v, want it written", c.name, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/wire"
 )
@@ -119,7 +120,7 @@ func build(t reflect.Type) (*Plan, error) {
 	}
 	typeName := t.String()
 	if t.Kind() != reflect.Struct {
-		return nil, &TypeError{Type: typeName, Reason: "an entity must be a struct, not " + t.Kind().String()}
+		return nil, typeError(typeName, "", "an entity must be a struct, not "+t.Kind().String())
 	}
 	p := &Plan{Type: t, byName: map[string]int{}, pk: -1, rk: -1}
 	var fields []field
@@ -129,13 +130,13 @@ func build(t reflect.Type) (*Plan, error) {
 	seen := map[string]string{}
 	for _, f := range fields {
 		if prev, dup := seen[f.name]; dup {
-			return nil, &TypeError{Type: typeName, Field: f.goName, Reason: "property name " + f.name + " is also used by field " + prev}
+			return nil, typeError(typeName, f.goName, "property name "+f.name+" is also used by field "+prev)
 		}
 		seen[f.name] = f.goName
 		switch f.role {
 		case rolePK, roleRK:
 			if f.kind != kString || f.ptr {
-				return nil, &TypeError{Type: typeName, Field: f.goName, Reason: f.name + " must be a string"}
+				return nil, typeError(typeName, f.goName, f.name+" must be a string")
 			}
 			if f.role == rolePK {
 				p.keys[0] = f
@@ -156,10 +157,10 @@ func build(t reflect.Type) (*Plan, error) {
 		}
 	}
 	if p.pk < 0 || p.rk < 0 {
-		return nil, &TypeError{Type: typeName, Reason: "needs string fields for PartitionKey and RowKey (named so, or tagged `table:\"PartitionKey\"` / `table:\"RowKey\"`)"}
+		return nil, typeError(typeName, "", "needs string fields for PartitionKey and RowKey (named so, or tagged `table:\"PartitionKey\"` / `table:\"RowKey\"`)")
 	}
 	if max := backend.Lenient().MaxProperties; len(p.fields) > max {
-		return nil, &TypeError{Type: typeName, Reason: fmt.Sprintf("maps %d properties, more than an entity holds (%d); split it (wide entities pattern)", len(p.fields), max)}
+		return nil, typeError(typeName, "", fmt.Sprintf("maps %d properties, more than an entity holds (%d); split it (wide entities pattern)", len(p.fields), max))
 	}
 	return p, nil
 }
@@ -168,7 +169,7 @@ func build(t reflect.Type) (*Plan, error) {
 // encoding/json does.
 func collect(t reflect.Type, index []int, typeName string, out *[]field, visiting map[reflect.Type]bool) error {
 	if visiting[t] {
-		return &TypeError{Type: typeName, Reason: "embeds itself"}
+		return typeError(typeName, "", "embeds itself")
 	}
 	visiting[t] = true
 	defer delete(visiting, t)
@@ -188,7 +189,7 @@ func collect(t reflect.Type, index []int, typeName string, out *[]field, visitin
 				continue
 			}
 			if ft.Kind() == reflect.Pointer && ft.Elem().Kind() == reflect.Struct {
-				return &TypeError{Type: typeName, Field: sf.Name, Reason: "embedded struct pointers are not supported; embed the struct by value"}
+				return typeError(typeName, sf.Name, "embedded struct pointers are not supported; embed the struct by value")
 			}
 		}
 		if !sf.IsExported() {
@@ -228,7 +229,7 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 			f.role = roleTimestamp
 		case "":
 		default:
-			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "unknown tag option " + quote(o) + " (known: omitempty, json, parse, etag, timestamp)"}
+			return f, typeError(typeName, sf.Name, "unknown tag option "+quote(o)+" (known: omitempty, json, parse, etag, timestamp)")
 		}
 	}
 	switch {
@@ -246,13 +247,13 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 	switch f.role {
 	case roleETag:
 		if t.Kind() != reflect.String {
-			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "an etag field must be azcore.ETag or string"}
+			return f, typeError(typeName, sf.Name, "an etag field must be azcore.ETag or string")
 		}
 		f.typ = t
 		return f, nil
 	case roleTimestamp:
 		if !isTimestampType(t) {
-			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "a timestamp field must be time.Time or aztables.EDMDateTime"}
+			return f, typeError(typeName, sf.Name, "a timestamp field must be time.Time or aztables.EDMDateTime")
 		}
 		f.typ, f.kind = t, kTime
 		return f, nil
@@ -262,7 +263,7 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 		// when an entity is written to it.
 		lenient := backend.Lenient()
 		if err := checkName(&lenient, f.name); err != nil {
-			return f, &TypeError{Type: typeName, Field: sf.Name, Reason: err.(*ValidationError).Rule + " (" + err.(*ValidationError).Detail + ")"}
+			return f, typeError(typeName, sf.Name, err.(*tablekit.ValidationError).Rule+" ("+err.(*tablekit.ValidationError).Detail+")")
 		}
 	}
 	if t.Kind() == reflect.Pointer && !asJSON {
@@ -272,11 +273,11 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 	f.typ = t
 	k, reason := kindOf(t, asJSON)
 	if k == 0 {
-		return f, &TypeError{Type: typeName, Field: sf.Name, Reason: reason}
+		return f, typeError(typeName, sf.Name, reason)
 	}
 	f.kind = k
 	if f.parse && stringTyped(k) == "" {
-		return f, &TypeError{Type: typeName, Field: sf.Name, Reason: "tag option parse applies to time, GUID and []byte fields only"}
+		return f, typeError(typeName, sf.Name, "tag option parse applies to time, GUID and []byte fields only")
 	}
 	f.nameJSON = wire.AppendString(nil, f.name)
 	f.nameJSON = append(f.nameJSON, ':')
@@ -379,11 +380,11 @@ func (p *Plan) SetETag(v reflect.Value, etag string) {
 }
 
 // SelectList returns the $select value for names (wire.SelectList); a name
-// that is not a property of the plan is ErrInvalidOptions.
+// that is not a property of the plan is tablekit.ErrInvalid.
 func (p *Plan) SelectList(names []string) (string, error) {
 	s, err := wire.SelectList(names, p.HasProperty)
 	if err != nil {
-		return "", fmt.Errorf("%w: %w of %s", ErrInvalidOptions, err, p.Type)
+		return "", &tablekit.ValidationError{Operation: "select", Field: p.Type.String(), Index: -1, Rule: err.Error()}
 	}
 	return s, nil
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/wire"
 )
@@ -26,7 +27,7 @@ func isRawEntityType(t reflect.Type) bool {
 // fields, the properties a []byte field.
 func buildRaw(t reflect.Type) (*Plan, error) {
 	bad := func(why string) (*Plan, error) {
-		return nil, &TypeError{Type: t.String(), Reason: why}
+		return nil, typeError(t.String(), "", why)
 	}
 	p := &Plan{Type: t, byName: map[string]int{}, pk: 0, rk: 1, dyn: &dynamic{raw: true}}
 	for i, name := range []string{"PartitionKey", "RowKey"} {
@@ -124,7 +125,7 @@ func (r *rawReader) add(s *wire.Scanner, name []byte, start int) error {
 }
 
 // rawProblem is what is wrong with one property, for the caller to turn
-// into a DecodeError or a ValidationError (with rule).
+// into a tablekit.DecodeError or a tablekit.ValidationError (with rule).
 type rawProblem struct{ property, rule, reason string }
 
 // misshapen and misfit make the problems of a malformed object and of a
@@ -298,7 +299,7 @@ func (r *rawReader) check(edm string, m *rawMember) string {
 // decodeRaw reads an entity into a RawEntity: the keys, ETag and Timestamp
 // into their fields, every other member, annotations included, into one
 // JSON object, in rawReader's order and checked by its rules (a misfit is
-// a *DecodeError). The odata.* metadata (and Timestamp's annotation) are
+// a *tablekit.DecodeError). The odata.* metadata (and Timestamp's annotation) are
 // dropped: they are not properties. A member is copied as its bytes, so
 // that names are not decoded and encoded again.
 func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) {
@@ -346,13 +347,13 @@ func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) 
 		err = s.End()
 	}
 	if err != nil {
-		if _, ok := err.(*DecodeError); ok {
+		if _, ok := err.(*tablekit.DecodeError); ok {
 			return s.Pos, err
 		}
-		return s.Pos, &DecodeError{Reason: err.Error(), Err: err}
+		return s.Pos, &tablekit.DecodeError{Reason: err.Error(), Err: err}
 	}
 	if pr := r.pair(false); pr != nil {
-		return s.Pos, &DecodeError{Property: pr.property, Reason: pr.reason}
+		return s.Pos, &tablekit.DecodeError{Property: pr.property, Reason: pr.reason}
 	}
 	// Whole, data is the entity: its length bounds the properties. Read
 	// where it lies in a page, data runs to the page's end, so start small
@@ -364,7 +365,7 @@ func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) 
 	}
 	props, _, pr := r.write(append(make([]byte, 0, size), '{'), true)
 	if pr != nil {
-		return s.Pos, &DecodeError{Property: pr.property, Reason: pr.reason}
+		return s.Pos, &tablekit.DecodeError{Property: pr.property, Reason: pr.reason}
 	}
 	v.FieldByIndex(p.dyn.props).SetBytes(append(props, '}'))
 	return s.Pos, nil
@@ -410,10 +411,10 @@ func (p *Plan) encodeRaw(dst []byte, v reflect.Value, prof *backend.Profile) ([]
 		err = s.End()
 	}
 	if err != nil {
-		if ve, ok := err.(*ValidationError); ok {
+		if ve, ok := err.(*tablekit.ValidationError); ok {
 			return dst[:start], ve
 		}
-		return dst[:start], &ValidationError{Property: "(entity)", Rule: RuleMarshal, Detail: "Properties is not a JSON object: " + err.Error()}
+		return dst[:start], &tablekit.ValidationError{Index: -1, Field: "(entity)", Rule: RuleMarshal, Detail: "Properties is not a JSON object: " + err.Error()}
 	}
 	pr := r.pair(true)
 	count := 0
@@ -421,7 +422,7 @@ func (p *Plan) encodeRaw(dst []byte, v reflect.Value, prof *backend.Profile) ([]
 		dst, count, pr = r.write(dst, false)
 	}
 	if pr != nil {
-		return dst[:start], &ValidationError{Property: pr.property, Rule: pr.rule, Detail: pr.reason}
+		return dst[:start], &tablekit.ValidationError{Index: -1, Field: pr.property, Rule: pr.rule, Detail: pr.reason}
 	}
 	if err := checkTotals(prof, count, 0, len(dst)-start+1); err != nil {
 		return dst[:start], err

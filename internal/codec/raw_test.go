@@ -9,6 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -84,7 +85,7 @@ func TestRawDecodeRefuses(t *testing.T) {
 	for _, in := range []string{`{"A":{"B":1}}`, `{"A":[1]}`, `{"A":1`, `[]`, `{"A":1} x`} {
 		var e rawMirror
 		if err := p.Decode([]byte(in), reflect.ValueOf(&e).Elem()); err == nil {
-			t.Errorf("%s: got no error, want a *DecodeError", in)
+			t.Errorf("%s: got no error, want a *tablekit.DecodeError", in)
 		}
 	}
 }
@@ -138,7 +139,7 @@ func TestRawDecodeAtInPage(t *testing.T) {
 
 // TestRawAnnotationNeverRetypes: a RawEntity read from the service or
 // built by the caller holds no value outside its annotated type: reading
-// one is a *DecodeError, writing one a *ValidationError, each naming the
+// one is a *tablekit.DecodeError, writing one a *tablekit.ValidationError, each naming the
 // property, the type and what is wrong.
 func TestRawAnnotationNeverRetypes(t *testing.T) {
 	p := rawPlan(t)
@@ -151,12 +152,12 @@ func TestRawAnnotationNeverRetypes(t *testing.T) {
 
 			e = rawMirror{PartitionKey: "p", RowKey: "r", Properties: []byte(props)}
 			_, err = p.Encode(nil, reflect.ValueOf(e), &storage)
-			var ve *ValidationError
-			if !errors.As(err, &ve) || !errors.Is(err, ErrInvalidEntity) {
-				t.Fatalf("RawEntity write: err = %v, want a *ValidationError", err)
+			var ve *tablekit.ValidationError
+			if !errors.As(err, &ve) || !errors.Is(err, tablekit.ErrInvalid) {
+				t.Fatalf("RawEntity write: err = %v, want a *tablekit.ValidationError", err)
 			}
-			if ve.Property != c.prop || ve.Rule != RuleEDMValue || !strings.Contains(ve.Detail, c.reason) {
-				t.Errorf("RawEntity write: got %q %q %q, want %q %q and a detail containing %q", ve.Property, ve.Rule, ve.Detail, c.prop, RuleEDMValue, c.reason)
+			if ve.Field != c.prop || ve.Rule != RuleEDMValue || !strings.Contains(ve.Detail, c.reason) {
+				t.Errorf("RawEntity write: got %q %q %q, want %q %q and a detail containing %q", ve.Field, ve.Rule, ve.Detail, c.prop, RuleEDMValue, c.reason)
 			}
 		})
 	}
@@ -210,9 +211,9 @@ func TestRawOrder(t *testing.T) {
 	} {
 		e := rawMirror{PartitionKey: "p", RowKey: "r", Properties: []byte(props)}
 		_, err := p.Encode(nil, reflect.ValueOf(e), &storage)
-		var ve *ValidationError
+		var ve *tablekit.ValidationError
 		if !errors.As(err, &ve) || ve.Rule != RuleMarshal {
-			t.Errorf("write %s: err = %v, want a ValidationError (%s)", props, err, RuleMarshal)
+			t.Errorf("write %s: err = %v, want a tablekit.ValidationError (%s)", props, err, RuleMarshal)
 		}
 	}
 }

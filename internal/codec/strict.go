@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/backend"
 )
 
@@ -52,19 +53,19 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 		if f.parse {
 			var err error
 			if ts, err = parseTime(t.str); err != nil {
-				return &DecodeError{Property: f.name, Reason: what + "an RFC 3339 time", Err: err}
+				return &tablekit.DecodeError{Property: f.name, Reason: what + "an RFC 3339 time", Err: err}
 			}
 		} else {
 			var p string
 			if ts, p = parseDateTime(t.str); p != "" {
-				return &DecodeError{Property: f.name, Reason: p}
+				return &tablekit.DecodeError{Property: f.name, Reason: p}
 			}
 		}
 		fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
 	case kGUID, kGUIDText:
 		g, err := ParseGUID(t.str)
 		if err != nil {
-			return &DecodeError{Property: f.name, Reason: what + "a GUID", Err: err}
+			return &tablekit.DecodeError{Property: f.name, Reason: what + "a GUID", Err: err}
 		}
 		if f.kind == kGUIDText {
 			fv.SetString(strings.Clone(t.str)) // aztables.EDMGUID keeps the stored text
@@ -74,7 +75,7 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 	case kBinary:
 		raw, err := base64.StdEncoding.AppendDecode(make([]byte, 0, base64.StdEncoding.DecodedLen(len(t.str))), []byte(t.str))
 		if err != nil {
-			return &DecodeError{Property: f.name, Reason: what + "base64", Err: err}
+			return &tablekit.DecodeError{Property: f.name, Reason: what + "base64", Err: err}
 		}
 		fv.SetBytes(raw)
 	}
@@ -97,13 +98,13 @@ func appendParsed(b *[]byte, prof *backend.Profile, f *field, fv reflect.Value) 
 	case kGUIDText:
 		g, err := ParseGUID(fv.String())
 		if err != nil {
-			return 0, false, &ValidationError{Property: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
+			return 0, false, &tablekit.ValidationError{Index: -1, Field: f.name, Rule: RuleMarshal, Detail: err.Error(), Err: err}
 		}
 		text = g.AppendText(nil)
 	case kBinary:
 		raw := fv.Bytes()
 		if len(raw) > prof.MaxBinaryBytes {
-			return 0, false, &ValidationError{Property: f.name, Rule: RuleBinaryTooLarge, Detail: over(len(raw), prof.MaxBinaryBytes, "bytes")}
+			return 0, false, &tablekit.ValidationError{Index: -1, Field: f.name, Rule: RuleBinaryTooLarge, Detail: over(len(raw), prof.MaxBinaryBytes, "bytes")}
 		}
 		text = base64.StdEncoding.AppendEncode(nil, raw)
 	}

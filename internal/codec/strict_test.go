@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tablekit/tablekit"
 )
 
 // typedFields has one field of each kind whose stored type is checked.
@@ -54,9 +56,9 @@ func TestDecodeRefusesRetyping(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var v typedFields
 			err := p.Decode([]byte(keysJSON+tc.body), reflect.ValueOf(&v).Elem())
-			var de *DecodeError
-			if !errors.As(err, &de) || !errors.Is(err, ErrDecode) {
-				t.Fatalf("err = %v, want *DecodeError", err)
+			var de *tablekit.DecodeError
+			if !errors.As(err, &de) || !errors.Is(err, tablekit.ErrDecode) {
+				t.Fatalf("err = %v, want *tablekit.DecodeError", err)
 			}
 			if de.Property != tc.property || !strings.Contains(de.Reason, tc.reason) {
 				t.Errorf("got property %q reason %q, want %q containing %q", de.Property, de.Reason, tc.property, tc.reason)
@@ -104,8 +106,8 @@ func TestParseOption(t *testing.T) {
 	}
 	var v parsed
 	err = p.Decode([]byte(keysJSON+`"When@odata.type":"Edm.DateTime","When":"2020-01-01T00:00:00Z"}`), reflect.ValueOf(&v).Elem())
-	if !errors.Is(err, ErrDecode) {
-		t.Errorf("annotated DateTime into a parse field: err = %v, want ErrDecode", err)
+	if !errors.Is(err, tablekit.ErrDecode) {
+		t.Errorf("annotated DateTime into a parse field: err = %v, want tablekit.ErrDecode", err)
 	}
 }
 
@@ -114,7 +116,7 @@ func TestParseOptionOnlyForTextTypes(t *testing.T) {
 		PartitionKey, RowKey string
 		N                    int64 `table:",parse"`
 	}
-	if _, err := For(reflect.TypeFor[bad]()); !errors.Is(err, ErrInvalidType) {
-		t.Errorf("parse on int64: err = %v, want ErrInvalidType", err)
+	if _, err := For(reflect.TypeFor[bad]()); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("parse on int64: err = %v, want tablekit.ErrInvalid", err)
 	}
 }

@@ -53,7 +53,7 @@ func HasProperty[T any](name string) bool {
 }
 
 // SelectList returns the $select value for names (wire.SelectList),
-// refusing names that are not properties of T with ErrInvalidOptions.
+// refusing names that are not properties of T with tablekit.ErrInvalid.
 func SelectList[T any](names []string) (string, error) {
 	p, err := PlanFor[T]()
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tablekit/tablekit"
 )
 
 type small struct {
@@ -59,15 +61,15 @@ func TestValidation(t *testing.T) {
 			v := base()
 			tc.mut(&v)
 			_, err := p.Encode(nil, reflect.ValueOf(v), &storage)
-			var ve *ValidationError
+			var ve *tablekit.ValidationError
 			if !errors.As(err, &ve) {
-				t.Fatalf("err = %v, want *ValidationError", err)
+				t.Fatalf("err = %v, want *tablekit.ValidationError", err)
 			}
-			if !errors.Is(err, ErrInvalidEntity) {
-				t.Errorf("errors.Is(err, ErrInvalidEntity) = false")
+			if !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("errors.Is(err, tablekit.ErrInvalid) = false")
 			}
-			if ve.Property != tc.property || ve.Rule != tc.rule {
-				t.Errorf("got (%s, %s), want (%s, %s)", ve.Property, ve.Rule, tc.property, tc.rule)
+			if ve.Field != tc.property || ve.Rule != tc.rule {
+				t.Errorf("got (%s, %s), want (%s, %s)", ve.Field, ve.Rule, tc.property, tc.rule)
 			}
 			if strings.Contains(err.Error(), strings.Repeat("x", 100)) {
 				t.Errorf("error message repeats the value")
@@ -119,7 +121,7 @@ func TestEntityTooLarge(t *testing.T) {
 	}
 	rv.FieldByName("B15").SetBytes(make([]byte, room+1))
 	_, err := p.Encode(nil, rv, &storage)
-	var ve *ValidationError
+	var ve *tablekit.ValidationError
 	if !errors.As(err, &ve) || ve.Rule != RuleEntityTooLarge {
 		t.Fatalf("1 MiB + 1 byte: err = %v, want %s", err, RuleEntityTooLarge)
 	}
@@ -134,8 +136,8 @@ func TestTooManyProperties(t *testing.T) {
 		fields = append(fields, reflect.StructField{Name: "P" + strconv.Itoa(i), Type: reflect.TypeFor[int32]()})
 	}
 	_, err := For(reflect.StructOf(fields))
-	if !errors.Is(err, ErrInvalidType) || !strings.Contains(err.Error(), "252") {
-		t.Fatalf("253 properties: err = %v, want ErrInvalidType about 252", err)
+	if !errors.Is(err, tablekit.ErrInvalid) || !strings.Contains(err.Error(), "252") {
+		t.Fatalf("253 properties: err = %v, want tablekit.ErrInvalid about 252", err)
 	}
 	ok, err := For(reflect.StructOf(fields[:2+storage.MaxProperties]))
 	if err != nil || len(ok.fields) != storage.MaxProperties {
@@ -208,9 +210,9 @@ func TestTypeErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := For(reflect.TypeOf(tc.v))
-			var te *TypeError
-			if !errors.As(err, &te) || !errors.Is(err, ErrInvalidType) {
-				t.Fatalf("err = %v, want *TypeError", err)
+			var te *tablekit.ValidationError
+			if !errors.As(err, &te) || !errors.Is(err, tablekit.ErrInvalid) {
+				t.Fatalf("err = %v, want a *tablekit.ValidationError", err)
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %q, want it to mention %q", err, tc.want)
@@ -238,9 +240,9 @@ func TestDecodeMismatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var v small
 			err := p.Decode([]byte(tc.body), reflect.ValueOf(&v).Elem())
-			var de *DecodeError
-			if !errors.As(err, &de) || !errors.Is(err, ErrDecode) {
-				t.Fatalf("err = %v, want *DecodeError", err)
+			var de *tablekit.DecodeError
+			if !errors.As(err, &de) || !errors.Is(err, tablekit.ErrDecode) {
+				t.Fatalf("err = %v, want *tablekit.DecodeError", err)
 			}
 			if de.Property != tc.property {
 				t.Errorf("property = %q, want %q", de.Property, tc.property)
@@ -276,8 +278,8 @@ func TestDecodeSyntaxErrors(t *testing.T) {
 	p := plan(t, small{})
 	for _, body := range []string{``, `[]`, `{`, `{"a"}`, `{"a":}`, `{"a":tru}`, `{"a":"x}`, `{"a":1,}`, `{"a":1} x`, `{"a":"\x01"}`, `{"a":"\uZZZZ"}`, `{"a":-}`} {
 		var v small
-		if err := p.Decode([]byte(body), reflect.ValueOf(&v).Elem()); !errors.Is(err, ErrDecode) {
-			t.Errorf("Decode(%q) = %v, want ErrDecode", body, err)
+		if err := p.Decode([]byte(body), reflect.ValueOf(&v).Elem()); !errors.Is(err, tablekit.ErrDecode) {
+			t.Errorf("Decode(%q) = %v, want tablekit.ErrDecode", body, err)
 		}
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/txwire"
 )
 
@@ -104,7 +104,7 @@ func (a *aztablesPath) encode(op TxOp) (TxPart, error) {
 	} else {
 		var err error
 		if n, err = txwire.CanonicalLen(op.Entity); err != nil {
-			return TxPart{}, fmt.Errorf("%w: %w", codec.ErrInvalidEntity, err)
+			return TxPart{}, &tablekit.ValidationError{Field: "(entity)", Index: -1, Rule: "not a JSON object", Err: err}
 		}
 	}
 	var ifMatch *string
@@ -114,7 +114,7 @@ func (a *aztablesPath) encode(op TxOp) (TxPart, error) {
 	}
 	size, err := a.sizer.OpSize(txwire.Op{Type: op.Type, PartitionKey: op.PartitionKey, RowKey: op.RowKey, IfMatch: ifMatch, EntityLen: n})
 	if err != nil {
-		return TxPart{}, fmt.Errorf("%w: %w", codec.ErrInvalidKey, err)
+		return TxPart{}, &tablekit.ValidationError{Field: "keys", Index: -1, Rule: "make no request URL", Err: err}
 	}
 	return TxPart{action: action, size: size}, nil
 }

@@ -3,7 +3,6 @@ package core
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -16,7 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/tracing"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/reqshape"
 	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
@@ -270,7 +269,7 @@ func (p *pipelinePath) encode(op TxOp) (TxPart, error) {
 	}
 	part, err := p.sizer.AppendPart(nil, txwire.Op{Type: op.Type, PartitionKey: op.PartitionKey, RowKey: op.RowKey, IfMatch: ifMatch, EntityLen: len(entity)}, entity)
 	if err != nil {
-		return TxPart{}, fmt.Errorf("%w: %w", codec.ErrInvalidKey, err)
+		return TxPart{}, &tablekit.ValidationError{Field: "keys", Index: -1, Rule: "make no request URL", Err: err}
 	}
 	return TxPart{part: part, size: txwire.DelimiterLen() + len(part)}, nil
 }

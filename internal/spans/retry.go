@@ -36,7 +36,7 @@ func (s *Span) Retry(attempt int, delay time.Duration, status int, code string) 
 
 // Throttled reports an answer by which the service says it is too busy:
 // 429, 503 (ServerBusy) and 500 OperationTimedOut, the answers the
-// performance checklist says to back off from (table.ErrThrottled).
+// performance checklist says to back off from (tablekit.ErrThrottled).
 func Throttled(status int, code string) bool {
 	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable ||
 		code == "ServerBusy" || code == "OperationTimedOut"

@@ -1,7 +1,7 @@
 package wire
 
 // Violation is a service rule that a name or value breaks. Callers wrap it
-// in their own error types (table's ValidationError, sas's ValidationError),
+// in their own error types (table's tablekit.ValidationError, sas's tablekit.ValidationError),
 // which is why it is not an error itself.
 type Violation struct {
 	Rule   string // the rule, e.g. RuleKeyTooLong

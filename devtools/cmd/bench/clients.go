@@ -129,9 +129,13 @@ func (r *countReader) Read(p []byte) (int, error) {
 
 // tunedTransport is tablekit's tuned *http.Transport, for wrapping.
 func tunedTransport() (*http.Transport, error) {
-	tr, ok := table.NewHTTPClient(nil).Transport.(*http.Transport)
+	hc, ok := table.ClientOptions(nil).Transport.(*http.Client)
 	if !ok {
-		return nil, fmt.Errorf("table.NewHTTPClient no longer returns an *http.Transport")
+		return nil, fmt.Errorf("table.ClientOptions no longer installs an *http.Client")
+	}
+	tr, ok := hc.Transport.(*http.Transport)
+	if !ok {
+		return nil, fmt.Errorf("table.ClientOptions' client no longer has an *http.Transport")
 	}
 	return tr, nil
 }

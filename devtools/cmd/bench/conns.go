@@ -187,7 +187,7 @@ func (b *bench) runInsertBytes(ctx context.Context) error {
 				}
 				write = func(ctx context.Context) (int, error) {
 					for i := range items {
-						if _, err := tbl.Add(ctx, items[i], nil); err != nil {
+						if _, err := tbl.Add(ctx, items[i]); err != nil {
 							return i, err
 						}
 					}
