@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -26,7 +27,7 @@ func TestBigTable(t *testing.T) {
 		t.Skip("long soak; runs without -short")
 	}
 	svc := newService(t, "", nil)
-	tbl := newTable[item](t, svc)
+	tbl := testenv.NewTable[item](t, svc)
 	var all []item
 	for p := range bigPartitions {
 		for r := range bigRows {
@@ -118,7 +119,7 @@ func TestBigTable(t *testing.T) {
 	})
 
 	t.Run("Limit", func(t *testing.T) {
-		rec := newRecorder()
+		rec := testenv.NewRecorder()
 		rtbl, err := table.New[item](newService(t, "", &table.Options{Transport: rec}), tbl.Name())
 		if err != nil {
 			t.Fatal(err)
@@ -304,7 +305,7 @@ func TestBigTable(t *testing.T) {
 		// with a continuation and always sends both keys: check that first.
 		var sizes []int
 		var npkOnly int
-		rec := newRecorder()
+		rec := testenv.NewRecorder()
 		rtbl, _ := table.New[item](newService(t, "", &table.Options{Transport: rec}), tbl.Name())
 		for p, err := range New(rtbl).Where(Property("N").Eq(Int32(219))).PageSize(5).Pages(ctx) {
 			if err != nil {
@@ -434,7 +435,7 @@ func TestBigTable(t *testing.T) {
 	})
 
 	t.Run("PointIsGet", func(t *testing.T) {
-		rec := newRecorder()
+		rec := testenv.NewRecorder()
 		rtbl, _ := table.New[item](newService(t, "", &table.Options{Transport: rec}), tbl.Name())
 		tests := []struct {
 			name string
@@ -512,7 +513,7 @@ func TestBigTable(t *testing.T) {
 			break
 		}
 		tok := c.Token()
-		other := newTable[item](t, svc)
+		other := testenv.NewTable[item](t, svc)
 		tests := []struct {
 			name string
 			q    Query[item]

@@ -32,7 +32,7 @@ type Where struct {
 // front of the primary makes it fail.
 func TestSecondaryReads(t *testing.T) {
 	env := testenv.Azurite(t)
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	second, err := azurite.Start(ctx)
 	if err != nil {
 		t.Fatalf("second Azurite: %v", err)
@@ -298,7 +298,7 @@ func TestLocationOptions(t *testing.T) {
 // went and makes the primary fail.
 func TestAzuriteSecondaryPath(t *testing.T) {
 	env := testenv.Azurite(t)
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	proxy, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
 	if err != nil {
 		t.Fatal(err)
