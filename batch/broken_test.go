@@ -8,13 +8,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
@@ -56,7 +56,7 @@ func TestWriteBrokenReply(t *testing.T) {
 						ops = append(ops, batch.Op[item]{Kind: kind, Entity: item{PartitionKey: "p", RowKey: fmt.Sprintf("%03d", i), N: int64(i)}})
 					}
 					px.SetRules(faults.Rule{Match: faults.PathContains("$batch"), Times: 1, Fault: br.fault})
-					sum, err := batch.Write(ctxT(t, time.Minute), viaProxy, ops, &batch.WriteOptions{Retry: fastRetry})
+					sum, err := batch.Write(testenv.Ctx(t), viaProxy, ops, &batch.WriteOptions{Retry: fastRetry})
 					if sum.Retries != 1 {
 						t.Errorf("%d retries, want 1", sum.Retries)
 					}
@@ -124,7 +124,7 @@ func TestWriteAfterUnknownSkipsItsEntities(t *testing.T) {
 	}
 	ops = append(ops, batch.Op[item]{Entity: item{PartitionKey: "p", RowKey: "005", N: -5}})
 	px.SetRules(faults.Rule{Match: faults.PathContains("$batch"), Times: 1, Fault: faults.GarbleAfterForward()})
-	sum, err := batch.Write(ctxT(t, time.Minute), viaProxy, ops, &batch.WriteOptions{Retry: fastRetry})
+	sum, err := batch.Write(testenv.Ctx(t), viaProxy, ops, &batch.WriteOptions{Retry: fastRetry})
 	if !errors.Is(err, tablekit.ErrMaybeCommitted) {
 		t.Fatalf("Write: %v, want tablekit.ErrMaybeCommitted", err)
 	}
@@ -167,7 +167,7 @@ func TestSubmitAfterBrokenReply(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			direct, viaProxy, px := proxied(t)
-			ctx := ctxT(t, time.Minute)
+			ctx := testenv.Ctx(t)
 			res, err := direct.Add(ctx, item{PartitionKey: "p", RowKey: "old", N: 1})
 			if err != nil {
 				t.Fatal(err)

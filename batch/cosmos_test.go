@@ -46,7 +46,7 @@ func cosmosTable(t *testing.T, rec *batchRecorder, o *table.Options, co *cosmos.
 func TestCosmosBulkWrite(t *testing.T) {
 	rec := &batchRecorder{}
 	tbl, cs := cosmosTable(t, rec, nil, nil)
-	ctx := ctxT(t, 2*time.Minute)
+	ctx := testenv.Ctx(t)
 	parts, per := 2, 16 // about 2.2 MiB a partition: two transactions each
 	var ops []batch.Op[item]
 	for p := range parts {
@@ -93,7 +93,7 @@ func TestCosmosBulkWrite(t *testing.T) {
 // Table Storage.
 func TestCosmosTransactionLimit(t *testing.T) {
 	tbl, cs := cosmosTable(t, nil, nil, nil)
-	st := newTable(t, nil, nil)
+	st := newRecordedTable(t, nil, nil)
 	tx, stx := batch.New(tbl), batch.New(st)
 	for i := range 16 {
 		e := item{PartitionKey: "p", RowKey: fmt.Sprintf("r%02d", i), S: strings.Repeat("s", 32<<10), T: strings.Repeat("t", 32<<10), B: make([]byte, 64<<10)}
@@ -103,7 +103,7 @@ func TestCosmosTransactionLimit(t *testing.T) {
 	if stx.Size() <= cosmosBody || stx.Size() >= storageBody {
 		t.Fatalf("the test transaction has %d bytes: want between Cosmos DB's and Table Storage's limits", stx.Size())
 	}
-	ctx := ctxT(t, time.Minute)
+	ctx := testenv.Ctx(t)
 	cs.Reset()
 	_, err := tx.Submit(ctx)
 	var ie *tablekit.ValidationError
@@ -160,7 +160,7 @@ func TestCosmosThrottling(t *testing.T) {
 				ops = append(ops, batch.Op[item]{Entity: item{PartitionKey: fmt.Sprintf("p%d", i%2), RowKey: fmt.Sprintf("r%03d", i), N: int64(i)}})
 			}
 			cs.SetThrottle(tt.throttle)
-			sum, err := batch.Write(ctxT(t, time.Minute), tbl, ops, &batch.WriteOptions{Retry: &p, Progress: plog.record, InFlight: 1})
+			sum, err := batch.Write(testenv.Ctx(t), tbl, ops, &batch.WriteOptions{Retry: &p, Progress: plog.record, InFlight: 1})
 			if err != nil || sum.Ops != len(ops) {
 				t.Fatalf("Write: %d of %d committed: %v", sum.Ops, len(ops), err)
 			}
@@ -209,7 +209,7 @@ func TestCosmosThrottledToTheEnd(t *testing.T) {
 				ops = append(ops, batch.Op[item]{Entity: item{PartitionKey: "p", RowKey: fmt.Sprintf("r%03d", i)}})
 			}
 			p := retry.Policy{MaxAttempts: 3}
-			sum, err := batch.Write(ctxT(t, time.Minute), tbl, ops, &batch.WriteOptions{Retry: &p})
+			sum, err := batch.Write(testenv.Ctx(t), tbl, ops, &batch.WriteOptions{Retry: &p})
 			if !errors.Is(err, tablekit.ErrIncomplete) || !errors.Is(err, tablekit.ErrThrottled) {
 				t.Fatalf("got %v, want tablekit.ErrIncomplete and tablekit.ErrThrottled", err)
 			}

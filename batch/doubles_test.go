@@ -5,10 +5,10 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -22,8 +22,8 @@ type measure struct {
 // TestDoubleSpecials: NaN and the infinities go through a transaction and
 // the bulk writer, typed and as table.Entity, and read back as written.
 func TestDoubleSpecials(t *testing.T) {
-	ctx := ctxT(t, time.Minute)
-	items := newTable(t, nil, nil)
+	ctx := testenv.Ctx(t)
+	items := newRecordedTable(t, nil, nil)
 	typed, err := table.As[measure](items)
 	if err != nil {
 		t.Fatal(err)
@@ -61,9 +61,9 @@ func TestDoubleSpecials(t *testing.T) {
 // type fails the transaction's validation, naming the operation and the
 // property; nothing is sent.
 func TestRawEntityMisfitInTransaction(t *testing.T) {
-	ctx := ctxT(t, time.Minute)
+	ctx := testenv.Ctx(t)
 	rec := &batchRecorder{}
-	items := newTable(t, rec, nil)
+	items := newRecordedTable(t, rec, nil)
 	raw, err := table.As[table.RawEntity](items)
 	if err != nil {
 		t.Fatal(err)

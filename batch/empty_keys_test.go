@@ -3,10 +3,10 @@ package batch_test
 import (
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -14,8 +14,8 @@ import (
 // empty key with tablekit.ErrInvalid before any request, as every call does.
 func TestEmptyKeysRefused(t *testing.T) {
 	rec := &batchRecorder{}
-	tbl := newTable(t, rec, nil)
-	ctx := ctxT(t, time.Minute)
+	tbl := newRecordedTable(t, rec, nil)
+	ctx := testenv.Ctx(t)
 	ops := []struct {
 		name string
 		op   batch.Op[item]

@@ -29,8 +29,8 @@ type line struct {
 // TestEntityTransactionMixedTypes writes an order and its lines, two Go
 // types, in one atomic transaction of converted entities.
 func TestEntityTransactionMixedTypes(t *testing.T) {
-	ctx := ctxT(t, time.Minute)
-	items := newTable(t, nil, nil)
+	ctx := testenv.Ctx(t)
+	items := newRecordedTable(t, nil, nil)
 	dyn, err := table.As[table.Entity](items)
 	if err != nil {
 		t.Fatal(err)
@@ -81,8 +81,8 @@ func TestEntityTransactionMixedTypes(t *testing.T) {
 }
 
 func TestEntityBulkWrite(t *testing.T) {
-	ctx := ctxT(t, time.Minute)
-	items := newTable(t, nil, nil)
+	ctx := testenv.Ctx(t)
+	items := newRecordedTable(t, nil, nil)
 	dyn, _ := table.As[table.Entity](items)
 	var ops []batch.Op[table.Entity]
 	for i := range 250 {

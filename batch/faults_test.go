@@ -29,7 +29,7 @@ func proxied(t *testing.T) (direct, viaProxy *table.Table[item], px *faults.Prox
 // proxiedWith is proxied with the client options of the proxied handle.
 func proxiedWith(t *testing.T, o *table.Options) (direct, viaProxy *table.Table[item], px *faults.Proxy) {
 	t.Helper()
-	direct = newTable(t, nil, nil)
+	direct = newRecordedTable(t, nil, nil)
 	env := testenv.Azurite(t)
 	px, err := faults.Start(env.Endpoint[:strings.LastIndex(env.Endpoint, "/")])
 	if err != nil {
@@ -72,7 +72,7 @@ func TestSoakWriteThroughFaults(t *testing.T) {
 	)
 	plog := &progressLog{t: t}
 	start := time.Now()
-	sum, err := batch.Write(ctxT(t, 3*time.Minute), viaProxy, ops, &batch.WriteOptions{Retry: fastRetry, Progress: plog.record})
+	sum, err := batch.Write(testenv.Context(t, 3*time.Minute), viaProxy, ops, &batch.WriteOptions{Retry: fastRetry, Progress: plog.record})
 	if err != nil {
 		t.Fatalf("Write through faults: %v (summary %+v)", err, sum)
 	}
@@ -109,7 +109,7 @@ func TestWriteAfterLostResponse(t *testing.T) {
 				ops = append(ops, batch.Op[item]{Kind: tt.kind, Entity: item{PartitionKey: "p", RowKey: fmt.Sprint(i), N: int64(i)}})
 			}
 			px.SetRules(faults.Rule{Match: faults.PathContains("$batch"), Times: 1, Fault: faults.DropAfterForward()})
-			sum, err := batch.Write(ctxT(t, time.Minute), viaProxy, ops, &batch.WriteOptions{Retry: fastRetry})
+			sum, err := batch.Write(testenv.Ctx(t), viaProxy, ops, &batch.WriteOptions{Retry: fastRetry})
 			if tt.wantErr == nil && err != nil || tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
 				t.Fatalf("Write: %v, want %v", err, tt.wantErr)
 			}
@@ -136,7 +136,7 @@ func TestWriteAfterLostResponse(t *testing.T) {
 func TestTransactionRetriedByPipeline(t *testing.T) {
 	direct, viaProxy, px := proxied(t)
 	px.SetRules(faults.Rule{Match: faults.PathContains("$batch"), Times: 2, Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil)})
-	res, err := batch.New(viaProxy).Add(item{PartitionKey: "p", RowKey: "a"}).Add(item{PartitionKey: "p", RowKey: "b"}).Submit(ctxT(t, time.Minute))
+	res, err := batch.New(viaProxy).Add(item{PartitionKey: "p", RowKey: "a"}).Add(item{PartitionKey: "p", RowKey: "b"}).Submit(testenv.Ctx(t))
 	if err != nil || len(res) != 2 {
 		t.Fatalf("Submit: %v", err)
 	}

@@ -2,13 +2,11 @@ package batch_test
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
@@ -32,8 +30,6 @@ type item struct {
 	B            []byte `table:",omitempty"`
 	table.Meta
 }
-
-func ctxT(t testing.TB, d time.Duration) context.Context { return testenv.Context(t, d) }
 
 // sentBatch is one $batch request as the server received it.
 type sentBatch struct {
@@ -94,10 +90,10 @@ func (r *batchRecorder) snapshot() (calls int, batches []sentBatch) {
 	return r.calls, append([]sentBatch(nil), r.batches...)
 }
 
-// newTable creates a table for the test on Azurite (or through endpoint, a
-// proxy, when not empty) and deletes it at the end. rec, when not nil,
-// records the requests of the returned handle.
-func newTable(t testing.TB, rec *batchRecorder, o *table.Options) *table.Table[item] {
+// newRecordedTable creates a table of items for the test on Azurite with
+// options o and deletes it at the end. rec, when not nil, records the
+// requests of the returned handle.
+func newRecordedTable(t testing.TB, rec *batchRecorder, o *table.Options) *table.Table[item] {
 	t.Helper()
 	env := testenv.Azurite(t)
 	var opts table.Options
@@ -127,7 +123,7 @@ func readPartition(t testing.TB, tbl *table.Table[item], pk string) map[string]i
 // aztables' pager.
 func readWhere(t testing.TB, tbl *table.Table[item], filter string) map[string]item {
 	t.Helper()
-	ctx := ctxT(t, 2*time.Minute)
+	ctx := testenv.Ctx(t)
 	out := map[string]item{}
 	top := int32(1000)
 	opts := &aztables.ListEntitiesOptions{Top: &top}

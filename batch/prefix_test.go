@@ -3,7 +3,6 @@ package batch_test
 import (
 	"errors"
 	"testing"
-	"time"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
@@ -17,8 +16,8 @@ import (
 // table: invalid key: table: invalid entity: ..." did); each must still
 // match its sentinels.
 func TestErrorsSayEachPrefixOnce(t *testing.T) {
-	ctx := ctxT(t, time.Minute)
-	items := newTable(t, nil, nil)
+	ctx := testenv.Ctx(t)
+	items := newRecordedTable(t, nil, nil)
 	_, deleteErr := batch.New(items).Delete("", "r", table.AnyETag).Submit(ctx)
 	_, badKeyErr := batch.New(items).Delete("p", "a/b", table.AnyETag).Submit(ctx)
 	_, invalidErr := batch.New(items).Add(item{PartitionKey: "p", RowKey: "r", S: "\xff"}).Submit(ctx)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
@@ -130,7 +131,7 @@ func TestInBatchFailureIsRetryable(t *testing.T) {
 				return 202, replyType, okReply(ops)
 			}}
 			tbl := fakeTable(t, f)
-			ctx := ctxT(t, time.Minute)
+			ctx := testenv.Ctx(t)
 			_, err := threeOps(tbl).Submit(ctx)
 			var oe *tablekit.ServiceError
 			if !errors.As(err, &oe) || oe.Index != 1 || oe.StatusCode != tt.status || oe.Code != tt.code || oe.Message != "Busy." {
@@ -200,7 +201,7 @@ func TestUnreadableReplies(t *testing.T) {
 		for name, open := range map[string]func(*testing.T, *fakeService) *table.Table[item]{"built": fakeTable, "wrapped": wrappedFakeTable} {
 			t.Run(tt.name+"/"+name, func(t *testing.T) {
 				f := &fakeService{reply: func(int, int) (int, string, string) { return tt.status, tt.ct, tt.body }}
-				_, err := threeOps(open(t, f)).Submit(ctxT(t, time.Minute))
+				_, err := threeOps(open(t, f)).Submit(testenv.Ctx(t))
 				var re *tablekit.MaybeCommittedError
 				if !errors.Is(err, tablekit.ErrMaybeCommitted) || !errors.As(err, &re) {
 					t.Fatalf("error %v, want a *tablekit.MaybeCommittedError", err)
@@ -234,7 +235,7 @@ func TestWholeRequestFailures(t *testing.T) {
 		f := &fakeService{reply: func(int, int) (int, string, string) {
 			return tt.status, "application/json", fmt.Sprintf(`{"odata.error":{"code":%q,"message":{"value":"no"}}}`, tt.code)
 		}}
-		_, err := threeOps(fakeTable(t, f)).Submit(ctxT(t, time.Minute))
+		_, err := threeOps(fakeTable(t, f)).Submit(testenv.Ctx(t))
 		var se *tablekit.ServiceError
 		if !errors.Is(err, tt.sentinel) || !errors.As(err, &se) || se.StatusCode != tt.status || se.Code != tt.code {
 			t.Errorf("%d %s: error %v", tt.status, tt.code, err)
@@ -288,7 +289,7 @@ func TestWriteBookkeeping(t *testing.T) {
 				}
 			}
 			var calls []batch.Progress
-			sum, err := batch.WriteSeq(ctxT(t, time.Minute), tbl, seq, &batch.WriteOptions{
+			sum, err := batch.WriteSeq(testenv.Ctx(t), tbl, seq, &batch.WriteOptions{
 				InFlight: 3, MaxBuffered: 1 << 20, ContinueOnError: true, Reorder: reorder,
 				Retry:    &retry.Policy{InitialInterval: time.Millisecond, MaxInterval: time.Millisecond, MaxAttempts: 4},
 				Progress: func(p batch.Progress) { calls = append(calls, p) },

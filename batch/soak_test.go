@@ -58,7 +58,7 @@ func TestSoakUpserts(t *testing.T) {
 	}
 	mixedFaults(px, 7)
 	start := time.Now()
-	sum, err := batch.Write(ctxT(t, 5*time.Minute), viaProxy, ops, &batch.WriteOptions{Retry: soakRetry})
+	sum, err := batch.Write(testenv.Context(t, 5*time.Minute), viaProxy, ops, &batch.WriteOptions{Retry: soakRetry})
 	elapsed := time.Since(start)
 	injected := px.Injected()
 	px.SetRules()
@@ -86,7 +86,7 @@ func TestSoakConditional(t *testing.T) {
 	// 30 operations per transaction; 15 under -short or -race.
 	perKind, partitions := testenv.Size(2000, 300), testenv.Size(200, 60)
 	direct, viaProxy, px := proxied(t)
-	ctx := ctxT(t, 5*time.Minute)
+	ctx := testenv.Context(t, 5*time.Minute)
 
 	// Entities to update and delete, each with the ETag it was read with.
 	var seed []batch.Op[item]

@@ -23,7 +23,7 @@ import (
 // tracer as its TracingProvider.
 func tracedTable(t *testing.T) (*table.Table[item], *faults.Proxy, *testenv.Tracer) {
 	t.Helper()
-	direct := newTable(t, nil, nil)
+	direct := newRecordedTable(t, nil, nil)
 	env := testenv.Azurite(t)
 	px, err := faults.Start(env.Endpoint[:strings.LastIndex(env.Endpoint, "/")])
 	if err != nil {
@@ -57,7 +57,7 @@ func TestWriteSpans(t *testing.T) {
 	for i := range 250 {
 		ops = append(ops, batch.Op[item]{Entity: item{PartitionKey: fmt.Sprintf("p%d", i%3), RowKey: fmt.Sprintf("r%04d", i), N: int64(i)}})
 	}
-	sum, err := batch.Write(ctxT(t, time.Minute), tbl, ops, &batch.WriteOptions{Retry: fastRetry})
+	sum, err := batch.Write(testenv.Ctx(t), tbl, ops, &batch.WriteOptions{Retry: fastRetry})
 	if err != nil {
 		t.Fatalf("Write: %v (%v)", err, sum)
 	}
@@ -107,7 +107,7 @@ func TestWriteSpans(t *testing.T) {
 // the Write's.
 func TestWriteSpanError(t *testing.T) {
 	tbl, _, rec := tracedTable(t)
-	ctx := ctxT(t, time.Minute)
+	ctx := testenv.Ctx(t)
 	if _, err := tbl.Add(ctx, item{PartitionKey: "p", RowKey: "taken"}); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestWriteSpanError(t *testing.T) {
 func TestSubmitSpan(t *testing.T) {
 	tbl, _, rec := tracedTable(t)
 	tx := batch.New(tbl).Upsert(item{PartitionKey: "p", RowKey: "a"}, table.Replace).Upsert(item{PartitionKey: "p", RowKey: "b"}, table.Merge)
-	if _, err := tx.Submit(ctxT(t, time.Minute)); err != nil {
+	if _, err := tx.Submit(testenv.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	got := rec.Named("batch.Transaction.Submit")

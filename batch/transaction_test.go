@@ -7,18 +7,18 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
 func TestTransactionCommitsEveryKind(t *testing.T) {
-	tbl := newTable(t, nil, nil)
-	ctx := ctxT(t, time.Minute)
+	tbl := newRecordedTable(t, nil, nil)
+	ctx := testenv.Ctx(t)
 
 	res, err := batch.New(tbl).
 		Add(item{PartitionKey: "p", RowKey: "a", N: 1, S: "keep"}).
@@ -80,7 +80,7 @@ func TestTransactionCommitsEveryKind(t *testing.T) {
 // request; the error names the rule, the operation and matches sentinels.
 func TestTransactionRejectedBeforeSending(t *testing.T) {
 	rec := &batchRecorder{}
-	tbl := newTable(t, rec, nil)
+	tbl := newRecordedTable(t, rec, nil)
 	calls0, _ := rec.snapshot()
 	e := func(pk, rk string) item { return item{PartitionKey: pk, RowKey: rk} }
 	adds := func(n int) []batch.Op[item] {
@@ -116,7 +116,7 @@ func TestTransactionRejectedBeforeSending(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tx := batch.New(tbl).Append(tt.ops...)
-			_, err := tx.Submit(ctxT(t, time.Minute))
+			_, err := tx.Submit(testenv.Ctx(t))
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Submit error = %v, want %v", err, tt.want)
 			}
@@ -136,7 +136,7 @@ func TestTransactionRejectedBeforeSending(t *testing.T) {
 		})
 	}
 	var ve *tablekit.ValidationError
-	_, err := batch.New(tbl).Upsert(item{PartitionKey: "p", RowKey: "a", S: strings.Repeat("x", 40000)}, table.Replace).Submit(ctxT(t, time.Minute))
+	_, err := batch.New(tbl).Upsert(item{PartitionKey: "p", RowKey: "a", S: strings.Repeat("x", 40000)}, table.Replace).Submit(testenv.Ctx(t))
 	if !errors.As(err, &ve) || ve.Field != "S" {
 		t.Errorf("error %v does not name the property S", err)
 	}
@@ -147,8 +147,8 @@ func TestTransactionRejectedBeforeSending(t *testing.T) {
 
 func TestTransactionOpLimit(t *testing.T) {
 	rec := &batchRecorder{}
-	tbl := newTable(t, rec, nil)
-	ctx := ctxT(t, time.Minute)
+	tbl := newRecordedTable(t, rec, nil)
+	ctx := testenv.Ctx(t)
 	for _, n := range []int{1, 99, 100} {
 		tx := batch.New(tbl)
 		for i := range n {
@@ -232,8 +232,8 @@ func fillTo(t *testing.T, tbl *table.Table[item], pk string, target int, full fu
 // the byte.
 func TestTransactionBodySize(t *testing.T) {
 	rec := &batchRecorder{}
-	tbl := newTable(t, rec, nil)
-	ctx := ctxT(t, 2*time.Minute)
+	tbl := newRecordedTable(t, rec, nil)
+	ctx := testenv.Ctx(t)
 	kinds := []struct {
 		name string
 		full func(rk string) item
@@ -328,8 +328,8 @@ type wideEntity struct {
 // entity goes in with Add (Azurite does not check inserts) and the string
 // entity with Upsert.
 func TestTransactionEntityNearOneMiB(t *testing.T) {
-	env := newTable(t, nil, nil) // creates and cleans up the table
-	ctx := ctxT(t, 2*time.Minute)
+	env := newRecordedTable(t, nil, nil) // creates and cleans up the table
+	ctx := testenv.Ctx(t)
 	blob := make([]byte, 64*1024)
 	for i := range blob {
 		blob[i] = byte(i)
@@ -406,8 +406,8 @@ func TestTransactionEntityNearOneMiB(t *testing.T) {
 // TestTransactionFailures: each kind of failure names the operation, its
 // status and code, matches the table sentinel, and writes nothing.
 func TestTransactionFailures(t *testing.T) {
-	tbl := newTable(t, nil, nil)
-	ctx := ctxT(t, 2*time.Minute)
+	tbl := newRecordedTable(t, nil, nil)
+	ctx := testenv.Ctx(t)
 	seed := []item{{PartitionKey: "p", RowKey: "e0", N: 1}, {PartitionKey: "p", RowKey: "e1", N: 2}}
 	res, err := batch.New(tbl).Add(seed[0]).Add(seed[1]).Submit(ctx)
 	if err != nil {
@@ -491,15 +491,15 @@ func TestTransactionFailures(t *testing.T) {
 }
 
 func TestTransactionTableNotFound(t *testing.T) {
-	tbl := newTable(t, nil, nil)
+	tbl := newRecordedTable(t, nil, nil)
 	missing, err := table.Wrap[item](tbl.Client(), tbl.Name())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tbl.Client().Delete(ctxT(t, time.Minute), nil); err != nil {
+	if _, err := tbl.Client().Delete(testenv.Ctx(t), nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err = batch.New(missing).Upsert(item{PartitionKey: "p", RowKey: "r"}, table.Replace).Submit(ctxT(t, time.Minute))
+	_, err = batch.New(missing).Upsert(item{PartitionKey: "p", RowKey: "r"}, table.Replace).Submit(testenv.Ctx(t))
 	var se *tablekit.ServiceError
 	if !errors.Is(err, tablekit.ErrTableNotFound) || !errors.As(err, &se) {
 		t.Errorf("error %v, want a *tablekit.ServiceError matching tablekit.ErrTableNotFound", err)

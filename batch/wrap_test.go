@@ -4,7 +4,6 @@ import (
 	"errors"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
@@ -17,7 +16,7 @@ import (
 // the same results and errors as on a table tablekit built (the body
 // tablekit writes).
 func TestWrapTransactions(t *testing.T) {
-	built := newTable(t, nil, nil)
+	built := newRecordedTable(t, nil, nil)
 	env := testenv.Azurite(t)
 	wrapped, err := table.Wrap[item](env.Client(t, built.Name(), table.ClientOptions(nil)), built.Name())
 	if err != nil {
@@ -29,7 +28,7 @@ func TestWrapTransactions(t *testing.T) {
 		err   error // the sentinel the failure matches
 		rows  map[string]item
 	}
-	ctx := ctxT(t, time.Minute)
+	ctx := testenv.Ctx(t)
 	run := func(tb *table.Table[item], pk string) outcome {
 		tx := batch.New(tb).
 			Add(item{PartitionKey: pk, RowKey: "a", N: 1, S: "<&> ü \u2028"}).

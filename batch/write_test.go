@@ -129,11 +129,11 @@ func lastWritten(ops []batch.Op[item]) map[string]item {
 func TestSoakWriteLoad(t *testing.T) {
 	entities, partitions := testenv.Size(20000, 5000), testenv.Size(50, 20)
 	rec := &batchRecorder{}
-	tbl := newTable(t, rec, nil)
+	tbl := newRecordedTable(t, rec, nil)
 	ops := load(entities, partitions, 1)
 	plog := &progressLog{t: t}
 	start := time.Now()
-	sum, err := batch.Write(ctxT(t, 3*time.Minute), tbl, ops, &batch.WriteOptions{Progress: plog.record})
+	sum, err := batch.Write(testenv.Context(t, 3*time.Minute), tbl, ops, &batch.WriteOptions{Progress: plog.record})
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatalf("Write: %v", err)
@@ -197,11 +197,11 @@ func TestSoakWriteLoad(t *testing.T) {
 // closes transactions early, and everything is still written.
 func TestWriteSeq(t *testing.T) {
 	rec := &batchRecorder{}
-	tbl := newTable(t, rec, nil)
+	tbl := newRecordedTable(t, rec, nil)
 	ops := load(3000, 10, 2)
 	plog := &progressLog{t: t}
 	var seq iter.Seq[batch.Op[item]] = slices.Values(ops)
-	sum, err := batch.WriteSeq(ctxT(t, 2*time.Minute), tbl, seq, &batch.WriteOptions{MaxBuffered: 1 << 20, InFlight: 2, Progress: plog.record})
+	sum, err := batch.WriteSeq(testenv.Ctx(t), tbl, seq, &batch.WriteOptions{MaxBuffered: 1 << 20, InFlight: 2, Progress: plog.record})
 	if err != nil {
 		t.Fatalf("WriteSeq: %v", err)
 	}
@@ -222,7 +222,7 @@ func TestWriteSeq(t *testing.T) {
 	checkStored(t, tbl, lastWritten(ops))
 
 	// Breaking out of nothing: an empty sequence writes nothing.
-	sum, err = batch.WriteSeq(ctxT(t, time.Minute), tbl, func(func(batch.Op[item]) bool) {}, nil)
+	sum, err = batch.WriteSeq(testenv.Ctx(t), tbl, func(func(batch.Op[item]) bool) {}, nil)
 	if err != nil || sum.Ops != 0 || sum.Chunks != 0 {
 		t.Errorf("empty WriteSeq: %+v, %v", sum, err)
 	}
@@ -234,7 +234,7 @@ func TestWriteKeepsOrderOnEntity(t *testing.T) {
 	for _, reorder := range []bool{false, true} {
 		t.Run(fmt.Sprint("reorder=", reorder), func(t *testing.T) {
 			rec := &batchRecorder{}
-			tbl := newTable(t, rec, nil)
+			tbl := newRecordedTable(t, rec, nil)
 			lists := map[string][]batch.Op[item]{}
 			e := func(pk string, i, v int) item {
 				return item{PartitionKey: pk, RowKey: fmt.Sprintf("e%03d", i), N: int64(v)}
@@ -282,7 +282,7 @@ func TestWriteKeepsOrderOnEntity(t *testing.T) {
 					}
 				}
 			}
-			sum, err := batch.Write(ctxT(t, 2*time.Minute), tbl, ops, &batch.WriteOptions{Reorder: reorder})
+			sum, err := batch.Write(testenv.Ctx(t), tbl, ops, &batch.WriteOptions{Reorder: reorder})
 			if err != nil {
 				t.Fatalf("Write: %v", err)
 			}
@@ -312,7 +312,7 @@ func TestWriteKeepsOrderOnEntity(t *testing.T) {
 // 150 adds an entity that exists, so B's second transaction fails.
 func twoPhaseLoad(t *testing.T, tbl *table.Table[item]) (ops []batch.Op[item], failAt int) {
 	t.Helper()
-	if _, err := tbl.Upsert(ctxT(t, time.Minute), item{PartitionKey: "B", RowKey: "taken"}, table.Replace); err != nil {
+	if _, err := tbl.Upsert(testenv.Ctx(t), item{PartitionKey: "B", RowKey: "taken"}, table.Replace); err != nil {
 		t.Fatal(err)
 	}
 	for _, pk := range []string{"A", "B", "C"} {
@@ -359,9 +359,9 @@ func checkStates(t *testing.T, tbl *table.Table[item], ops []batch.Op[item], sum
 func TestWriteFailureReport(t *testing.T) {
 	for _, cont := range []bool{false, true} {
 		t.Run(fmt.Sprint("ContinueOnError=", cont), func(t *testing.T) {
-			tbl := newTable(t, nil, nil)
+			tbl := newRecordedTable(t, nil, nil)
 			ops, failAt := twoPhaseLoad(t, tbl)
-			sum, err := batch.Write(ctxT(t, 2*time.Minute), tbl, ops, &batch.WriteOptions{ContinueOnError: cont})
+			sum, err := batch.Write(testenv.Ctx(t), tbl, ops, &batch.WriteOptions{ContinueOnError: cont})
 			var oe *tablekit.ServiceError
 			if !errors.Is(err, tablekit.ErrIncomplete) || !errors.Is(err, tablekit.ErrAlreadyExists) || !errors.As(err, &oe) {
 				t.Fatalf("Write error %v, want tablekit.ErrIncomplete wrapping the OpError", err)
@@ -423,7 +423,7 @@ func TestWriteFailureReport(t *testing.T) {
 // sending; the operations of its partition before it are written, those
 // after are not.
 func TestWriteInvalidOperation(t *testing.T) {
-	tbl := newTable(t, nil, nil)
+	tbl := newRecordedTable(t, nil, nil)
 	var ops []batch.Op[item]
 	for _, pk := range []string{"A", "B", "C"} {
 		for i := range 150 {
@@ -432,7 +432,7 @@ func TestWriteInvalidOperation(t *testing.T) {
 	}
 	bad := 150 + 120
 	ops[bad].Entity.S = strings.Repeat("x", 40000)
-	sum, err := batch.Write(ctxT(t, 2*time.Minute), tbl, ops, &batch.WriteOptions{ContinueOnError: true})
+	sum, err := batch.Write(testenv.Ctx(t), tbl, ops, &batch.WriteOptions{ContinueOnError: true})
 	var ie *tablekit.ValidationError
 	if !errors.Is(err, tablekit.ErrInvalid) || !errors.As(err, &ie) || ie.Index != bad {
 		t.Fatalf("Write error %v, want tablekit.ErrInvalid at %d", err, bad)
@@ -457,9 +457,9 @@ func TestWriteInvalidOperation(t *testing.T) {
 // TestWriteCancel: cancelling stops the writer promptly and the Summary
 // says exactly what was committed.
 func TestWriteCancel(t *testing.T) {
-	tbl := newTable(t, nil, nil)
+	tbl := newRecordedTable(t, nil, nil)
 	ops := load(6000, 10, 3)
-	ctx, cancel := context.WithCancel(ctxT(t, 2*time.Minute))
+	ctx, cancel := context.WithCancel(testenv.Ctx(t))
 	defer cancel()
 	plog := &progressLog{t: t}
 	plog.hook = func(p batch.Progress) {
@@ -526,8 +526,8 @@ func TestWritePacksBySize(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &batchRecorder{}
-			tbl := newTable(t, rec, nil)
-			sum, err := batch.Write(ctxT(t, 2*time.Minute), tbl, tt.ops, &batch.WriteOptions{Reorder: tt.reorder})
+			tbl := newRecordedTable(t, rec, nil)
+			sum, err := batch.Write(testenv.Ctx(t), tbl, tt.ops, &batch.WriteOptions{Reorder: tt.reorder})
 			if err != nil {
 				t.Fatalf("Write: %v", err)
 			}

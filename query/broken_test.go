@@ -27,7 +27,7 @@ func TestBrokenPages(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = px.Close() })
 	fast := retry.Policy{InitialInterval: 5 * time.Millisecond, MaxInterval: 20 * time.Millisecond, MaxAttempts: 4}
-	tbl := newTable[item](t, newService(t, px.Endpoint(env.Account), &table.Options{Retry: &fast}))
+	tbl := testenv.NewTable[item](t, newService(t, px.Endpoint(env.Account), &table.Options{Retry: &fast}))
 	var want []item
 	for r := range 25 {
 		want = append(want, makeItem(1, r))

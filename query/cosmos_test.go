@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
@@ -32,7 +31,7 @@ func cosmosRows(t *testing.T, n int, o *cosmos.Options) (*table.Table[row], *tab
 	t.Helper()
 	env := testenv.Azurite(t)
 	cs := env.Cosmos(t, o)
-	direct := newTable[row](t, env.NewService(t, nil))
+	direct := testenv.NewTable[row](t, env.NewService(t, nil))
 	rows := make([]row, n)
 	for i := range rows {
 		rows[i] = row{PartitionKey: fmt.Sprintf("p%d", i%4), RowKey: fmt.Sprintf("r%03d", i), N: int32(i)}
@@ -44,8 +43,6 @@ func cosmosRows(t *testing.T, n int, o *cosmos.Options) (*table.Table[row], *tab
 	}
 	return tbl, direct, cs
 }
-
-func ctxC(t *testing.T) context.Context { return testenv.Context(t, 2*time.Minute) }
 
 // exactlyOnce fails unless got holds rows 0 to n-1, each once.
 func exactlyOnce(t *testing.T, what string, got []row, n int) {
@@ -103,7 +100,7 @@ func take(seq func(func(row, error) bool), k int) ([]row, error) {
 // returned 10 of 20 when it was).
 func TestCosmosAllUnordered(t *testing.T) {
 	tbl, _, cs := cosmosRows(t, 20, nil)
-	got, err := Collect(New(tbl).PageSize(6).All(ctxC(t)))
+	got, err := Collect(New(tbl).PageSize(6).All(testenv.Ctx(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +126,7 @@ func TestCosmosResumeEveryPosition(t *testing.T) {
 	const n = 23 // pages of 5: four full pages and a short one
 	tbl, _, _ := cosmosRows(t, n, nil)
 	q := New(tbl).PageSize(5)
-	ctx := ctxC(t)
+	ctx := testenv.Ctx(t)
 	for k := 0; k <= n; k++ {
 		c, err := q.Resume("")
 		if err != nil {
@@ -201,7 +198,7 @@ func TestCosmosResumeChangingOrder(t *testing.T) {
 	const n = 23
 	tbl, _, _ := cosmosRows(t, n, &cosmos.Options{Order: cosmos.Changing, Seed: 7})
 	q := New(tbl).PageSize(5)
-	ctx := ctxC(t)
+	ctx := testenv.Ctx(t)
 	refused := 0
 	for k := 0; k <= n; k++ {
 		c, err := q.Resume("")
@@ -240,7 +237,7 @@ func TestCosmosKeySkipTokenRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := take(c.All(ctxC(t)), 3); err != nil {
+	if _, err := take(c.All(testenv.Ctx(t)), 3); err != nil {
 		t.Fatal(err)
 	}
 	tok := c.Token()
@@ -268,7 +265,7 @@ func TestCosmosParallelResume(t *testing.T) {
 		t.Run(fmt.Sprint(order), func(t *testing.T) {
 			tbl, _, _ := cosmosRows(t, n, &cosmos.Options{Order: order, Seed: 3})
 			q := New(tbl).PageSize(3)
-			ctx := ctxC(t)
+			ctx := testenv.Ctx(t)
 			if _, err := q.Parallel(segs, &ParallelOptions{Ordered: true}); !errors.Is(err, tablekit.ErrUnsupported) {
 				t.Errorf("Ordered: got %v, want tablekit.ErrUnsupported", err)
 			}
@@ -322,7 +319,7 @@ func TestCosmosWrapResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := New(wrapped).PageSize(4)
-	ctx := ctxC(t)
+	ctx := testenv.Ctx(t)
 	for k := 0; k <= n; k++ {
 		cur, err := q.Resume("")
 		if err != nil {

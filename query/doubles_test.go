@@ -25,8 +25,8 @@ type measure struct {
 // IEEE 754 order, on the service).
 func TestDoubleSpecials(t *testing.T) {
 	ctx := testenv.Context(t, time.Minute)
-	rec := newRecorder()
-	tbl := newTable[measure](t, newService(t, "", &table.Options{Transport: rec}))
+	rec := testenv.NewRecorder()
+	tbl := testenv.NewTable[measure](t, newService(t, "", &table.Options{Transport: rec}))
 	values := map[string]float64{
 		"nan": math.NaN(), "inf": math.Inf(1), "ninf": math.Inf(-1),
 		"one": 1.5, "max": math.MaxFloat64, "nmax": -math.MaxFloat64,

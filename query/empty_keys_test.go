@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 // TestEmptyKeysRefused checks that queries refuse an empty key as every
@@ -13,7 +14,7 @@ import (
 // Partition or by hand, on Azurite.
 func TestEmptyKeysRefused(t *testing.T) {
 	svc := newService(t, "", nil)
-	tbl := newTable[item](t, svc)
+	tbl := testenv.NewTable[item](t, svc)
 	ctx := context.Background()
 	filters := []struct {
 		name string

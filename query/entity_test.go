@@ -28,7 +28,7 @@ type label struct {
 // mixedRows is a table of circles and labels, half each, in 6 partitions.
 func mixedRows(t *testing.T) (*table.Table[table.Entity], map[string]any) {
 	t.Helper()
-	tbl := newTable[table.Entity](t, newService(t, "", nil))
+	tbl := testenv.NewTable[table.Entity](t, newService(t, "", nil))
 	want := map[string]any{}
 	var rows []table.Entity
 	for i := range 120 {

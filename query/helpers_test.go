@@ -69,12 +69,6 @@ func newService(t testing.TB, endpoint string, o *table.Options) *table.Service 
 	return env.NewService(t, o)
 }
 
-// newTable creates a uniquely named table, deleted when the test ends.
-func newTable[T any](t testing.TB, svc *table.Service) *table.Table[T] {
-	t.Helper()
-	return testenv.NewTable[T](t, svc)
-}
-
 // load upserts the entities in transactions of up to 100, one partition
 // each, four at a time: the fast way to fill a table.
 func load[T any](t testing.TB, tbl *table.Table[T], entities []T) {
@@ -157,8 +151,6 @@ func sameSet(t *testing.T, got, want []string) {
 		t.Errorf("%s returned but not expected", k)
 	}
 }
-
-func newRecorder() *testenv.Recorder { return testenv.NewRecorder() }
 
 // pager is a transport that makes Azurite's pages look like the service's
 // worst case: with empty, every first request at a position is answered

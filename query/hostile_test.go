@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -30,7 +31,7 @@ var hostileValues = append(slices.Clone(hostileKeys),
 // get, query within a partition, table scan) and on property values.
 func TestHostileStrings(t *testing.T) {
 	svc := newService(t, "", nil)
-	tbl := newTable[item](t, svc)
+	tbl := testenv.NewTable[item](t, svc)
 	var ents []item
 	for i, k := range hostileKeys {
 		ents = append(ents, item{PartitionKey: "k", RowKey: k, S: fmt.Sprint("key", i), B: true})
@@ -137,7 +138,7 @@ func TestLiteralTypes(t *testing.T) {
 		S            string
 	}
 	svc := newService(t, "", nil)
-	tbl := newTable[lit](t, svc)
+	tbl := testenv.NewTable[lit](t, svc)
 	gid := func(b byte) table.GUID { return table.GUID{15: b, 0: 0xab} }
 	at := func(i int) time.Time {
 		return baseTime.Add(time.Duration(i)*7*time.Millisecond + 1234500*time.Nanosecond)

@@ -228,7 +228,7 @@ func TestParallelFirstErrorCancels(t *testing.T) {
 	}
 	t.Cleanup(func() { px.Close() })
 	svc := newService(t, px.Endpoint(env.Account), nil)
-	tbl := newTable[item](t, svc)
+	tbl := testenv.NewTable[item](t, svc)
 	var all []item
 	for p := range 16 {
 		for r := range 50 {
@@ -333,7 +333,7 @@ func TestParallelLatency(t *testing.T) {
 	}
 	t.Cleanup(func() { px.Close() })
 	svc := newService(t, px.Endpoint(env.Account), nil)
-	tbl := newTable[item](t, svc)
+	tbl := testenv.NewTable[item](t, svc)
 	const shards, perShard = 16, 20
 	prefixes := table.ShardPrefixes(shards)
 	var all []item

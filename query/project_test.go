@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -24,7 +25,7 @@ type summary struct {
 // stored type the field cannot hold is tablekit.ErrDecode.
 func TestProject(t *testing.T) {
 	svc := newService(t, "", nil)
-	tbl := newTable[item](t, svc)
+	tbl := testenv.NewTable[item](t, svc)
 	var rows []item
 	for r := range 12 {
 		rows = append(rows, makeItem(1, r))

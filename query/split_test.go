@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/internal/keyspace"
 )
 
@@ -18,7 +19,7 @@ import (
 // query once, each part within 50% of an even share.
 func TestSplit(t *testing.T) {
 	svc := newService(t, "", nil)
-	tbl := newTable[item](t, svc)
+	tbl := testenv.NewTable[item](t, svc)
 	var all []item
 	for i := range 1200 {
 		it := makeItem(0, i)

@@ -27,7 +27,7 @@ func TestQuerySpans(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { px.Close() })
-	loaded := newTable[item](t, newService(t, "", nil))
+	loaded := testenv.NewTable[item](t, newService(t, "", nil))
 	var all []item
 	for p := range 3 {
 		for r := range 10 {

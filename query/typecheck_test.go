@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
 func TestFilterTypeCheck(t *testing.T) {
 	svc := newService(t, "", nil)
-	tbl := newTable[item](t, svc)
+	tbl := testenv.NewTable[item](t, svc)
 	load(t, tbl, []item{makeItem(0, 2), makeItem(0, 3)})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -78,8 +79,8 @@ type narrow struct {
 // sends such a filter; over table.Entity and table.RawEntity any valid name
 // goes.
 func TestPropertyNamesChecked(t *testing.T) {
-	rec := newRecorder()
-	tbl := newTable[item](t, newService(t, "", &table.Options{Transport: rec}))
+	rec := testenv.NewRecorder()
+	tbl := testenv.NewTable[item](t, newService(t, "", &table.Options{Transport: rec}))
 	load(t, tbl, []item{makeItem(0, 2)})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

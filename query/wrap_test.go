@@ -14,7 +14,7 @@ import (
 // query over the table tablekit built returns, page by page, with
 // projection and continuation.
 func TestWrapQuery(t *testing.T) {
-	built := newTable[item](t, newService(t, "", nil))
+	built := testenv.NewTable[item](t, newService(t, "", nil))
 	var all []item
 	for r := range 25 {
 		all = append(all, makeItem(1, r))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 // TestAmbiguousWrites: a conditional update, merge or delete that commits
@@ -54,7 +55,7 @@ func TestAmbiguousWrites(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := ctxT(t)
+			ctx := testenv.Ctx(t)
 			rk := fmt.Sprint("w", i)
 			r.px.SetRules()
 			etag := azcore.ETag(`W/"datetime'2000-01-01T00%3A00%3A00.0000000Z'"`)

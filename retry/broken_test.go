@@ -9,6 +9,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/retry"
 )
@@ -21,7 +22,7 @@ func TestBrokenResponses(t *testing.T) {
 	r := newRig(t)
 	p := testPolicy(&events{})
 	c := r.client(t, &p, noAzRetry)
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	if _, err := c.AddEntity(ctx, entityJSON(t, "p", "r", 1), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestBrokenResponses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r.px.SetRules(tc.rules...)
 			r.px.Reset()
-			err := tc.call(ctxT(t))
+			err := tc.call(testenv.Ctx(t))
 			if tc.want == nil && err != nil {
 				t.Fatalf("got %v, want success", err)
 			}
@@ -78,7 +79,7 @@ func TestBrokenResponses(t *testing.T) {
 	}
 	t.Run("exhausted read keeps status and cause", func(t *testing.T) {
 		r.px.SetRules(always(faults.GarbleAfterForward())...)
-		_, err := c.GetEntity(ctxT(t), "p", "r", nil)
+		_, err := c.GetEntity(testenv.Ctx(t), "p", "r", nil)
 		var b *errmap.Broken
 		if !errors.As(err, &b) || b.StatusCode != http.StatusOK || b.Method != http.MethodGet || b.Err == nil {
 			t.Fatalf("got %v, want a broken reply for GET 200 with its cause", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -39,7 +40,7 @@ func TestDeleteCollisions(t *testing.T) {
 			}}
 			c := fakeClient(t, ft, &p, noAzRetry)
 			etag := azcore.ETag(`W/"x"`)
-			_, err := c.DeleteEntity(ctxT(t), "p", "r", &aztables.DeleteEntityOptions{IfMatch: &etag})
+			_, err := c.DeleteEntity(testenv.Ctx(t), "p", "r", &aztables.DeleteEntityOptions{IfMatch: &etag})
 			var ae *tablekit.MaybeCommittedError
 			if got := errors.As(err, &ae) && ae.Operation == "delete"; got != tc.ambiguous {
 				t.Errorf("ambiguous delete: got %v, want %v (err %v)", got, tc.ambiguous, err)

@@ -43,7 +43,7 @@ func TestPermanentCodesReachServerOnce(t *testing.T) {
 		t.Run(fmt.Sprintf("%d_%s", tc.status, tc.code), func(t *testing.T) {
 			rk := fmt.Sprintf("perm%d", i)
 			r.px.SetRules(faults.Rule{Match: r.writes(nil), Fault: faults.Status(tc.status, tc.code, nil)})
-			_, err := c.UpsertEntity(ctxT(t), entityJSON(t, "p", rk, i), nil)
+			_, err := c.UpsertEntity(testenv.Ctx(t), entityJSON(t, "p", rk, i), nil)
 			var re *azcore.ResponseError
 			if !errors.As(err, &re) {
 				t.Fatalf("got %v, want *azcore.ResponseError", err)
@@ -124,7 +124,7 @@ func TestRetryableUntilSuccess(t *testing.T) {
 			var rec arrivals
 			r.px.SetRules(faults.Rule{Match: r.writes(&rec), Times: 2, Fault: tc.fault})
 			rk := "ok" + tc.name
-			if _, err := c.UpsertEntity(ctxT(t), entityJSON(t, "p", rk, i), nil); err != nil {
+			if _, err := c.UpsertEntity(testenv.Ctx(t), entityJSON(t, "p", rk, i), nil); err != nil {
 				t.Fatalf("UpsertEntity: %v", err)
 			}
 			if got, want := r.px.Count(r.entityPath("p", rk)), 3; got != want {
@@ -154,7 +154,7 @@ func TestRetryableUntilLimit(t *testing.T) {
 			var rec arrivals
 			r.px.SetRules(faults.Rule{Match: r.writes(&rec), Fault: tc.fault})
 			rk := "limit" + tc.name
-			_, err := c.UpsertEntity(ctxT(t), entityJSON(t, "p", rk, 1), nil)
+			_, err := c.UpsertEntity(testenv.Ctx(t), entityJSON(t, "p", rk, 1), nil)
 			if got, want := r.px.Count(r.entityPath("p", rk)), 4; got != want {
 				t.Errorf("requests: got %d, want %d", got, want)
 			}
@@ -185,7 +185,7 @@ func TestTableBeingDeletedRetriedOnCreate(t *testing.T) {
 	c := r.clientFor(t, name, &p, noAzRetry, nil)
 	r.px.SetRules(faults.Rule{Match: faults.And(faults.Method(http.MethodPost), faults.PathContains("/Tables")), Times: 2,
 		Fault: faults.Status(409, "TableBeingDeleted", nil)})
-	if _, err := c.CreateTable(ctxT(t), nil); err != nil {
+	if _, err := c.CreateTable(testenv.Ctx(t), nil); err != nil {
 		t.Fatalf("CreateTable: %v", err)
 	}
 	t.Cleanup(func() { _, _ = r.env.Client(t, name, nil).Delete(context.Background(), nil) })
@@ -221,7 +221,7 @@ func TestRetryAfterMeasured(t *testing.T) {
 			c := r.client(t, &p, noAzRetry)
 			var rec arrivals
 			r.px.SetRules(faults.Rule{Match: r.writes(&rec), Times: 1, Fault: faults.Status(429, "TooManyRequests", tc.header)})
-			if _, err := c.UpsertEntity(ctxT(t), entityJSON(t, "p", fmt.Sprint("ra", i), i), nil); err != nil {
+			if _, err := c.UpsertEntity(testenv.Ctx(t), entityJSON(t, "p", fmt.Sprint("ra", i), i), nil); err != nil {
 				t.Fatalf("UpsertEntity: %v", err)
 			}
 			gaps := rec.gaps()
@@ -244,7 +244,7 @@ func TestRetryAfterMeasured(t *testing.T) {
 		p := retry.Policy{InitialInterval: 10 * time.Millisecond, MaxInterval: 300 * time.Millisecond, OnRetry: ev.hook}
 		c := r.client(t, &p, noAzRetry)
 		r.px.SetRules(faults.Rule{Match: r.writes(nil), Times: 1, Fault: faults.Status(503, "ServerBusy", http.Header{"Retry-After": {"3600"}})})
-		if _, err := c.UpsertEntity(ctxT(t), entityJSON(t, "p", "racap", 1), nil); err != nil {
+		if _, err := c.UpsertEntity(testenv.Ctx(t), entityJSON(t, "p", "racap", 1), nil); err != nil {
 			t.Fatalf("UpsertEntity: %v", err)
 		}
 		if evs := ev.all(); len(evs) != 1 || evs[0].Delay != 300*time.Millisecond {
@@ -339,7 +339,7 @@ func TestAzcoreRetryIsOff(t *testing.T) {
 			c := r.client(t, tc.p, tc.opts)
 			r.px.SetRules(faults.Rule{Match: r.writes(nil), Fault: faults.Status(503, "ServerBusy", nil)})
 			rk := fmt.Sprint("az", i)
-			if _, err := c.UpsertEntity(ctxT(t), entityJSON(t, "p", rk, 1), nil); err == nil {
+			if _, err := c.UpsertEntity(testenv.Ctx(t), entityJSON(t, "p", rk, 1), nil); err == nil {
 				t.Fatal("got nil error, want 503")
 			}
 			if got := r.px.Count(r.entityPath("p", rk)); got != tc.want {
@@ -359,7 +359,7 @@ func TestAmbiguousInsert(t *testing.T) {
 	t.Run("committed, response lost", func(t *testing.T) {
 		r.px.SetRules(faults.Rule{Match: r.inserts(), Times: 1, Fault: faults.DropAfterForward()})
 		r.px.Reset()
-		_, err := c.AddEntity(ctxT(t), entityJSON(t, "p", "amb1", 7), nil)
+		_, err := c.AddEntity(testenv.Ctx(t), entityJSON(t, "p", "amb1", 7), nil)
 		if !errors.Is(err, tablekit.ErrMaybeCommitted) {
 			t.Fatalf("got %v, want tablekit.ErrMaybeCommitted", err)
 		}
@@ -380,13 +380,13 @@ func TestAmbiguousInsert(t *testing.T) {
 	})
 	t.Run("reset before the server", func(t *testing.T) {
 		r.px.SetRules(faults.Rule{Match: r.inserts(), Times: 1, Fault: faults.ResetBeforeForward()})
-		if _, err := c.AddEntity(ctxT(t), entityJSON(t, "p", "amb2", 1), nil); err != nil {
+		if _, err := c.AddEntity(testenv.Ctx(t), entityJSON(t, "p", "amb2", 1), nil); err != nil {
 			t.Fatalf("got %v, want success (the first attempt never reached the server)", err)
 		}
 	})
 	t.Run("genuine conflict", func(t *testing.T) {
 		r.px.SetRules()
-		_, err := c.AddEntity(ctxT(t), entityJSON(t, "p", "amb2", 2), nil)
+		_, err := c.AddEntity(testenv.Ctx(t), entityJSON(t, "p", "amb2", 2), nil)
 		var re *azcore.ResponseError
 		if errors.Is(err, tablekit.ErrMaybeCommitted) || !errors.As(err, &re) || re.StatusCode != 409 {
 			t.Errorf("got %v, want a plain 409", err)
@@ -395,7 +395,7 @@ func TestAmbiguousInsert(t *testing.T) {
 	t.Run("through Do", func(t *testing.T) {
 		plain := r.client(t, nil, noAzRetry)
 		r.px.SetRules(faults.Rule{Match: r.inserts(), Times: 1, Fault: faults.DropAfterForward()})
-		err := retry.Do(ctxT(t), &p, func(ctx context.Context) error {
+		err := retry.Do(testenv.Ctx(t), &p, func(ctx context.Context) error {
 			_, err := plain.AddEntity(ctx, entityJSON(t, "p", "amb3", 3), nil)
 			return err
 		})
@@ -416,7 +416,7 @@ func TestRetriesReuseTheConnection(t *testing.T) {
 	r.px.SetRules(faults.Rule{Match: r.writes(nil), Probability: 0.5, Fault: faults.Status(503, "ServerBusy", nil)})
 	r.px.Reset()
 	for i := range 20 {
-		if _, err := c.UpsertEntity(ctxT(t), entityJSON(t, "p", fmt.Sprint("conn", i), i), nil); err != nil {
+		if _, err := c.UpsertEntity(testenv.Ctx(t), entityJSON(t, "p", fmt.Sprint("conn", i), i), nil); err != nil {
 			t.Fatalf("UpsertEntity: %v", err)
 		}
 	}

@@ -128,5 +128,3 @@ func (r *rig) stored(t *testing.T, pk, rk string) map[string]any {
 	}
 	return m
 }
-
-func ctxT(t *testing.T) context.Context { return testenv.Context(t, 2*time.Minute) }

@@ -22,8 +22,6 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
 
-func ctxT(t *testing.T) context.Context { return testenv.Context(t, 60*time.Second) }
-
 func credential(t *testing.T, env *testenv.Env) *sas.Credential {
 	t.Helper()
 	c, err := sas.NewCredential(env.Account, env.Key)
@@ -62,7 +60,7 @@ func entity(pk, rk string) []byte {
 
 func mustAdd(t *testing.T, c *aztables.Client, pk, rk string) {
 	t.Helper()
-	if _, err := c.AddEntity(ctxT(t), entity(pk, rk), nil); err != nil {
+	if _, err := c.AddEntity(testenv.Ctx(t), entity(pk, rk), nil); err != nil {
 		t.Fatalf("seed %s/%s: %v", pk, rk, err)
 	}
 }
@@ -110,7 +108,7 @@ var ops = []op{
 // ones in perms succeed, and the rest fail with a permission mismatch.
 func checkAllowed(t *testing.T, admin, c *aztables.Client, pk string, perms sas.Permissions) {
 	t.Helper()
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	for i, o := range ops {
 		rk := fmt.Sprint(i)
 		mustAdd(t, admin, pk, "victim-"+rk)
@@ -163,7 +161,7 @@ func TestTableSASPermissionMatrix(t *testing.T) {
 func TestTableSASWithStoredPolicy(t *testing.T) {
 	env := testenv.Azurite(t)
 	name, admin := env.NewTable(t, nil)
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	sets := []sas.Permissions{sas.Read, sas.Add | sas.Update, sas.Read | sas.Add | sas.Update | sas.Delete}
 	svc := env.NewService(t, nil)
 	var policies []sas.Policy
@@ -194,7 +192,7 @@ func TestReadOnlySASCannotWrite(t *testing.T) {
 	name, admin := env.NewTable(t, nil)
 	mustAdd(t, admin, "p", "seed")
 	mustAdd(t, admin, "p", "victim")
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	c := sasClient(t, env, name, sign(t, env, sas.TableSignature{
 		Table: name, Permissions: sas.Read, Expiry: time.Now().Add(time.Hour), Protocol: sas.HTTPSAndHTTP,
 		StartPartitionKey: "p", EndPartitionKey: "p",
@@ -302,7 +300,7 @@ func TestRejectedTokens(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = c.GetEntity(ctxT(t), "p", "seed", nil)
+			_, err = c.GetEntity(testenv.Ctx(t), "p", "seed", nil)
 			if !forbidden(err) {
 				t.Fatalf("got %v, want a 403 authorization error", err)
 			}
@@ -320,7 +318,7 @@ func TestRevokedPolicyStopsSAS(t *testing.T) {
 	env := testenv.Azurite(t)
 	name, admin := env.NewTable(t, nil)
 	mustAdd(t, admin, "p", "seed")
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	// Azurite requires all three policy fields (the service does not).
 	start, expiry := time.Now().Add(-15*time.Minute), time.Now().Add(time.Hour)
 	keep := sas.Policy{ID: "keep", Permissions: sas.Read, Start: start, Expiry: expiry}
@@ -383,7 +381,7 @@ func TestPolicies(t *testing.T) {
 	env := testenv.Azurite(t)
 	name, _ := env.NewTable(t, nil)
 	svc := env.NewService(t, nil)
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	start := time.Date(2030, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 7200))
 	var set, want []sas.Policy
 	for i := range sas.MaxPolicies {
@@ -426,7 +424,7 @@ func TestPolicies(t *testing.T) {
 func TestAccountSAS(t *testing.T) {
 	env := testenv.Azurite(t)
 	cred := credential(t, env)
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	service := func(s sas.AccountSignature) *aztables.ServiceClient {
 		t.Helper()
 		tok, err := s.Sign(cred)
@@ -515,7 +513,7 @@ func TestTableSASVersions(t *testing.T) {
 		t.Run("v"+v, func(t *testing.T) {
 			c := sasClient(t, env, name, sign(t, env, sas.TableSignature{Table: name, Permissions: sas.Read,
 				Expiry: time.Now().Add(time.Hour), Protocol: sas.HTTPSAndHTTP, Version: v}))
-			if _, err := c.GetEntity(ctxT(t), "p", "seed", nil); err != nil {
+			if _, err := c.GetEntity(testenv.Ctx(t), "p", "seed", nil); err != nil {
 				t.Errorf("got %v, want success", err)
 			}
 		})

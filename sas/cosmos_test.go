@@ -21,7 +21,7 @@ func TestPoliciesOnCosmos(t *testing.T) {
 	svc := env.CosmosService(t, cs, nil)
 	tbl := testenv.NewTable[struct{ PartitionKey, RowKey string }](t, svc)
 	name := tbl.Name()
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	p := sas.Policy{ID: "readers", Permissions: sas.Read, Expiry: time.Now().Add(time.Hour)}
 	tests := []struct {
 		name string

@@ -27,7 +27,7 @@ func newService(t *testing.T, o *table.Options) *table.Service {
 
 func TestTablesPrefix(t *testing.T) {
 	svc := newService(t, nil)
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	base := testenv.TableName(t)
 	names := []string{base + "a", base + "b", base + "c"}
 	for _, n := range append(slices.Clone(names), "x"+base) {
@@ -83,7 +83,7 @@ func TestTablesPrefix(t *testing.T) {
 func TestTablesOptionsAndErrors(t *testing.T) {
 	svc := newService(t, nil)
 	for _, size := range []int32{-1, 1001} {
-		for _, err := range svc.Tables(ctxT(t), &table.ListTablesOptions{PageSize: size}) {
+		for _, err := range svc.Tables(testenv.Ctx(t), &table.ListTablesOptions{PageSize: size}) {
 			if !errors.Is(err, tablekit.ErrInvalid) {
 				t.Errorf("PageSize %d: error = %v, want tablekit.ErrInvalid", size, err)
 			}
@@ -91,7 +91,7 @@ func TestTablesOptionsAndErrors(t *testing.T) {
 	}
 	// Create and delete keep their typed results: creating twice and
 	// deleting a missing table are no errors, a bad name is refused.
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	name := testenv.TableName(t)
 	for i := range 2 {
 		if err := svc.CreateTable(ctx, name); err != nil {
@@ -110,7 +110,7 @@ func TestTablesOptionsAndErrors(t *testing.T) {
 
 func TestServiceProperties(t *testing.T) {
 	svc := newService(t, nil)
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	before, err := svc.Properties(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -140,12 +140,12 @@ func TestServiceProperties(t *testing.T) {
 // primary) it answers 400, which must come back as a typed tablekit error
 // with the response still reachable.
 func TestStatsOnAzurite(t *testing.T) {
-	st, err := newService(t, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}}).Stats(ctxT(t))
+	st, err := newService(t, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}}).Stats(testenv.Ctx(t))
 	if err != nil || st.Status != aztables.GeoReplicationStatusLive {
 		t.Errorf("Stats = %+v, %v; want live", st, err)
 	}
 	env := testenv.Azurite(t)
-	_, err = newService(t, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}, SecondaryEndpoint: env.Endpoint}).Stats(ctxT(t))
+	_, err = newService(t, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}, SecondaryEndpoint: env.Endpoint}).Stats(testenv.Ctx(t))
 	var se *tablekit.ServiceError
 	if !errors.As(err, &se) {
 		t.Fatalf("Stats error = %v, want a *tablekit.ServiceError", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -66,7 +67,7 @@ func testAmbiguousUpdateAndDelete(t *testing.T, be table.Backend) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := ctxT(t)
+			ctx := testenv.Ctx(t)
 			px.SetRules()
 			e := Row{"p", fmt.Sprint("u", i), 1}
 			etag := azcore.ETag(`W/"datetime'2000-01-01T00%3A00%3A00.0000000Z'"`)

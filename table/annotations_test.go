@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -23,8 +24,8 @@ type misfitRow struct {
 // refuses them) are DecodeErrors naming the property, the type and what
 // is wrong, through every entity type: never a value of another type.
 func TestForeignMisfitsOnAzurite(t *testing.T) {
-	ctx := ctxT(t)
-	tbl, _ := newTable[misfitRow](t, nil)
+	ctx := testenv.Ctx(t)
+	tbl, _ := newRecordedTable[misfitRow](t, nil)
 	dyn, err := table.As[table.Entity](tbl)
 	if err != nil {
 		t.Fatal(err)
@@ -72,8 +73,8 @@ func TestForeignMisfitsOnAzurite(t *testing.T) {
 // TestRawEntityMisfitNotSent: a RawEntity whose value is not of its
 // annotated type is a tablekit.ValidationError before any request.
 func TestRawEntityMisfitNotSent(t *testing.T) {
-	ctx := ctxT(t)
-	raw, rec := newTable[table.RawEntity](t, nil)
+	ctx := testenv.Ctx(t)
+	raw, rec := newRecordedTable[table.RawEntity](t, nil)
 	before := rec.Count()
 	for _, c := range []struct{ props, prop, detail string }{
 		{`{"X@odata.type":"Edm.Int32","X":2147483648}`, "X", "Edm.Int32 value out of range"},

@@ -20,7 +20,7 @@ func TestAsKeepsTheTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	e := table.NewEntity("p", "r")
 	e.Properties["N"] = int64(7)
 	want, err := dyn.Marshal(e)

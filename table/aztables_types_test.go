@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -28,8 +29,8 @@ type azEntity struct {
 // keep their EDM types through tablekit: annotated on the wire, matched by
 // typed filters, and read back with the Timestamp and ETag filled in.
 func TestAztablesTypes(t *testing.T) {
-	tbl, _ := newTable[azEntity](t, nil)
-	ctx := ctxT(t)
+	tbl, _ := newRecordedTable[azEntity](t, nil)
+	ctx := testenv.Ctx(t)
 	when := time.Date(2021, 2, 3, 4, 5, 6, 700, time.UTC)
 	in := azEntity{Entity: aztables.Entity{PartitionKey: "p", RowKey: "r", Timestamp: aztables.EDMDateTime(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))},
 		N: 5, When: aztables.EDMDateTime(when), ID: "0f8fad5b-d9cb-469f-a165-70867728950e", Blob: aztables.EDMBinary{0, 1}, Name: "x"}

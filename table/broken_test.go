@@ -7,6 +7,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/table"
 )
@@ -16,7 +17,7 @@ import (
 // with the cause, not aztables' untyped unmarshalling error or a bare EOF.
 func TestBrokenReads(t *testing.T) {
 	tbl, px := proxied(t, table.Options{Retry: &fast})
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	if _, err := tbl.Add(ctx, Row{"p", "r", 7}); err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestBrokenReads(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			px.SetRules(tc.rule)
 			defer px.SetRules()
-			got, err := tbl.Get(ctxT(t), "p", "r", &table.GetOptions{Select: tc.sel})
+			got, err := tbl.Get(testenv.Ctx(t), "p", "r", &table.GetOptions{Select: tc.sel})
 			if tc.want == nil {
 				if err != nil || got.V != 7 {
 					t.Fatalf("got %+v, %v; want V 7", got, err)
@@ -67,7 +68,7 @@ func TestBrokenReads(t *testing.T) {
 // which Verify resolves.
 func TestBrokenInsertEcho(t *testing.T) {
 	tbl, px := proxied(t, table.Options{Retry: &fast, EchoInserts: true})
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	cut := faults.Rule{Match: faults.Method(http.MethodPost), Times: 1, Fault: faults.TruncateAfterForward()}
 	px.SetRules(cut)
 	if _, err := tbl.Add(ctx, Row{"p", "a", 1}); !errors.Is(err, tablekit.ErrMaybeCommitted) {

@@ -41,8 +41,8 @@ func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNa
 // back; an entity another client wrote with one can be changed by a merge
 // of another property without losing it.
 func TestDoubleSpecialsOnAzurite(t *testing.T) {
-	ctx := ctxT(t)
-	tbl, _ := newTable[doubleRow](t, nil)
+	ctx := testenv.Ctx(t)
+	tbl, _ := newRecordedTable[doubleRow](t, nil)
 	dyn, err := table.As[table.Entity](tbl)
 	if err != nil {
 		t.Fatal(err)
@@ -135,9 +135,9 @@ func TestDoubleSpecialsOnAzurite(t *testing.T) {
 // into float fields, table.Entity and RawEntity; what tablekit writes, the
 // SDK reads as those Edm.Double values.
 func TestNodeSDKDoubles(t *testing.T) {
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	env := testenv.Azurite(t)
-	tbl, _ := newTable[doubleRow](t, nil)
+	tbl, _ := newRecordedTable[doubleRow](t, nil)
 	dyn, err := table.As[table.Entity](tbl)
 	if err != nil {
 		t.Fatal(err)

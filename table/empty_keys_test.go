@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -17,8 +18,8 @@ type keyed struct {
 // tablekit.ErrInvalid before any request: aztables v1.4.1 cannot address such an
 // entity on some paths, so no path takes one.
 func TestEmptyKeysRefused(t *testing.T) {
-	tbl, rec := newTable[keyed](t, nil)
-	ctx := ctxT(t)
+	tbl, rec := newRecordedTable[keyed](t, nil)
+	ctx := testenv.Ctx(t)
 	for _, k := range []struct{ name, pk, rk string }{{"empty PartitionKey", "", "r"}, {"empty RowKey", "p", ""}, {"both empty", "", ""}} {
 		e := keyed{PartitionKey: k.pk, RowKey: k.rk}
 		calls := []struct {

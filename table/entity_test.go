@@ -49,8 +49,8 @@ func edges() map[string]any {
 }
 
 func TestEntityRoundTrip(t *testing.T) {
-	ctx := ctxT(t)
-	tbl, _ := newTable[table.Entity](t, nil)
+	ctx := testenv.Ctx(t)
+	tbl, _ := newRecordedTable[table.Entity](t, nil)
 	want := table.Entity{PartitionKey: "p'1", RowKey: "r1", Properties: edges()}
 	res, err := tbl.Add(ctx, want)
 	if err != nil {
@@ -129,8 +129,8 @@ type typedAll struct {
 }
 
 func TestEntityTypedInterop(t *testing.T) {
-	ctx := ctxT(t)
-	typed, _ := newTable[typedAll](t, nil)
+	ctx := testenv.Ctx(t)
+	typed, _ := newRecordedTable[typedAll](t, nil)
 	dyn, err := table.Wrap[table.Entity](typed.Client(), typed.Name())
 	if err != nil {
 		t.Fatal(err)
@@ -191,8 +191,8 @@ func TestEntityTypedInterop(t *testing.T) {
 }
 
 func TestEntityRefused(t *testing.T) {
-	ctx := ctxT(t)
-	tbl, rec := newTable[table.Entity](t, nil)
+	ctx := testenv.Ctx(t)
+	tbl, rec := newRecordedTable[table.Entity](t, nil)
 	type point struct{ X int }
 	s := "x"
 	many := map[string]any{}
@@ -276,7 +276,7 @@ func (w *wireBody) Do(req *http.Request) (*http.Response, error) {
 // 1.0 into 1, so through a client given to Wrap the same value reads as an
 // Int32.
 func TestEntityWholeDouble(t *testing.T) {
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	wb := &wireBody{next: testenv.TunedClient()}
 	env := testenv.Azurite(t)
 	svc, err := table.NewServiceWithSharedKey(env.Endpoint, env.Account, env.Key, &table.Options{Transport: wb})

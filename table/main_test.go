@@ -1,10 +1,8 @@
 package table_test
 
 import (
-	"context"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
@@ -12,12 +10,11 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
 
-func ctxT(t *testing.T) context.Context { return testenv.Context(t, 2*time.Minute) }
-
 type recorder = testenv.Recorder
 
-// newTable opens a new, created table of T on Azurite through a recorder.
-func newTable[T any](t *testing.T, o *table.Options) (*table.Table[T], *recorder) {
+// newRecordedTable opens a new, created table of T on Azurite through a
+// recorder of its requests.
+func newRecordedTable[T any](t *testing.T, o *table.Options) (*table.Table[T], *recorder) {
 	t.Helper()
 	rec := testenv.NewRecorder()
 	var opts table.Options

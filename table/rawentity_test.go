@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -14,7 +15,7 @@ import (
 // RawEntity.
 func rawTable(t *testing.T) (*table.Table[table.Entity], *table.Table[table.RawEntity]) {
 	t.Helper()
-	dyn, _ := newTable[table.Entity](t, nil)
+	dyn, _ := newRecordedTable[table.Entity](t, nil)
 	raw, err := table.As[table.RawEntity](dyn)
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +27,7 @@ func rawTable(t *testing.T) (*table.Table[table.Entity], *table.Table[table.RawE
 // written raw under another key, read back as an Entity, the values and
 // their types must be those of the source.
 func TestRawEntityRoundTrip(t *testing.T) {
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	dyn, raw := rawTable(t)
 	src := table.Entity{PartitionKey: "p'1", RowKey: "src", Properties: edges()}
 	src.Properties["DOne"] = 1.0 // whole Doubles must stay Doubles
@@ -70,7 +71,7 @@ func TestRawEntityRoundTrip(t *testing.T) {
 // TestRawEntityNumbersByForm: numbers without an annotation are typed by
 // their form when written back, as Entity reads them.
 func TestRawEntityNumbersByForm(t *testing.T) {
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	dyn, raw := rawTable(t)
 	for _, c := range []struct {
 		props string
@@ -109,8 +110,8 @@ func TestRawEntityNumbersByForm(t *testing.T) {
 // TestRawEntityInvalid: Properties that are not an object of scalar
 // properties are a *tablekit.ValidationError before any request.
 func TestRawEntityInvalid(t *testing.T) {
-	ctx := ctxT(t)
-	raw, rec := newTable[table.RawEntity](t, nil)
+	ctx := testenv.Ctx(t)
+	raw, rec := newRecordedTable[table.RawEntity](t, nil)
 	many := make([]string, 253)
 	for i := range many {
 		many[i] = `"P` + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + `_` + string(rune('a'+i/26)) + `":1`

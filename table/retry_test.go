@@ -36,10 +36,10 @@ func proxied(t *testing.T, o table.Options) (*table.Table[Row], *faults.Proxy) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.CreateTable(ctxT(t), tbl.Name()); err != nil {
+	if err := svc.CreateTable(testenv.Ctx(t), tbl.Name()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { px.SetRules(); _ = svc.DeleteTable(ctxT(t), tbl.Name()) })
+	t.Cleanup(func() { px.SetRules(); _ = svc.DeleteTable(testenv.Ctx(t), tbl.Name()) })
 	return tbl, px
 }
 
@@ -51,7 +51,7 @@ func TestOneRetryLayer(t *testing.T) {
 	tbl, px := proxied(t, table.Options{Retry: &fast})
 	px.SetRules(faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.Status(503, "ServerBusy", nil)})
 	px.Reset()
-	_, err := tbl.Get(ctxT(t), "p", "r", nil)
+	_, err := tbl.Get(testenv.Ctx(t), "p", "r", nil)
 	if !errors.Is(err, tablekit.ErrThrottled) {
 		t.Fatalf("err = %v, want tablekit.ErrThrottled", err)
 	}
@@ -65,7 +65,7 @@ func TestOneRetryLayer(t *testing.T) {
 // Verify then proves it was.
 func TestAmbiguousInsert(t *testing.T) {
 	tbl, px := proxied(t, table.Options{Retry: &fast})
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	drop := faults.Rule{Match: faults.Method(http.MethodPost), Times: 1, Fault: faults.DropAfterForward()}
 
 	px.SetRules(drop)

@@ -31,8 +31,8 @@ func openSAS[T any](u string, o *table.Options) (*table.Table[T], error) {
 
 // A table opened from a read-only table SAS URL reads and cannot write.
 func TestServiceWithTableSAS(t *testing.T) {
-	tbl, _ := newTable[Row](t, nil)
-	ctx := ctxT(t)
+	tbl, _ := newRecordedTable[Row](t, nil)
+	ctx := testenv.Ctx(t)
 	if _, err := tbl.Add(ctx, Row{"p", "r", 7}); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestAccountSASService(t *testing.T) {
 	}
 	for name, svc := range map[string]*table.Service{"URL": fromURL, "connection string": fromString} {
 		t.Run(name, func(t *testing.T) {
-			ctx := ctxT(t)
+			ctx := testenv.Ctx(t)
 			tbl := testenv.NewTable[Row](t, svc)
 			in := Row{"O'Brien ü", "r", 7}
 			if _, err := tbl.Add(ctx, in); err != nil {
@@ -142,7 +142,7 @@ func TestSASNotInTransportErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ctx := ctxT(t)
+		ctx := testenv.Ctx(t)
 		calls := map[string]func() error{
 			"get":    func() error { _, err := tbl.Get(ctx, "p", "r", nil); return err },
 			"add":    func() error { _, err := tbl.Add(ctx, Row{"p", "r", 1}); return err },

@@ -32,7 +32,7 @@ type Where struct {
 // front of the primary makes it fail.
 func TestSecondaryReads(t *testing.T) {
 	env := testenv.Azurite(t)
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	second, err := azurite.Start(ctx)
 	if err != nil {
 		t.Fatalf("second Azurite: %v", err)
@@ -291,14 +291,24 @@ func TestLocationOptions(t *testing.T) {
 	}
 }
 
-// TestAzuriteSecondaryPath reads from Azurite's read-access secondary,
-// <account>-secondary on the same host and port, derived from the
-// endpoint or given in the connection string, in every Location mode; Stats
-// is answered there. The fault proxy in front counts where each request
-// went and makes the primary fail.
-func TestAzuriteSecondaryPath(t *testing.T) {
+// secondaryPathRig is the setup of the TestAzuriteSecondaryPath tests: a
+// table of three entities on the binary's Azurite, whose read-access
+// secondary is <account>-secondary on the same host and port, behind the
+// fault proxy that counts where each request went and can make the primary
+// fail.
+type secondaryPathRig struct {
+	env                *testenv.Env
+	ctx                context.Context
+	proxy              *faults.Proxy
+	direct             *table.Table[Where]
+	primary, secondary string // the paths of the account and of its secondary
+	base               string // connection string through the proxy
+}
+
+func newSecondaryPathRig(t *testing.T) *secondaryPathRig {
+	t.Helper()
 	env := testenv.Azurite(t)
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	proxy, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
 	if err != nil {
 		t.Fatal(err)
@@ -310,21 +320,35 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	primary := "/" + env.Account + "/"
-	secondary := "/" + env.Account + "-secondary/"
-	base := "DefaultEndpointsProtocol=http;AccountName=" + env.Account + ";AccountKey=" + env.Key + ";TableEndpoint=" + proxy.Endpoint(env.Account)
-	open := func(t *testing.T, cs string, mode table.LocationMode) *table.Table[Where] {
-		t.Helper()
-		svc, err := table.NewService(cs, &table.Options{Location: mode, Retry: &retry.Policy{MaxAttempts: 2, InitialInterval: time.Millisecond}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := table.New[Where](svc, direct.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tbl
+	return &secondaryPathRig{
+		env: env, ctx: ctx, proxy: proxy, direct: direct,
+		primary:   "/" + env.Account + "/",
+		secondary: "/" + env.Account + "-secondary/",
+		base:      "DefaultEndpointsProtocol=http;AccountName=" + env.Account + ";AccountKey=" + env.Key + ";TableEndpoint=" + proxy.Endpoint(env.Account),
 	}
+}
+
+// open opens the rig's table through the proxy with connection string cs.
+func (r *secondaryPathRig) open(t *testing.T, cs string, mode table.LocationMode) *table.Table[Where] {
+	t.Helper()
+	svc, err := table.NewService(cs, &table.Options{Location: mode, Retry: &retry.Policy{MaxAttempts: 2, InitialInterval: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.New[Where](svc, r.direct.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+// TestAzuriteSecondaryPath reads from Azurite's read-access secondary,
+// derived from the endpoint or given in the connection string, in every
+// Location mode, by Get and by query.
+func TestAzuriteSecondaryPath(t *testing.T) {
+	r := newSecondaryPathRig(t)
+	env, ctx, proxy, base, primary, secondary := r.env, r.ctx, r.proxy, r.base, r.primary, r.secondary
+	open := r.open
 	// The primary's reads fail; its secondary's do not.
 	busy := faults.Rule{Match: func(r *http.Request) bool {
 		return r.Method == http.MethodGet && !strings.Contains(r.URL.Path, "-secondary")
@@ -386,76 +410,86 @@ func TestAzuriteSecondaryPath(t *testing.T) {
 			}
 		})
 	}
+}
 
-	t.Run("writes stay on the primary", func(t *testing.T) {
-		tbl := open(t, base, table.SecondaryOnly)
+// TestAzuriteSecondaryPathWrites: writes stay on the primary, whatever the
+// Location mode.
+func TestAzuriteSecondaryPathWrites(t *testing.T) {
+	r := newSecondaryPathRig(t)
+	ctx, proxy, secondary, base, open := r.ctx, r.proxy, r.secondary, r.base, r.open
+	tbl := open(t, base, table.SecondaryOnly)
+	proxy.Reset()
+	if _, err := tbl.Upsert(ctx, Where{"p", "w", "written"}, table.Replace); err != nil {
+		t.Fatal(err)
+	}
+	if n := proxy.Count(secondary); n != 0 {
+		t.Errorf("%d requests to the secondary, want none (%v)", n, proxy.Counts())
+	}
+}
+
+// TestAzuriteSecondaryPathSAS: a SAS is checked on the secondary too;
+// tables from a service SAS and from a table SAS URL read there.
+func TestAzuriteSecondaryPathSAS(t *testing.T) {
+	r := newSecondaryPathRig(t)
+	env, ctx, proxy, direct, secondary := r.env, r.ctx, r.proxy, r.direct, r.secondary
+	cred, err := sas.NewCredential(env.Account, env.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	account, err := sas.AccountSignature{Permissions: sas.AccountRead, ResourceTypes: sas.ResourceService | sas.ResourceObject,
+		Expiry: time.Now().Add(time.Hour), Protocol: sas.HTTPSAndHTTP}.Sign(cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := table.NewServiceWithSAS(proxy.Endpoint(env.Account)+"/?"+account.Encode(), &table.Options{Location: table.SecondaryOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromService, err := table.New[Where](svc, direct.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := sas.TableSignature{Table: direct.Name(), Permissions: sas.Read, Expiry: time.Now().Add(time.Hour), Protocol: sas.HTTPSAndHTTP}.Sign(cred)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := sas.TableURL(proxy.Endpoint(env.Account), direct.Name(), token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromURL, err := openSAS[Where](u, &table.Options{Location: table.SecondaryOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tbl := range map[string]*table.Table[Where]{"account SAS": fromService, "table SAS": fromURL} {
 		proxy.Reset()
-		if _, err := tbl.Upsert(ctx, Where{"p", "w", "written"}, table.Replace); err != nil {
-			t.Fatal(err)
+		got, from, err := getFrom(ctx, tbl, "p", "r1", nil)
+		if err != nil || got.From != "stored" || from != locSecondary || proxy.Count("GET "+secondary) != 1 {
+			t.Errorf("%s: Get = %+v from %v, %v (%v); want the entity from the secondary", name, got, from, err, proxy.Counts())
 		}
-		if n := proxy.Count(secondary); n != 0 {
-			t.Errorf("%d requests to the secondary, want none (%v)", n, proxy.Counts())
-		}
-	})
+	}
+}
 
-	// A SAS is checked on the secondary too; tables from a service SAS and
-	// from a table SAS URL read there.
-	t.Run("SAS", func(t *testing.T) {
-		cred, err := sas.NewCredential(env.Account, env.Key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		account, err := sas.AccountSignature{Permissions: sas.AccountRead, ResourceTypes: sas.ResourceService | sas.ResourceObject,
-			Expiry: time.Now().Add(time.Hour), Protocol: sas.HTTPSAndHTTP}.Sign(cred)
-		if err != nil {
-			t.Fatal(err)
-		}
-		svc, err := table.NewServiceWithSAS(proxy.Endpoint(env.Account)+"/?"+account.Encode(), &table.Options{Location: table.SecondaryOnly})
-		if err != nil {
-			t.Fatal(err)
-		}
-		fromService, err := table.New[Where](svc, direct.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		token, err := sas.TableSignature{Table: direct.Name(), Permissions: sas.Read, Expiry: time.Now().Add(time.Hour), Protocol: sas.HTTPSAndHTTP}.Sign(cred)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u, err := sas.TableURL(proxy.Endpoint(env.Account), direct.Name(), token)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fromURL, err := openSAS[Where](u, &table.Options{Location: table.SecondaryOnly})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for name, tbl := range map[string]*table.Table[Where]{"account SAS": fromService, "table SAS": fromURL} {
-			proxy.Reset()
-			got, from, err := getFrom(ctx, tbl, "p", "r1", nil)
-			if err != nil || got.From != "stored" || from != locSecondary || proxy.Count("GET "+secondary) != 1 {
-				t.Errorf("%s: Get = %+v from %v, %v (%v); want the entity from the secondary", name, got, from, err, proxy.Counts())
-			}
-		}
-	})
-
-	t.Run("stats", func(t *testing.T) {
-		svc, err := table.NewService(base, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		proxy.Reset()
-		st, err := svc.Stats(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if st.Status != aztables.GeoReplicationStatusLive || st.LastSyncTime.IsZero() {
-			t.Errorf("Stats = %+v, want live with a last sync time", st)
-		}
-		if proxy.Count("GET /"+env.Account+"-secondary") != 1 || len(proxy.Counts()) != 1 {
-			t.Errorf("stats requests %v, want one to the secondary", proxy.Counts())
-		}
-	})
+// TestAzuriteSecondaryPathStats: Stats is answered on the secondary, and
+// sent there only.
+func TestAzuriteSecondaryPathStats(t *testing.T) {
+	r := newSecondaryPathRig(t)
+	env, ctx, proxy, base := r.env, r.ctx, r.proxy, r.base
+	svc, err := table.NewService(base, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.Reset()
+	st, err := svc.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Status != aztables.GeoReplicationStatusLive || st.LastSyncTime.IsZero() {
+		t.Errorf("Stats = %+v, want live with a last sync time", st)
+	}
+	if proxy.Count("GET /"+env.Account+"-secondary") != 1 || len(proxy.Counts()) != 1 {
+		t.Errorf("stats requests %v, want one to the secondary", proxy.Counts())
+	}
 }
 
 // location is the endpoint that served a read, as a ReadLocations tells.

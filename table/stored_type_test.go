@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -33,8 +34,8 @@ type parseFields struct {
 // checks that they are refused as times, GUIDs and bytes unless the field
 // asks for parsing, on Azurite.
 func TestStoredStringIsNotRetyped(t *testing.T) {
-	strict, _ := newTable[strictFields](t, nil)
-	ctx := ctxT(t)
+	strict, _ := newRecordedTable[strictFields](t, nil)
+	ctx := testenv.Ctx(t)
 	if _, err := strict.Client().AddEntity(ctx, []byte(foreignJSON), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +83,8 @@ func TestStoredStringIsNotRetyped(t *testing.T) {
 // TestOwnTypesRoundTrip checks that what tablekit writes, Azurite annotates
 // on the way back, so the strict decoder reads it.
 func TestOwnTypesRoundTrip(t *testing.T) {
-	tbl, _ := newTable[strictFields](t, nil)
-	ctx := ctxT(t)
+	tbl, _ := newRecordedTable[strictFields](t, nil)
+	ctx := testenv.Ctx(t)
 	id, _ := table.ParseGUID("0f8fad5b-d9cb-469f-a165-70867728950e")
 	want := strictFields{PartitionKey: "p", RowKey: "r", When: time.Date(2020, 1, 1, 0, 0, 0, 100, time.UTC), ID: id, Blob: []byte{0, 1}}
 	if _, err := tbl.Add(ctx, want); err != nil {

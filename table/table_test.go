@@ -78,8 +78,8 @@ func sample() Everything {
 }
 
 func TestRoundTripEveryType(t *testing.T) {
-	tbl, _ := newTable[Everything](t, nil)
-	ctx := ctxT(t)
+	tbl, _ := newRecordedTable[Everything](t, nil)
+	ctx := testenv.Ctx(t)
 	in := sample()
 	res, err := tbl.Add(ctx, in)
 	if err != nil {
@@ -179,8 +179,8 @@ func TestCRUDAndConcurrency(t *testing.T) {
 		Note                 *string
 		table.Meta
 	}
-	tbl, _ := newTable[Item](t, nil)
-	ctx := ctxT(t)
+	tbl, _ := newRecordedTable[Item](t, nil)
+	ctx := testenv.Ctx(t)
 	note := "first"
 	first, err := tbl.Add(ctx, Item{PartitionKey: "p", RowKey: "r", Count: 1, Note: &note})
 	if err != nil {
@@ -252,8 +252,8 @@ func TestCRUDAndConcurrency(t *testing.T) {
 }
 
 func TestProjection(t *testing.T) {
-	tbl, _ := newTable[Everything](t, nil)
-	ctx := ctxT(t)
+	tbl, _ := newRecordedTable[Everything](t, nil)
+	ctx := testenv.Ctx(t)
 	in := sample()
 	if _, err := tbl.Add(ctx, in); err != nil {
 		t.Fatal(err)
@@ -284,7 +284,7 @@ func TestTableLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := ctxT(t)
+	ctx := testenv.Ctx(t)
 	name := testenv.TableName(t)
 	tbl, err := table.New[E](svc, name)
 	if err != nil {
@@ -316,8 +316,8 @@ func TestNoEcho(t *testing.T) {
 		PartitionKey, RowKey string
 		Payload              string
 	}
-	tbl, rec := newTable[Big](t, nil)
-	ctx := ctxT(t)
+	tbl, rec := newRecordedTable[Big](t, nil)
+	ctx := testenv.Ctx(t)
 	payload := strings.Repeat("x", 20000)
 	before := rec.Bytes()
 	if _, err := tbl.Add(ctx, Big{"p", "a", payload}); err != nil {
@@ -339,7 +339,7 @@ func TestNoEcho(t *testing.T) {
 		t.Errorf("aztables AddEntity with ClientOptions downloaded %d bytes, want ~0", got)
 	}
 	// ...and the echo back when asked for.
-	echo, _ := newTable[Big](t, &table.Options{EchoInserts: true})
+	echo, _ := newRecordedTable[Big](t, &table.Options{EchoInserts: true})
 	body, _ = echo.Marshal(Big{"p", "c", payload})
 	resp, err := echo.Client().AddEntity(ctx, body, nil)
 	if err != nil {
@@ -370,9 +370,9 @@ func TestAddEcho(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tbl, rec := newTable[Big](t, tc.opts)
+			tbl, rec := newRecordedTable[Big](t, tc.opts)
 			before := rec.Bytes()
-			res, err := tbl.Add(ctxT(t), Big{"p", "r", payload})
+			res, err := tbl.Add(testenv.Ctx(t), Big{"p", "r", payload})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -21,8 +22,8 @@ type Valid struct {
 
 // Every validation rule fails before any request is sent.
 func TestValidationSendsNothing(t *testing.T) {
-	tbl, rec := newTable[Valid](t, nil)
-	ctx := ctxT(t)
+	tbl, rec := newRecordedTable[Valid](t, nil)
+	ctx := testenv.Ctx(t)
 	ok := Valid{PartitionKey: "p", RowKey: "r"}
 	with := func(f func(*Valid)) Valid { v := ok; f(&v); return v }
 	entities := []struct {

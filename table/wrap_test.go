@@ -29,7 +29,7 @@ type pair struct {
 // Azurite accepts: shared key, and a table SAS URL.
 func wrapPairs(t *testing.T) []pair {
 	env := testenv.Azurite(t)
-	built, _ := newTable[Everything](t, nil)
+	built, _ := newRecordedTable[Everything](t, nil)
 	wrap := func(c *aztables.Client) *table.Table[Everything] {
 		w, err := table.Wrap[Everything](c, built.Name())
 		if err != nil {
@@ -67,7 +67,7 @@ func wrapPairs(t *testing.T) []pair {
 func TestWrapMatchesBuilt(t *testing.T) {
 	for _, p := range wrapPairs(t) {
 		t.Run(p.name, func(t *testing.T) {
-			ctx := ctxT(t)
+			ctx := testenv.Ctx(t)
 			in := sample()
 			in.RowKey += p.name
 			steps := []struct {
@@ -191,7 +191,7 @@ func (b *bodies) last() []byte {
 func TestWrapSendsAztablesEncoding(t *testing.T) {
 	env := testenv.Azurite(t)
 	tr := &bodies{next: testenv.TunedClient()}
-	built, _ := newTable[Row](t, nil)
+	built, _ := newRecordedTable[Row](t, nil)
 	svc := env.NewService(t, &table.Options{Transport: tr})
 	mine, err := table.New[table.Entity](svc, built.Name())
 	if err != nil {
@@ -213,7 +213,7 @@ func TestWrapSendsAztablesEncoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tt.tb.Upsert(ctxT(t), e, table.Replace); err != nil {
+		if _, err := tt.tb.Upsert(testenv.Ctx(t), e, table.Replace); err != nil {
 			t.Fatal(err)
 		}
 		if got := tr.last(); bytes.Equal(got, want) != tt.same {

@@ -34,7 +34,7 @@ func TestAzuriteLimits(t *testing.T) {
 		for _, e := range entities {
 			actions = append(actions, aztables.TransactionAction{ActionType: ty, Entity: e})
 		}
-		_, err := c.SubmitTransaction(ctx(t), actions, nil)
+		_, err := c.SubmitTransaction(testenv.Ctx(t), actions, nil)
 		return err
 	}
 	tests := []struct {
@@ -44,12 +44,12 @@ func TestAzuriteLimits(t *testing.T) {
 		code   string
 		reply  string // in the raw reply, for a failed changeset
 	}{
-		{name: "insert 1.1 MB", write: func() error { _, err := c.AddEntity(ctx(t), big("a", "1", 1_100_000), nil); return err }},
-		{name: "upsert 1,000,000 bytes", write: func() error { _, err := c.UpsertEntity(ctx(t), big("a", "2", 1_000_000), replace); return err }},
+		{name: "insert 1.1 MB", write: func() error { _, err := c.AddEntity(testenv.Ctx(t), big("a", "1", 1_100_000), nil); return err }},
+		{name: "upsert 1,000,000 bytes", write: func() error { _, err := c.UpsertEntity(testenv.Ctx(t), big("a", "2", 1_000_000), replace); return err }},
 		{name: "upsert replace 1.1 MB", status: 400, code: "EntityTooLarge",
-			write: func() error { _, err := c.UpsertEntity(ctx(t), big("a", "1", 1_100_000), replace); return err }},
+			write: func() error { _, err := c.UpsertEntity(testenv.Ctx(t), big("a", "1", 1_100_000), replace); return err }},
 		{name: "upsert merge 1.1 MB", status: 400, code: "EntityTooLarge",
-			write: func() error { _, err := c.UpsertEntity(ctx(t), big("a", "1", 1_100_000), merge); return err }},
+			write: func() error { _, err := c.UpsertEntity(testenv.Ctx(t), big("a", "1", 1_100_000), merge); return err }},
 		{name: "changeset upsert of 1.1 MB", status: 202, reply: "EntityTooLarge",
 			write: func() error { return tx(aztables.TransactionTypeInsertReplace, big("b", "1", 1_100_000)) }},
 		{name: "changeset of three 700 KB upserts",
@@ -57,19 +57,19 @@ func TestAzuriteLimits(t *testing.T) {
 				return tx(aztables.TransactionTypeInsertReplace, big("c", "1", 700_000), big("c", "2", 700_000), big("c", "3", 700_000))
 			}},
 		{name: "string of 32,768 characters", write: func() error {
-			_, err := c.AddEntity(ctx(t), entity("d", "1", map[string]any{"S": strings.Repeat("s", 32768)}), nil)
+			_, err := c.AddEntity(testenv.Ctx(t), entity("d", "1", map[string]any{"S": strings.Repeat("s", 32768)}), nil)
 			return err
 		}},
 		{name: "string of 32,769 characters", status: 400, code: "PropertyValueTooLarge", write: func() error {
-			_, err := c.AddEntity(ctx(t), entity("d", "2", map[string]any{"S": strings.Repeat("s", 32769)}), nil)
+			_, err := c.AddEntity(testenv.Ctx(t), entity("d", "2", map[string]any{"S": strings.Repeat("s", 32769)}), nil)
 			return err
 		}},
 		{name: "PartitionKey of 512 characters", write: func() error {
-			_, err := c.AddEntity(ctx(t), entity(strings.Repeat("k", 512), "1", nil), nil)
+			_, err := c.AddEntity(testenv.Ctx(t), entity(strings.Repeat("k", 512), "1", nil), nil)
 			return err
 		}},
 		{name: "PartitionKey of 513 characters", status: 400, code: "InvalidInput", write: func() error {
-			_, err := c.AddEntity(ctx(t), entity(strings.Repeat("k", 513), "1", nil), nil)
+			_, err := c.AddEntity(testenv.Ctx(t), entity(strings.Repeat("k", 513), "1", nil), nil)
 			return err
 		}},
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 // TestBatchLimits plays Cosmos DB's 2 MiB $batch limit and its key rules
@@ -14,7 +16,7 @@ import (
 // would refuse (over 1 MiB).
 func TestBatchLimits(t *testing.T) {
 	env, cs, tr := standIn(t, nil)
-	c := newTable(t, service(t, env, cs.Endpoint(), tr))
+	c := newAzTable(t, service(t, env, cs.Endpoint(), tr))
 	// Over 2 MiB, the stand-in refuses a $batch before reading it.
 	err := post(t, tr, cs.Endpoint()+"/$batch", "multipart/mixed; boundary=batch_1", bytes.Repeat([]byte("x"), 2<<20+1))
 	if got, code := status(t, err); got != 413 || code != "RequestEntityTooLarge" {
@@ -61,7 +63,7 @@ func TestBatchLimits(t *testing.T) {
 				if diff := sameProps(props(t, c, "large", "1"), big("large", "1", 1_100_000)); diff != "" {
 					t.Errorf("large upsert differs in %s", diff)
 				}
-				resp, err := c.GetEntity(ctx(t), "large", "1", nil)
+				resp, err := c.GetEntity(testenv.Ctx(t), "large", "1", nil)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -76,7 +78,7 @@ func TestBatchLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			skipLarge(t, tt.name)
-			_, err := c.SubmitTransaction(ctx(t), tt.actions(tt.pk), nil)
+			_, err := c.SubmitTransaction(testenv.Ctx(t), tt.actions(tt.pk), nil)
 			if got, _ := status(t, err); got != tt.status {
 				t.Fatalf("status: got %d (%v), want %d", got, err, tt.status)
 			}
@@ -92,7 +94,7 @@ func TestBatchLimits(t *testing.T) {
 			var rks []string
 			pager := c.NewListEntitiesPager(&aztables.ListEntitiesOptions{Filter: ptr(fmt.Sprintf("PartitionKey eq '%s'", tt.pk)), Select: ptr("RowKey")})
 			for pager.More() {
-				page, err := pager.NextPage(ctx(t))
+				page, err := pager.NextPage(testenv.Ctx(t))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -80,25 +79,24 @@ func service(t *testing.T, env *testenv.Env, endpoint string, tr policy.Transpor
 	return svc
 }
 
-// newTable creates a uniquely named table through svc, deleted at cleanup.
-func newTable(t *testing.T, svc *aztables.ServiceClient) *aztables.Client {
+// newAzTable creates a uniquely named table through svc, an aztables
+// client, deleted at cleanup.
+func newAzTable(t *testing.T, svc *aztables.ServiceClient) *aztables.Client {
 	c, _ := newNamedTable(t, svc)
 	return c
 }
 
-// newNamedTable is newTable that also returns the table's name.
+// newNamedTable is newAzTable that also returns the table's name.
 func newNamedTable(t *testing.T, svc *aztables.ServiceClient) (*aztables.Client, string) {
 	t.Helper()
 	name := testenv.TableName(t)
 	c := svc.NewClient(name)
-	if _, err := c.CreateTable(ctx(t), nil); err != nil {
+	if _, err := c.CreateTable(testenv.Ctx(t), nil); err != nil {
 		t.Fatalf("create table %s: %v", name, err)
 	}
 	t.Cleanup(func() { _, _ = c.Delete(context.Background(), nil) })
 	return c, name
 }
-
-func ctx(t *testing.T) context.Context { return testenv.Context(t, 60*time.Second) }
 
 // entity is the JSON of an entity with the given properties.
 func entity(pk, rk string, props map[string]any) []byte {
@@ -149,7 +147,7 @@ func status(t *testing.T, err error) (int, string) {
 // props reads an entity back as a map.
 func props(t *testing.T, c *aztables.Client, pk, rk string) map[string]any {
 	t.Helper()
-	resp, err := c.GetEntity(ctx(t), pk, rk, nil)
+	resp, err := c.GetEntity(testenv.Ctx(t), pk, rk, nil)
 	if err != nil {
 		t.Fatalf("get %s/%s: %v", pk, rk, err)
 	}

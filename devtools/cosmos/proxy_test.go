@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tablekit/tablekit/devtools/cosmos"
+	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 // proxiedClient is the client a process gets from the proxy's Env:
@@ -49,8 +50,8 @@ func TestProxy(t *testing.T) {
 	t.Cleanup(func() { _ = p.Close() })
 	hc := proxiedClient(t, p)
 	svc := service(t, env, cs.Endpoint(), hc)
-	c := newTable(t, svc)
-	if _, err := c.AddEntity(ctx(t), []byte(`{"PartitionKey":"p","RowKey":"r"}`), nil); err != nil {
+	c := newAzTable(t, svc)
+	if _, err := c.AddEntity(testenv.Ctx(t), []byte(`{"PartitionKey":"p","RowKey":"r"}`), nil); err != nil {
 		t.Fatalf("add through the proxy: %v", err)
 	}
 	if got := cs.Stats().Requests; got == 0 {

@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/devtools/cosmos"
+	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 // fill writes 30 entities, PartitionKey p0 to p2 and RowKey 00 to 09, with
@@ -25,7 +26,7 @@ func fill(t *testing.T, c *aztables.Client) []string {
 				Entity: entity(pk, rk, map[string]any{"Value": p*10 + r, "Other": "x"})})
 			all = append(all, pk+"/"+rk)
 		}
-		if _, err := c.SubmitTransaction(ctx(t), actions, nil); err != nil {
+		if _, err := c.SubmitTransaction(testenv.Ctx(t), actions, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -45,7 +46,7 @@ func pages(t *testing.T, c *aztables.Client, o aztables.ListEntitiesOptions) []p
 	var out []page
 	pager := c.NewListEntitiesPager(&o)
 	for pager.More() {
-		resp, err := pager.NextPage(ctx(t))
+		resp, err := pager.NextPage(testenv.Ctx(t))
 		if err != nil {
 			t.Fatalf("page %d: %v", len(out), err)
 		}
@@ -139,7 +140,7 @@ func TestQuerySeededOrder(t *testing.T) {
 
 func TestQueryChangingOrder(t *testing.T) {
 	env, cs, tr := standIn(t, &cosmos.Options{Order: cosmos.Changing})
-	c := newTable(t, service(t, env, cs.Endpoint(), tr))
+	c := newAzTable(t, service(t, env, cs.Endpoint(), tr))
 	all := fill(t, c)
 	top := ptr[int32](7)
 
@@ -167,7 +168,7 @@ func TestQueryChangingOrder(t *testing.T) {
 
 func TestQueryRefusesOtherTokens(t *testing.T) {
 	env, cs, tr := standIn(t, nil)
-	c := newTable(t, service(t, env, cs.Endpoint(), tr))
+	c := newAzTable(t, service(t, env, cs.Endpoint(), tr))
 	fill(t, c)
 	ps := pages(t, c, aztables.ListEntitiesOptions{Top: ptr[int32](10)})
 	npk, nrk := ps[0].npk, ps[0].nrk
@@ -183,7 +184,7 @@ func TestQueryRefusesOtherTokens(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cs.Reset()
-			_, err := c.NewListEntitiesPager(&tt.o).NextPage(ctx(t))
+			_, err := c.NewListEntitiesPager(&tt.o).NextPage(testenv.Ctx(t))
 			if got, code := status(t, err); got != 400 || code != "BadRequest" {
 				t.Errorf("got %d %q, want 400 BadRequest", got, code)
 			}
@@ -197,7 +198,7 @@ func TestQueryRefusesOtherTokens(t *testing.T) {
 func TestQueryFilterSelectAndErrors(t *testing.T) {
 	env, cs, tr := standIn(t, nil)
 	svc := service(t, env, cs.Endpoint(), tr)
-	c := newTable(t, svc)
+	c := newAzTable(t, svc)
 	fill(t, c)
 
 	p1 := flat(pages(t, c, aztables.ListEntitiesOptions{Filter: ptr("PartitionKey eq 'p1'"), Top: ptr[int32](4)}))
@@ -213,7 +214,7 @@ func TestQueryFilterSelectAndErrors(t *testing.T) {
 	if len(empty) != 1 || len(empty[0].keys) != 0 || empty[0].npk != nil {
 		t.Errorf("no match: got %+v, want one empty page without a continuation", empty)
 	}
-	_, err := svc.NewClient("missingtable").NewListEntitiesPager(nil).NextPage(ctx(t))
+	_, err := svc.NewClient("missingtable").NewListEntitiesPager(nil).NextPage(testenv.Ctx(t))
 	if got, code := status(t, err); got != 404 || code != "TableNotFound" {
 		t.Errorf("missing table: got %d %q, want 404 TableNotFound", got, code)
 	}

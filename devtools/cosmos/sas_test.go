@@ -7,6 +7,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 // TestSASThroughStandIn: a table SAS made for the account's Cosmos DB host
@@ -35,7 +37,7 @@ func TestSASThroughStandIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, rk := range []string{"1", "2", "3"} {
-		if _, err := sc.AddEntity(ctx(t), entity("p", rk, nil), nil); err != nil {
+		if _, err := sc.AddEntity(testenv.Ctx(t), entity("p", rk, nil), nil); err != nil {
 			t.Fatalf("add with a SAS: %v", err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/devtools/cosmos"
+	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 func TestStartRejectsBadEndpoint(t *testing.T) {
@@ -94,10 +95,10 @@ func TestAztablesThroughStandIn(t *testing.T) {
 		t.Run(strings.Split(endpoint, ".")[2], func(t *testing.T) {
 			c, name := newNamedTable(t, service(t, env, endpoint, tr))
 			cs.Reset()
-			if _, err := c.AddEntity(ctx(t), entity("p", "a", map[string]any{"N": "one"}), nil); err != nil {
+			if _, err := c.AddEntity(testenv.Ctx(t), entity("p", "a", map[string]any{"N": "one"}), nil); err != nil {
 				t.Fatalf("add: %v", err)
 			}
-			if _, err := c.UpsertEntity(ctx(t), entity("p", "a", map[string]any{"M": "two"}), &aztables.UpsertEntityOptions{UpdateMode: aztables.UpdateModeMerge}); err != nil {
+			if _, err := c.UpsertEntity(testenv.Ctx(t), entity("p", "a", map[string]any{"M": "two"}), &aztables.UpsertEntityOptions{UpdateMode: aztables.UpdateModeMerge}); err != nil {
 				t.Fatalf("merge: %v", err)
 			}
 			if got, want := cs.Count("POST /"+name+"(PartitionKey='p',RowKey='a')"), 1; got != want {
@@ -107,7 +108,7 @@ func TestAztablesThroughStandIn(t *testing.T) {
 			if got["N"] != "one" || got["M"] != "two" {
 				t.Errorf("after merge: got %v, want N=one and M=two", got)
 			}
-			_, err := c.SubmitTransaction(ctx(t), []aztables.TransactionAction{
+			_, err := c.SubmitTransaction(testenv.Ctx(t), []aztables.TransactionAction{
 				{ActionType: aztables.TransactionTypeAdd, Entity: entity("p", "b", map[string]any{"N": "b"})},
 				{ActionType: aztables.TransactionTypeUpdateMerge, Entity: entity("p", "a", map[string]any{"O": "three"})},
 				{ActionType: aztables.TransactionTypeInsertReplace, Entity: entity("p", "c", map[string]any{"N": "c"})},
@@ -119,13 +120,13 @@ func TestAztablesThroughStandIn(t *testing.T) {
 			if got["N"] != "one" || got["M"] != "two" || got["O"] != "three" {
 				t.Errorf("after a merge in a $batch: got %v, want N, M and O", got)
 			}
-			if _, err := c.DeleteEntity(ctx(t), "p", "b", nil); err != nil {
+			if _, err := c.DeleteEntity(testenv.Ctx(t), "p", "b", nil); err != nil {
 				t.Errorf("delete: %v", err)
 			}
 			n := 0
 			pager := c.NewListEntitiesPager(nil)
 			for pager.More() {
-				page, err := pager.NextPage(ctx(t))
+				page, err := pager.NextPage(testenv.Ctx(t))
 				if err != nil {
 					t.Fatalf("list: %v", err)
 				}

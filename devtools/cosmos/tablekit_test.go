@@ -27,7 +27,7 @@ func TestTablekitThroughStandIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	tbl := testenv.NewTable[item](t, svc)
-	ctx := ctx(t)
+	ctx := testenv.Ctx(t)
 	if _, err := tbl.Add(ctx, item{PartitionKey: "p", RowKey: "a", N: 1}); err != nil {
 		t.Fatalf("add: %v", err)
 	}

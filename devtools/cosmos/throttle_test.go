@@ -12,6 +12,7 @@ import (
 
 	"github.com/tablekit/tablekit/devtools/cosmos"
 	"github.com/tablekit/tablekit/devtools/faults"
+	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 // get sends an unsigned GET to url: Azurite answers 403, the stand-in's
@@ -115,14 +116,14 @@ func TestThroughput(t *testing.T) {
 // inside; nothing of it is written.
 func TestThrottleInBody(t *testing.T) {
 	env, cs, tr := standIn(t, nil)
-	c := newTable(t, service(t, env, cs.Endpoint(), tr))
+	c := newAzTable(t, service(t, env, cs.Endpoint(), tr))
 	cs.SetThrottle(cosmos.Throttle{Match: faults.PathContains("$batch"), Times: 1, RetryAfter: 30 * time.Millisecond, InBody: true})
 	actions := []aztables.TransactionAction{
 		{ActionType: aztables.TransactionTypeAdd, Entity: entity("p", "1", nil)},
 		{ActionType: aztables.TransactionTypeAdd, Entity: entity("p", "2", nil)},
 		{ActionType: aztables.TransactionTypeAdd, Entity: entity("p", "3", nil)},
 	}
-	_, err := c.SubmitTransaction(ctx(t), actions, nil)
+	_, err := c.SubmitTransaction(testenv.Ctx(t), actions, nil)
 	if got, _ := status(t, err); got != http.StatusAccepted {
 		t.Fatalf("throttled $batch: got %v, want a 202 failure", err)
 	}
@@ -135,12 +136,12 @@ func TestThrottleInBody(t *testing.T) {
 			t.Errorf("reply: got %s, want %q", short(reply), want)
 		}
 	}
-	_, err = c.GetEntity(ctx(t), "p", "1", nil)
+	_, err = c.GetEntity(testenv.Ctx(t), "p", "1", nil)
 	if got, _ := status(t, err); got != http.StatusNotFound {
 		t.Errorf("after a throttled $batch: got %v, want 404", err)
 	}
 	// The rule is spent: the same transaction now commits.
-	if _, err := c.SubmitTransaction(ctx(t), actions, nil); err != nil {
+	if _, err := c.SubmitTransaction(testenv.Ctx(t), actions, nil); err != nil {
 		t.Fatalf("second $batch: %v", err)
 	}
 }

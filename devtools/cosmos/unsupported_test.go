@@ -10,6 +10,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 // TestUnsupportedCalls: the calls the Table API does not have are answered
@@ -17,19 +19,19 @@ import (
 func TestUnsupportedCalls(t *testing.T) {
 	env, cs, tr := standIn(t, nil)
 	svc := service(t, env, cs.Endpoint(), tr)
-	c := newTable(t, svc)
+	c := newAzTable(t, svc)
 	tests := []struct {
 		call string
 		send func() error
 	}{
-		{"service properties", func() error { _, err := svc.GetProperties(ctx(t), nil); return err }},
+		{"service properties", func() error { _, err := svc.GetProperties(testenv.Ctx(t), nil); return err }},
 		{"service properties", func() error {
-			_, err := svc.SetProperties(ctx(t), aztables.ServiceProperties{}, nil)
+			_, err := svc.SetProperties(testenv.Ctx(t), aztables.ServiceProperties{}, nil)
 			return err
 		}},
-		{"service stats", func() error { _, err := svc.GetStatistics(ctx(t), nil); return err }},
-		{"table acl", func() error { _, err := c.GetAccessPolicy(ctx(t), nil); return err }},
-		{"table acl", func() error { _, err := c.SetAccessPolicy(ctx(t), nil); return err }},
+		{"service stats", func() error { _, err := svc.GetStatistics(testenv.Ctx(t), nil); return err }},
+		{"table acl", func() error { _, err := c.GetAccessPolicy(testenv.Ctx(t), nil); return err }},
+		{"table acl", func() error { _, err := c.SetAccessPolicy(testenv.Ctx(t), nil); return err }},
 		{"cors", func() error {
 			req, _ := http.NewRequest(http.MethodOptions, cs.Endpoint()+"/t", nil)
 			resp, err := tr.Do(req)
@@ -59,7 +61,7 @@ func TestUnsupportedCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = sec.GetStatistics(ctx(t), nil)
+	_, err = sec.GetStatistics(testenv.Ctx(t), nil)
 	var dns *net.DNSError
 	if !errors.As(err, &dns) || !dns.IsNotFound {
 		t.Errorf("secondary: got %v, want a not-found DNS error", err)

@@ -22,6 +22,14 @@ func Context(tb testing.TB, d time.Duration) context.Context {
 	return ctx
 }
 
+// Ctx is the context of most tests: Context with a 2-minute deadline, far
+// beyond what a passing test takes against Azurite, so that only a hung
+// request meets it. Use Context when a test needs another deadline.
+func Ctx(tb testing.TB) context.Context {
+	tb.Helper()
+	return Context(tb, 2*time.Minute)
+}
+
 // Recorder is a transport that forwards to tablekit's tuned HTTP client and
 // records what was sent and received, so tests can prove how many requests
 // a call made (none, when validation refused it), with which query, and how
