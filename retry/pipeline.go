@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -35,7 +36,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	attemptCtx := policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
 	var once reqshape.SingleAttempt
 	if req.OperationValue(&once) || ctx.Value(inDoKey{}) != nil {
-		a, err := attemptOf(req, attemptCtx)
+		a, err := attemptOf(req, attemptCtx, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -47,8 +48,12 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		return resp, wire.RedactURLError(err)
 	}
 
+	body, err := bodyOf(req)
+	if err != nil {
+		return nil, err
+	}
 	return run(ctx, pp.p, req.Raw(), runtime.Drain, func() outcome[*http.Response] {
-		a, err := attemptOf(req, attemptCtx)
+		a, err := attemptOf(req, attemptCtx, body)
 		if err != nil {
 			return outcome[*http.Response]{err: err, final: true}
 		}
@@ -73,18 +78,43 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	})
 }
 
-// attemptOf returns the request of one attempt, with ctx. When the sender
-// left the body's bytes on the request (reqshape.Body: every request
-// tablekit builds), the attempt reads them through a reader of its own;
-// otherwise the one body is rewound, as azcore's retry policy does.
-func attemptOf(req *policy.Request, ctx context.Context) (*policy.Request, error) {
+// bodyOf returns the bytes of req's body for the attempts to read, each
+// through a reader of its own: net/http may still be reading an earlier
+// attempt's body after its response came back (a reply that arrived
+// before the whole request was sent), so one body rewound for the next
+// attempt would be read and moved by two goroutines at once. Requests
+// tablekit builds carry their bytes (reqshape.Body); another client's body
+// (aztables', through ClientOptions or Wrap) is copied once, before any
+// attempt reads it. nil for a request without a body.
+func bodyOf(req *policy.Request) ([]byte, error) {
 	var b reqshape.Body
 	if req.OperationValue(&b) && len(b.Bytes) > 0 {
+		return b.Bytes, nil
+	}
+	if req.Body() == nil {
+		return nil, nil
+	}
+	data, err := io.ReadAll(req.Body())
+	if err != nil {
+		return nil, err
+	}
+	return data, req.RewindBody()
+}
+
+// attemptOf returns the request of one attempt, with ctx, reading body
+// through a reader of its own (see bodyOf); without body, the request's
+// one body rewound, as azcore's retry policy does.
+func attemptOf(req *policy.Request, ctx context.Context, body []byte) (*policy.Request, error) {
+	if len(body) > 0 {
 		a := req.Clone(ctx)
-		if err := a.SetBody(streaming.NopCloser(bytes.NewReader(b.Bytes)), req.Raw().Header.Get("Content-Type")); err != nil {
+		if err := a.SetBody(streaming.NopCloser(bytes.NewReader(body)), req.Raw().Header.Get("Content-Type")); err != nil {
 			return nil, err
 		}
 		return a, nil
+	}
+	var b reqshape.Body
+	if req.OperationValue(&b) && len(b.Bytes) > 0 {
+		return attemptOf(req, ctx, b.Bytes)
 	}
 	if err := req.RewindBody(); err != nil {
 		return nil, err

@@ -379,10 +379,10 @@ func TestPipelineSingleAttempt(t *testing.T) {
 
 // TestPipelineAttemptsReadTheirOwnBody: a transport may still be reading
 // an attempt's body when its reply has come and the next attempt starts.
-// With the body's bytes on the request (reqshape.Body), every attempt reads
-// from a reader of its own, so the first attempt's reader still holds the
-// rest of its body after the second attempt has read all of its own;
-// without them, the one body is rewound and read by the next attempt.
+// Every attempt reads from a reader of its own, over the body's bytes on
+// the request (reqshape.Body) or over a copy of another client's body, so
+// the first attempt's reader still holds the rest of its body after the
+// second attempt has read all of its own: no reader is moved by two.
 func TestPipelineAttemptsReadTheirOwnBody(t *testing.T) {
 	const body = `{"PartitionKey":"p","RowKey":"r"}`
 	half := len(body) / 2
@@ -390,7 +390,7 @@ func TestPipelineAttemptsReadTheirOwnBody(t *testing.T) {
 		name      string
 		withBytes bool
 		wantRest  string
-	}{{"bytes on the request", true, body[half:]}, {"body only", false, ""}} {
+	}{{"bytes on the request", true, body[half:]}, {"another client's body", false, body[half:]}} {
 		t.Run(tt.name, func(t *testing.T) {
 			var first io.Reader
 			var second []byte
