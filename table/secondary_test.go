@@ -30,7 +30,31 @@ type Where struct {
 // Two emulators stand for the primary and the geo-secondary, holding
 // different data so a read shows where it was served; the fault proxy in
 // front of the primary makes it fail.
+//
+// TestSecondaryReads: reads follow the location mode (gets, queries),
+// writes stay on the primary, and Stats goes to the secondary.
 func TestSecondaryReads(t *testing.T) {
+	r := newSecondaryRig(t)
+	t.Run("get", r.testGets)
+	t.Run("query fails over", r.testQueryFailsOver)
+	t.Run("writes stay on the primary", r.testWritesStayOnPrimary)
+	t.Run("stats go to the secondary", r.testStats)
+}
+
+// secondaryRig is a primary (Azurite behind a fault proxy) and a second
+// Azurite as its secondary, each holding the table name with rows r1 and
+// r2 whose From says where they are; only the secondary has "lagging".
+type secondaryRig struct {
+	env    *testenv.Env
+	ctx    context.Context
+	second *azurite.Server
+	proxy  *faults.Proxy
+	name   string
+	direct map[string]*table.Table[Where] // by "primary", "secondary": no proxy, no routing
+}
+
+func newSecondaryRig(t *testing.T) *secondaryRig {
+	t.Helper()
 	env := testenv.Azurite(t)
 	ctx := testenv.Ctx(t)
 	second, err := azurite.Start(ctx)
@@ -71,22 +95,37 @@ func TestSecondaryReads(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	open := func(t *testing.T, mode table.LocationMode) *table.Table[Where] {
-		t.Helper()
-		cs := "DefaultEndpointsProtocol=http;AccountName=" + env.Account + ";AccountKey=" + env.Key +
-			";TableEndpoint=" + proxy.Endpoint(env.Account) + ";TableSecondaryEndpoint=" + second.Endpoint()
-		svc, err := table.NewService(cs, &table.Options{Location: mode, Retry: &retry.Policy{MaxAttempts: 2, InitialInterval: time.Millisecond}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := table.New[Where](svc, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tbl
-	}
-	busy := faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil)}
+	return &secondaryRig{env: env, ctx: ctx, second: second, proxy: proxy, name: name, direct: direct}
+}
 
+// open opens the table through the proxy in front of the primary, with
+// the secondary from the connection string, in mode.
+func (r *secondaryRig) open(t *testing.T, mode table.LocationMode) *table.Table[Where] {
+	t.Helper()
+	svc, err := table.NewService(r.connectionString(), &table.Options{Location: mode, Retry: &retry.Policy{MaxAttempts: 2, InitialInterval: time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.New[Where](svc, r.name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
+// connectionString names the proxy as the primary and the second Azurite
+// as the secondary.
+func (r *secondaryRig) connectionString() string {
+	return "DefaultEndpointsProtocol=http;AccountName=" + r.env.Account + ";AccountKey=" + r.env.Key +
+		";TableEndpoint=" + r.proxy.Endpoint(r.env.Account) + ";TableSecondaryEndpoint=" + r.second.Endpoint()
+}
+
+// busy answers 503 ServerBusy to every GET.
+var busy = faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil)}
+
+// testGets: a Get in each mode, with the primary healthy or busy.
+func (r *secondaryRig) testGets(t *testing.T) {
+	ctx, proxy := r.ctx, r.proxy
 	getTests := []struct {
 		name     string
 		mode     table.LocationMode
@@ -114,7 +153,7 @@ func TestSecondaryReads(t *testing.T) {
 				proxy.SetRules()
 			}
 			proxy.Reset()
-			tbl := open(t, tt.mode)
+			tbl := r.open(t, tt.mode)
 			o := &table.GetOptions{}
 			if tt.selected {
 				o.Select = []string{"From"}
@@ -139,68 +178,70 @@ func TestSecondaryReads(t *testing.T) {
 		})
 	}
 
-	// Package query gets the routing without knowing about it; a
-	// ReadLocations in the context tells where its pages came from.
-	t.Run("query fails over", func(t *testing.T) {
-		proxy.SetRules(busy)
-		tbl := open(t, table.PrimaryThenSecondary)
-		var rl table.ReadLocations
-		var froms []string
-		for e, err := range query.New(tbl).Where(query.Partition("p")).PageSize(1).All(table.WithReadLocations(ctx, &rl)) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			froms = append(froms, e.From)
-		}
-		if want := "secondary,secondary,secondary"; strings.Join(froms, ",") != want {
-			t.Errorf("query read %v, want %s", froms, want)
-		}
-		if rl.Secondary() < 3 || rl.Primary() != 0 {
-			t.Errorf("ReadLocations = %d primary, %d secondary; want 0 and at least 3", rl.Primary(), rl.Secondary())
-		}
-	})
+}
 
-	// Writes never go to the secondary, in any mode and whatever fails.
-	t.Run("writes stay on the primary", func(t *testing.T) {
-		proxy.SetRules()
-		tbl := open(t, table.SecondaryOnly)
-		if _, err := tbl.Upsert(ctx, Where{"p", "w", "written"}, table.Replace); err != nil {
-			t.Fatal(err)
-		}
-		if e, err := direct["primary"].Get(ctx, "p", "w", nil); err != nil || e.From != "written" {
-			t.Errorf("primary has %+v, %v; want the write", e, err)
-		}
-		if _, err := direct["secondary"].Get(ctx, "p", "w", nil); !errors.Is(err, tablekit.ErrNotFound) {
-			t.Errorf("secondary Get of the write: error = %v, want tablekit.ErrNotFound", err)
-		}
-		proxy.SetRules(faults.Rule{Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil)})
-		tbl = open(t, table.PrimaryThenSecondary)
-		if _, err := tbl.Upsert(ctx, Where{"p", "w2", "written"}, table.Replace); !errors.Is(err, tablekit.ErrThrottled) {
-			t.Errorf("Upsert with a busy primary: error = %v, want tablekit.ErrThrottled", err)
-		}
-		if _, err := direct["secondary"].Get(ctx, "p", "w2", nil); !errors.Is(err, tablekit.ErrNotFound) {
-			t.Errorf("the failed write reached the secondary: %v", err)
-		}
-	})
-
-	// Stats is answered on the secondary only, so it is sent there.
-	t.Run("stats go to the secondary", func(t *testing.T) {
-		proxy.SetRules()
-		cs := "DefaultEndpointsProtocol=http;AccountName=" + env.Account + ";AccountKey=" + env.Key +
-			";TableEndpoint=" + proxy.Endpoint(env.Account) + ";TableSecondaryEndpoint=" + second.Endpoint()
-		svc, err := table.NewService(cs, &table.Options{Retry: &retry.Policy{MaxAttempts: 1}})
+// Package query gets the routing without knowing about it; a
+// ReadLocations in the context tells where its pages came from.
+func (r *secondaryRig) testQueryFailsOver(t *testing.T) {
+	ctx, proxy := r.ctx, r.proxy
+	proxy.SetRules(busy)
+	tbl := r.open(t, table.PrimaryThenSecondary)
+	var rl table.ReadLocations
+	var froms []string
+	for e, err := range query.New(tbl).Where(query.Partition("p")).PageSize(1).All(table.WithReadLocations(ctx, &rl)) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		proxy.Reset()
-		_, err = svc.Stats(ctx)
-		if !errors.Is(err, tablekit.ErrService) {
-			t.Errorf("Stats on Azurite: error = %v, want a typed service error", err)
-		}
-		if n := proxy.Counts(); len(n) != 0 {
-			t.Errorf("the primary saw %v, want no stats request", n)
-		}
-	})
+		froms = append(froms, e.From)
+	}
+	if want := "secondary,secondary,secondary"; strings.Join(froms, ",") != want {
+		t.Errorf("query read %v, want %s", froms, want)
+	}
+	if rl.Secondary() < 3 || rl.Primary() != 0 {
+		t.Errorf("ReadLocations = %d primary, %d secondary; want 0 and at least 3", rl.Primary(), rl.Secondary())
+	}
+}
+
+// Writes never go to the secondary, in any mode and whatever fails.
+func (r *secondaryRig) testWritesStayOnPrimary(t *testing.T) {
+	ctx, proxy, direct := r.ctx, r.proxy, r.direct
+	proxy.SetRules()
+	tbl := r.open(t, table.SecondaryOnly)
+	if _, err := tbl.Upsert(ctx, Where{"p", "w", "written"}, table.Replace); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := direct["primary"].Get(ctx, "p", "w", nil); err != nil || e.From != "written" {
+		t.Errorf("primary has %+v, %v; want the write", e, err)
+	}
+	if _, err := direct["secondary"].Get(ctx, "p", "w", nil); !errors.Is(err, tablekit.ErrNotFound) {
+		t.Errorf("secondary Get of the write: error = %v, want tablekit.ErrNotFound", err)
+	}
+	proxy.SetRules(faults.Rule{Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil)})
+	tbl = r.open(t, table.PrimaryThenSecondary)
+	if _, err := tbl.Upsert(ctx, Where{"p", "w2", "written"}, table.Replace); !errors.Is(err, tablekit.ErrThrottled) {
+		t.Errorf("Upsert with a busy primary: error = %v, want tablekit.ErrThrottled", err)
+	}
+	if _, err := direct["secondary"].Get(ctx, "p", "w2", nil); !errors.Is(err, tablekit.ErrNotFound) {
+		t.Errorf("the failed write reached the secondary: %v", err)
+	}
+}
+
+// Stats is answered on the secondary only, so it is sent there.
+func (r *secondaryRig) testStats(t *testing.T) {
+	ctx, proxy := r.ctx, r.proxy
+	proxy.SetRules()
+	svc, err := table.NewService(r.connectionString(), &table.Options{Retry: &retry.Policy{MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy.Reset()
+	_, err = svc.Stats(ctx)
+	if !errors.Is(err, tablekit.ErrService) {
+		t.Errorf("Stats on Azurite: error = %v, want a typed service error", err)
+	}
+	if n := proxy.Counts(); len(n) != 0 {
+		t.Errorf("the primary saw %v, want no stats request", n)
+	}
 }
 
 // fakeHosts answers 503 from the hosts in busy and an entity from others,
