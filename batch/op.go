@@ -16,10 +16,9 @@ import (
 type OpKind uint8
 
 const (
-	// Upsert inserts the entity or merges into / replaces an existing one.
-	// It is the zero OpKind because it is the safe default for loads: it needs
-	// no ETag and a retried upsert cannot fail because its first attempt
-	// committed.
+	// Upsert inserts the entity or merges into / replaces an existing one. It
+	// is the zero OpKind, the safe default for loads: it needs no ETag and a
+	// retry cannot fail because its first attempt committed.
 	Upsert OpKind = iota
 	// Add inserts the entity; the transaction fails with
 	// tablekit.ErrAlreadyExists if it exists.

@@ -23,11 +23,9 @@ type Progress struct {
 	Failed int
 	// Retries is the number of retries so far, all transactions together.
 	Retries int
-	// Throttled is how many of those retries followed throttling: a
-	// failure matching tablekit.ErrThrottled (Cosmos DB's 429, Table
-	// Storage's 503 ServerBusy and 500 OperationTimedOut), of the whole
-	// request or of an operation inside its reply. A throttled transaction
-	// committed nothing: it counts as committed only when a retry commits.
+	// Throttled is how many of those retries followed throttling: a failure
+	// matching tablekit.ErrThrottled, of the whole request or of an operation
+	// inside its reply.
 	Throttled int
 	// Final is set on the last call: the input is read and every
 	// transaction has finished.
@@ -38,20 +36,17 @@ type Progress struct {
 type State uint8
 
 const (
-	// NotSent: never sent. The writer stopped first (a failure or the
-	// context), an earlier transaction of its partition was refused, or an
-	// earlier operation on the same entity is Unknown. It is the State of
-	// operations Write never read.
+	// NotSent: never sent, because the writer stopped first, an earlier
+	// transaction of its partition was refused, or an earlier operation on
+	// the same entity is Unknown; also the State of operations never read.
 	NotSent State = iota
 	// Committed: the transaction holding it committed.
 	Committed
 	// Failed: the transaction holding it was refused (or the operation was
 	// invalid and never sent); nothing in it was written.
 	Failed
-	// Unknown: the transaction may or may not have been committed: a retry
-	// after a lost, cut-short or garbled reply collided with what that
-	// attempt may have written (tablekit.ErrMaybeCommitted), every attempt's
-	// reply was lost, or the context ended while it was in flight. Read
+	// Unknown: the transaction may or may not have been committed
+	// (tablekit.ErrMaybeCommitted, a lost reply, or the context ended). Read
 	// the entities to find out: the transaction applied all or nothing.
 	Unknown
 )
@@ -80,23 +75,15 @@ type Chunk struct {
 	Ops []int
 	// State is Failed, Unknown or NotSent.
 	State State
-	// Err is why: a *tablekit.ServiceError (which operation the service refused; in a
-	// Write, its Index is the operation's position in the input), a
-	// *tablekit.ServiceError, a *tablekit.ValidationError (an invalid
-	// operation, which forms a chunk of its own), a *tablekit.MaybeCommittedError
-	// matching tablekit.ErrMaybeCommitted (a retry after a lost reply found
-	// the change already made; the lost attempt's failure is wrapped
-	// too), a transport or context error (tablekit.ErrUnavailable when every
-	// attempt failed), or, for NotSent, an error matching errNotSent.
+	// Err is why: a *tablekit.ServiceError, a *tablekit.ValidationError, a
+	// *tablekit.MaybeCommittedError (tablekit.ErrMaybeCommitted), a transport
+	// or context error, or, for NotSent, an error matching errNotSent.
 	Err error
 }
 
-// Summary reports a Write. Atomicity is per transaction only: when Write
-// fails, some transactions may have committed and others not. Every
-// operation's fate is State(i); Incomplete has the transactions that did
-// not commit and why. Operations that never got into a transaction (read
-// after an earlier transaction of their partition failed, or not read
-// because the writer stopped) are in none; their State is NotSent.
+// Summary reports a Write: atomicity is per transaction only, so some
+// transactions may have committed and others not. Every operation's fate is
+// State(i); Incomplete has the transactions that did not commit and why.
 type Summary struct {
 	// Ops and Chunks are the operations and transactions committed.
 	Ops, Chunks int

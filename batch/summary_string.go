@@ -43,12 +43,7 @@ func (s Summary) tally() tally {
 func (t tally) notSent() int { return t.ops - t.committed - t.unknown - t.failed }
 
 // String is a one-line account of the Write, the same length for ten
-// operations or ten million, e.g.
-//
-//	20000 operations in 200 transactions: 19990 committed, 10 unknown (1 transaction), 0 failed, 0 not sent; 3 retries (2 throttled) in 2.5s
-//
-// Unknown operations may or may not have been written (read them to find
-// out); not sent ones were not. State and Incomplete have the details.
+// operations or ten million; State and Incomplete have the details.
 func (s Summary) String() string {
 	t := s.tally()
 	var b strings.Builder

@@ -51,9 +51,8 @@ func (tx *Transaction[T]) Upsert(e T, mode table.Mode) *Transaction[T] {
 }
 
 // Update merges e into or replaces the existing entity if its ETag is etag
-// (table.AnyETag: whatever it is). The transaction fails with
-// tablekit.ErrPreconditionFailed on a mismatch and tablekit.ErrNotFound when the
-// entity does not exist; an empty etag is tablekit.ErrInvalid.
+// (table.AnyETag: whatever it is); on a mismatch the transaction fails with
+// tablekit.ErrPreconditionFailed. An empty etag is tablekit.ErrInvalid.
 func (tx *Transaction[T]) Update(e T, mode table.Mode, etag azcore.ETag) *Transaction[T] {
 	return tx.Append(Op[T]{Kind: Update, Entity: e, Mode: mode, ETag: etag})
 }

@@ -14,11 +14,8 @@ import (
 
 // Defaults of WriteOptions.
 const (
-	// DefaultInFlight is the number of transactions Write keeps in
-	// flight: 4, where the checklist's measurements put most of the gain
-	// of parallel transactions (on one core, Azurite does about 7,700
-	// entities/s in sequential 100-op transactions and 11,000/s with 4 in
-	// parallel).
+	// DefaultInFlight is the number of transactions Write keeps in flight: 4,
+	// where measurements put most of the gain of parallel transactions.
 	DefaultInFlight = 4
 	// DefaultMaxBuffered bounds the encoded operations Write holds: 64 MiB,
 	// sixteen full transactions.
@@ -33,64 +30,40 @@ var errNotSent = errors.New("batch: not sent")
 // WriteOptions tune Write and WriteSeq. nil and zero fields mean the
 // documented defaults; Write never modifies them.
 type WriteOptions struct {
-	// InFlight is the number of transactions in flight at once, each on
-	// a different partition (the transactions of one partition run one
-	// after the other, in order). Default DefaultInFlight (4). Size the
-	// client's connection pool to at least this (table.Options.PoolSize).
+	// InFlight is the number of transactions in flight at once, each on a
+	// different partition. Default DefaultInFlight (4); size the client's
+	// connection pool (table.Options.PoolSize) to at least this.
 	InFlight int
 
-	// Retry is the retry policy of each transaction; nil means
-	// retry.Default(). Each chunk is submitted inside retry.Do, each submit
-	// a single attempt of the pipeline's retry policy (the request asks for
-	// it; on a table from table.Wrap, retry.Do's mark on the context does),
-	// so this policy is the only retry layer for Write's requests. It retries what
-	// the pipeline would (429, 5xx, transport failures) and also a
-	// retryable failure inside a 202 reply (an operation's 503 ServerBusy
-	// or 500 OperationTimedOut), which the pipeline cannot see. Its OnRetry
-	// hook is called as usual; retries are also counted in Progress and
-	// Summary. (A client built without table.ClientOptions keeps azcore's
-	// own retry policy, which retries inside each attempt: build clients
-	// with table.ClientOptions.)
+	// Retry is the retry policy of each transaction, the only retry layer for
+	// Write's requests; nil means retry.Default(). It also retries retryable
+	// failures inside a 202 reply, and its retries are counted in Summary.
 	Retry *retry.Policy
 
-	// Progress, when set, is called as transactions finish (committed or
-	// not) and once more at the end, with Final set. Calls never overlap
-	// and their counts never go down; a slow callback slows the writer, so
-	// keep it short. It may cancel the context given to Write.
+	// Progress, when set, is called as transactions finish and once more at
+	// the end, with Final set. Calls never overlap; keep it short, since a
+	// slow callback slows the writer.
 	Progress func(Progress)
 
-	// ContinueOnError keeps writing the other partitions after a
-	// transaction fails. By default the first refusal (a Failed
-	// transaction or an invalid operation) stops the writer: transactions
-	// already sent finish, nothing else is sent. Either way, once a
-	// transaction of a partition is refused, no later one of that
-	// partition is sent (later operations may depend on it). An Unknown
-	// transaction stops neither; only later operations on its entities are
-	// held back.
+	// ContinueOnError keeps writing the other partitions after a transaction
+	// is refused; by default the first refusal stops the writer. A refused
+	// partition's later transactions are never sent.
 	ContinueOnError bool
 
 	// Reorder lets operations on different entities of one partition commit
 	// out of input order, so that large entities pack into fuller
-	// transactions (first fit over up to 4 open transactions per partition
-	// instead of one). Operations on the same entity keep their order
-	// either way. By default a partition's operations commit in input
-	// order, so after a failure the committed operations of each partition
-	// are a prefix of its operations in the input.
+	// transactions; operations on the same entity keep their order.
 	Reorder bool
 
-	// MaxBuffered bounds the bytes of encoded operations held at once
-	// (waiting in open transactions, queued, or in flight); the input is
-	// read no faster. Default DefaultMaxBuffered (64 MiB). For WriteSeq
-	// with many partitions interleaved, reaching the bound closes the
-	// oldest open transaction early, so transactions are less full; a
-	// larger bound packs better.
+	// MaxBuffered bounds the bytes of encoded operations held at once; the
+	// input is read no faster. Default DefaultMaxBuffered (64 MiB); for
+	// WriteSeq a larger bound packs interleaved partitions better.
 	MaxBuffered int
 }
 
 // Write writes any number of operations, on any partitions, in as few
 // transactions as the limits allow, with bounded parallelism and retries.
-// The error is nil when every operation committed, otherwise it matches
-// tablekit.ErrIncomplete and the Summary says what became of each.
+// A non-nil error matches tablekit.ErrIncomplete; the Summary says the rest.
 func Write[T any](ctx context.Context, t *table.Table[T], ops []Op[T], o *WriteOptions) (Summary, error) {
 	if err := usable(t); err != nil {
 		return Summary{}, err
@@ -115,14 +88,9 @@ func Write[T any](ctx context.Context, t *table.Table[T], ops []Op[T], o *WriteO
 	return end(w.summary())
 }
 
-// WriteSeq is Write for operations that come from an iterator, read once
-// and as they are needed. Operations are numbered by their position in the
-// sequence (for Summary.State and Chunk.Ops). Memory is bounded by
-// WriteOptions.MaxBuffered: transactions of a partition are formed as its
-// operations arrive, and when the bound is reached the oldest open
-// transaction is sent as it is. Sort or group the input by PartitionKey for
-// the fullest transactions. Progress.OpsTotal and ChunksTotal count what
-// has been read so far and are final when Progress.Final is set.
+// WriteSeq is Write for operations read once, as needed, from an iterator,
+// numbered by their position in it. Memory is bounded by
+// WriteOptions.MaxBuffered; sort or group the input by PartitionKey.
 func WriteSeq[T any](ctx context.Context, t *table.Table[T], ops iter.Seq[Op[T]], o *WriteOptions) (Summary, error) {
 	if err := usable(t); err != nil {
 		return Summary{}, err

@@ -10,20 +10,15 @@ import (
 type Page[T any] struct {
 	// Entities are the page's entities, in (PartitionKey, RowKey) order on
 	// Table Storage (Cosmos DB does not sort them). A page can be short, or
-	// empty, while there is more: the service stops a page at 1,000
-	// entities, at a partition boundary, or after 5 seconds of work, and a
-	// filter that matches nothing in a stretch of the table gives empty
-	// pages that still carry a continuation.
+	// empty, while there is more.
 	Entities []T
 	// Token resumes after this page (Query.Resume); "" when nothing is left.
 	Token string
 }
 
-// Cursor is a resumable position in a query. Iterate it with All or Pages;
-// Token tells, at any moment, how to continue after the last entity handed
-// out, in this process or another. A Cursor can be iterated again after a
-// break or an error: it continues where it stopped. Its methods may be
-// called from any goroutine, but iterate it from one at a time.
+// Cursor is a resumable position in a query: iterate it with All or Pages,
+// from one goroutine at a time (it continues where a break or an error
+// stopped it); Token tells how to continue, in this process or another.
 type Cursor[T any] struct {
 	plan    *plan[T]
 	binding string
@@ -58,9 +53,8 @@ func (q Query[T]) Resume(token string) (*Cursor[T], error) {
 }
 
 // Token returns the position after the last entity handed out (inside the
-// loop body: after the current one), as an opaque string for Resume. It is
-// "" when the query has nothing left. See the package documentation for
-// what a token holds and costs.
+// loop body: after the current one), as an opaque string for Resume; "" when
+// the query has nothing left.
 func (c *Cursor[T]) Token() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -129,13 +123,9 @@ func (c *Cursor[T]) top(returned int) (int, bool) {
 	return top, true
 }
 
-// All returns the entities from the cursor's position on, following
-// continuation across pages (short and empty ones included) until the end
-// or the query's Limit. Breaking out of the loop stops fetching: no request
-// is made after the one that produced the current entity. An error is
-// yielded once, with the zero T, and ends the iteration; the cursor's
-// position stays at the last entity returned, so a later All retries from
-// there. Service errors match package tablekit's sentinels.
+// All yields the entities from the cursor's position on, following
+// continuation to the end or Limit; a break stops fetching. An error (a
+// tablekit sentinel) is yielded once; a later All retries from there.
 func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		err := c.pageLoop(ctx, spanCursorAll, func(page *rawPage[T], returned int) (int, bool) {
@@ -178,12 +168,9 @@ func (c *Cursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	}
 }
 
-// Pages returns the cursor's entities page by page: each Page as the
-// service returned it (entities already returned before a mid-page token
-// are left out), with the token that resumes after it. Empty pages are
-// yielded too, since their token still advances: a checkpoint after every
-// page never loses progress. Limit cuts the last request, not a page. Errors
-// and breaks behave as in All.
+// Pages yields the cursor's entities page by page, each with the token that
+// resumes after it; empty pages are yielded too, so a checkpoint after every
+// page never loses progress. Errors and breaks behave as in All.
 func (c *Cursor[T]) Pages(ctx context.Context) iter.Seq2[Page[T], error] {
 	return func(yield func(Page[T], error) bool) {
 		err := c.pageLoop(ctx, spanCursorPages, func(page *rawPage[T], _ int) (int, bool) {

@@ -14,15 +14,9 @@ import (
 // answer 400 (Azurite does not enforce it).
 const MaxComparisons = 15
 
-// Filter is an OData $filter expression built from typed parts: comparisons
-// of a Property with a Value, And, Or, Not, key prefixes and, as the only
-// way to write raw text, Raw. Every user value goes through a literal
-// constructor, so no value can change the shape of the expression.
-//
-// A Filter is an immutable value: combining filters never changes them. The
-// zero Filter matches every entity. A filter made from invalid parts keeps
-// the first error and reports it from Build and from the query that runs it;
-// nothing panics.
+// Filter is an injection-safe OData $filter expression built from typed
+// parts; it is an immutable value, and the zero Filter matches every entity.
+// A filter from invalid parts keeps its first error for Build and the query.
 type Filter struct {
 	n   *node
 	err error
@@ -56,10 +50,9 @@ func errFilter(err error) Filter { return Filter{err: err} }
 // tablekit.ErrInvalid.
 func (f Filter) Err() error { return f.err }
 
-// Build returns the $filter text, or the first error in its parts, or an
-// error if it has more than MaxComparisons comparisons. The zero Filter
-// builds to "". The text can be passed to plain aztables code as
-// ListEntitiesOptions.Filter.
+// Build returns the $filter text ("" for the zero Filter), which plain
+// aztables code can take as ListEntitiesOptions.Filter, or the first error in
+// its parts, or an error for more than MaxComparisons comparisons.
 func (f Filter) Build() (string, error) {
 	if f.err != nil {
 		return "", f.err
@@ -163,9 +156,8 @@ func (n *node) properties(fn func(Property)) {
 func And(filters ...Filter) Filter { return combine(opAnd, filters) }
 
 // Or matches entities that match any of the filters. A zero Filter among
-// them matches everything, so the result is the zero Filter. The first error
-// among the parts is kept. On the service, or across partition keys is
-// evaluated as a table scan: prefer parallel segments for "these partitions".
+// them makes the result the zero Filter; the first error among the parts is
+// kept.
 func Or(filters ...Filter) Filter { return combine(opOr, filters) }
 
 func combine(o op, filters []Filter) Filter {
@@ -209,12 +201,9 @@ func Not(f Filter) Filter {
 	return Filter{n: &node{op: opNot, kids: []*node{f.n}}}
 }
 
-// Raw is the explicit escape hatch: odata is used as written, so it must
-// never contain an unescaped user value (build those with the literal
-// constructors instead). To keep composition safe, Raw checks that quotes
-// are closed and parentheses balanced, so that "(raw) and (...)" keeps its
-// meaning; it does not check property names or types. Raw filters make the
-// query's scope unknown, which Scope reports as a table scan.
+// Raw uses odata as written: the one escape hatch, so it must never contain
+// an unescaped user value. It checks only that quotes are closed and
+// parentheses balanced; its scope counts as a table scan.
 func Raw(odata string) Filter {
 	if strings.TrimSpace(odata) == "" {
 		return errFilter(errmap.Invalid("query", "filter", "Raw filter is empty (use the zero Filter to match everything)"))
@@ -287,11 +276,9 @@ func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
-// Property names an entity property in a filter. PartitionKey, RowKey and
-// Timestamp are predefined; any other name must be a valid property name (an
-// identifier: letters, digits and _, not starting with a digit, at most 255
-// characters, and not an OData keyword such as "and"). An invalid name makes
-// every filter built from it invalid.
+// Property names an entity property in a filter: PartitionKey, RowKey,
+// Timestamp, or any valid property name. An invalid name makes every filter
+// built from it invalid.
 type Property string
 
 // The system properties every entity has.
@@ -368,12 +355,8 @@ func (p Property) Lt(v Value) Filter { return p.compare("lt", v) }
 func (p Property) Le(v Value) Filter { return p.compare("le", v) }
 
 // HasPrefix matches string values that start with prefix, written as the
-// range the service can seek on: p ge 'prefix' and p lt 'next', where next is
-// the smallest string greater than every string with the prefix (its last
-// character incremented, in the UTF-16 order the service and Azurite compare
-// in). A prefix that has no such string (it ends in U+FFFF only, or is
-// empty) gives the open range p ge 'prefix'. On PartitionKey this is a range
-// query, on RowKey within one partition a range within the partition.
+// range the service can seek on: p ge 'prefix' and p lt 'next' (or the
+// open range p ge 'prefix' when no next exists); on PartitionKey, a range.
 func (p Property) HasPrefix(prefix string) Filter {
 	lo := p.Ge(String(prefix))
 	if lo.err != nil {

@@ -50,13 +50,9 @@ func (k kind) String() string {
 	return "no type"
 }
 
-// Value is a typed OData literal, made by String, Bool, Int32, Int64,
-// Double, DateTime, GUID or Binary. The service compares a property only
-// with a literal of the property's own EDM type (an Int64 property never
-// equals 5, only 5L), so the constructor you pick is the type you compare
-// with. A Value is immutable; an invalid one (a NaN, a string that is not
-// UTF-8) carries its error into every filter made with it. The zero Value is
-// invalid.
+// Value is a typed OData literal. The service compares a property only with
+// a literal of its own EDM type, so the constructor you pick (String, Int64,
+// Double, ...) is the type you compare with. The zero Value is invalid.
 type Value struct {
 	lit  string
 	kind kind
@@ -81,14 +77,8 @@ func invalid(format string, args ...any) Value {
 	return Value{err: errmap.Invalidf("query", "filter", format, args...)}
 }
 
-// String is an Edm.String literal: in single quotes, with each single quote
-// inside doubled and every other character as it is, so O'Brien becomes
-//
-//	'O''Brien'
-//
-// and no value can end the literal early. s must be valid
-// UTF-8. Control characters are allowed (property values may hold them; keys
-// cannot, so a key compared with one simply matches nothing).
+// String is an Edm.String literal: s, valid UTF-8, in single quotes with
+// each single quote inside doubled, so no value can end the literal early.
 func String(s string) Value {
 	if !utf8.ValidString(s) {
 		return invalid("string literal is not valid UTF-8")
@@ -135,10 +125,9 @@ func Double(f float64) Value {
 // dateTimeLayout keeps the service's 100 ns resolution: 7 fractional digits.
 const dateTimeLayout = "2006-01-02T15:04:05.0000000Z"
 
-// DateTime is an Edm.DateTime literal, datetime'2024-01-02T03:04:05.1234567Z':
-// t converted to UTC, with the service's 100 ns resolution (finer digits are
-// truncated). Years outside 0001-9999 cannot be written. Azurite compares
-// DateTime values at millisecond precision only; the service at 100 ns.
+// DateTime is an Edm.DateTime literal of t converted to UTC, with the
+// service's 100 ns resolution (finer digits are truncated). Years outside
+// 0001-9999 cannot be written.
 func DateTime(t time.Time) Value {
 	t = t.UTC()
 	if y := t.Year(); y < 1 || y > 9999 {

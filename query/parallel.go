@@ -16,18 +16,12 @@ import (
 
 // Parallelism bounds for ParallelOptions.Parallelism.
 const (
-	// DefaultParallelism is the number of requests a parallel run keeps in
-	// flight when ParallelOptions.Parallelism is 0: enough that round trips
-	// overlap and latency stops dominating (8 requests of 20 ms take about
-	// as long as one), few enough that one client does not make the
-	// service throttle it.
+	// DefaultParallelism is the requests in flight when
+	// ParallelOptions.Parallelism is 0: enough that round trips overlap, few
+	// enough that one client does not make the service throttle it.
 	DefaultParallelism = 8
-	// MaxParallelism is the most requests a parallel run may keep in
-	// flight. It is at most table.DefaultPoolSize, the idle-connection
-	// pool per host of tablekit's transport, so that every request finds a
-	// pooled connection instead of opening and closing one (connection
-	// churn). If you lowered table.Options.PoolSize, keep
-	// ParallelOptions.Parallelism at or below it.
+	// MaxParallelism is the most requests a parallel run may keep in flight:
+	// table.DefaultPoolSize, so that every request finds a pooled connection.
 	MaxParallelism = 64
 )
 
@@ -40,19 +34,9 @@ type ParallelOptions struct {
 	// Parallelism is the most requests in flight at once, 1 to
 	// MaxParallelism; 0 means DefaultParallelism.
 	Parallelism int
-	// Ordered returns the entities in (PartitionKey, RowKey) order across
-	// all segments, by a k-way merge of the segments' streams (each is in
-	// that order, as the service returns every query; segments that do not
-	// overlap make the merge exact, overlapping ones would repeat entities
-	// in either mode). The merge can only hand out an entity once every
-	// unfinished segment has fetched its next page, so it holds a page per
-	// segment, and a slow segment delays all of them. With key-range
-	// segments the merge drains them one after the other while the others
-	// read ahead within the run's budget. Unordered (the default) streams
-	// entities as pages arrive: use it when order does not matter. A
-	// backend that does not return entities in key order (Cosmos DB, and a
-	// table from table.Wrap, whose backend tablekit cannot see) cannot be
-	// merged so: there Ordered is tablekit.ErrUnsupported.
+	// Ordered merges the segments' entities in (PartitionKey, RowKey) order
+	// instead of streaming them as pages arrive (the default), holding a
+	// page per segment. Without key order it is tablekit.ErrUnsupported.
 	Ordered bool
 	// Resume is a token from ParallelCursor.Token of the same query and
 	// segments: each segment continues where it stopped. "" starts at the
@@ -60,10 +44,9 @@ type ParallelOptions struct {
 	Resume string
 }
 
-// ParallelCursor is a resumable parallel run of one query as several
-// segments; each segment is a query of its own with its own position, so an
-// interrupted run resumes every segment where it stopped. Methods may be
-// called from any goroutine; iterate it from one at a time.
+// ParallelCursor is a resumable parallel run of one query as segments, each
+// with its own position. Its methods may be called from any goroutine;
+// iterate it from one at a time.
 type ParallelCursor[T any] struct {
 	plans       []*plan[T]
 	binding     string
@@ -139,8 +122,7 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 
 // Token returns every segment's position after the entities handed out so
 // far, as one opaque string for ParallelOptions.Resume; "" when every
-// segment is finished. Entities fetched but not yet handed out are not
-// counted: they are fetched again on resume.
+// segment is finished.
 func (c *ParallelCursor[T]) Token() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -156,13 +138,9 @@ func (c *ParallelCursor[T]) Token() string {
 	return encodeToken(tok)
 }
 
-// All runs the segments with bounded parallelism and returns their entities
-// as they arrive (or merged in key order with Ordered), until every segment
-// is finished or the query's Limit is reached. The first error is yielded
-// once and cancels every request in flight. Breaking out of the loop, like
-// an error, cancels the requests in flight and returns only once every
-// goroutine of the run has ended: nothing keeps running after the loop.
-// Each segment's position advances only with the entities handed out.
+// All runs the segments and yields their entities as they arrive (or in key
+// order with Ordered) until every segment is finished or Limit is reached. An
+// error or a break cancels the requests in flight; no goroutine outlives it.
 func (c *ParallelCursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		if c.parallelism == 0 {

@@ -17,10 +17,9 @@ type position struct {
 	// them are skipped on resume.
 	LastPartitionKey *string `json:"ak,omitempty"`
 	LastRowKey       *string `json:"ar,omitempty"`
-	// Count skip, on a backend without key order: the first Skip entities
-	// of the page at the continuation were returned, and Digest (pageDigest)
-	// is of their keys, in order. A page read again there must start with
-	// the same entities: they are skipped, or the position is lost.
+	// Count skip, without key order: the first Skip entities of the page at
+	// the continuation were returned; Digest (pageDigest) is of their keys. A
+	// page read again must start with them, or the position is lost.
 	Skip   int    `json:"n,omitempty"`
 	Digest string `json:"h,omitempty"`
 	// Nothing is left.

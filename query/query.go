@@ -22,11 +22,9 @@ import (
 // may be larger.
 const MaxPageSize = backend.PageSize
 
-// Query is a read of a typed table beyond a single point get: a filter, an
-// optional projection, a page size and an optional limit. It is an immutable
-// value: every method returns a changed copy, so a base query can be shared
-// and refined. Errors in its parts (an invalid filter, a page size out of
-// range) are kept and reported when it runs; nothing panics.
+// Query is a read of a typed table beyond a single point get. It is an
+// immutable value: every method returns a changed copy, so a base query can
+// be shared and refined; errors in its parts are reported when it runs.
 type Query[T any] struct {
 	t           *table.Table[T]
 	filter      Filter
@@ -68,12 +66,8 @@ func (q Query[T]) Where(f Filter) Query[T] {
 }
 
 // Select projects on the server ($select): only these properties are sent,
-// which saves bandwidth and decoding; fields of T that are not selected stay
-// zero. PartitionKey and RowKey are always included (positions and
-// continuation need them). Names must be properties of T (any valid name
-// for table.Entity and table.RawEntity): a misspelt one is
-// tablekit.ErrInvalid before any request. Select() with no names
-// fetches the keys only.
+// and fields of T not selected stay zero. A name T does not map is
+// tablekit.ErrInvalid before any request; Select() fetches the keys only.
 func (q Query[T]) Select(names ...string) Query[T] {
 	q.sel = slices.Clone(names)
 	q.hasSelect = true
@@ -82,8 +76,7 @@ func (q Query[T]) Select(names ...string) Query[T] {
 
 // PageSize sets $top, the number of entities asked for per request: 1 to
 // the backend's largest page (MaxPageSize, the default, on Table Storage).
-// It is not a total: see Limit. Small pages mean more round trips; the
-// service may return fewer than asked (and even none) while there is more.
+// It is not a total: see Limit.
 func (q Query[T]) PageSize(n int) Query[T] {
 	if top := maxTop(q.t); n < 1 || n > top {
 		return q.keepFirstErr(errmap.Invalidf("query", "options", "page size %d is outside 1..%d", n, top))
@@ -105,10 +98,9 @@ func maxTop[T any](t *table.Table[T]) int {
 	return math.MaxInt32
 }
 
-// Limit stops after n entities in total, across pages, per run (each call
-// of All or Pages on a cursor returns at most n). The last request asks
-// for only the entities still needed, so nothing beyond the limit is
-// fetched. 0 means no limit.
+// Limit stops after n entities in total, across pages, per run (each All or
+// Pages on a cursor returns at most n); nothing beyond the limit is fetched.
+// 0 means no limit.
 func (q Query[T]) Limit(n int) Query[T] {
 	if n < 0 {
 		return q.keepFirstErr(errmap.Invalidf("query", "options", "negative limit %d", n))

@@ -1,17 +1,13 @@
 package query
 
 // Scope says how much of the table the service reads to answer a filter,
-// from cheapest to most expensive. It is read from the filter's shape
-// (comparisons on PartitionKey and RowKey joined by and), the way the
-// service's query planner reads it; anything it cannot prove narrow, such as
-// Raw text, not, or or across partitions, counts as a table scan.
+// from cheapest to most expensive, as read from the filter's shape: anything
+// not provably narrow counts as a table scan.
 type Scope uint8
 
 const (
 	// ScopeTableScan: no usable PartitionKey condition; the service reads
-	// every partition. Fine for small tables and offline jobs, slow and
-	// costly for large ones: split it into parallel segments or redesign
-	// the keys.
+	// every partition, which is slow and costly on large tables.
 	ScopeTableScan Scope = iota
 	// ScopeRange: PartitionKey is bounded (ge/gt/lt/le, or a prefix) but not
 	// fixed; the service reads the partitions in the range.

@@ -9,9 +9,7 @@ import (
 
 // Segment is one part of a query run in parallel: its Filter is And-ed with
 // the query's filter. Segments of one run must not overlap, or entities in
-// both are returned twice; the constructors below make segments that do not
-// (and report duplicates or overlaps as errors). For your own split, such as
-// RowKey ranges within one large partition, build Segment values directly.
+// both are returned twice; build Segment values directly for your own split.
 type Segment struct {
 	Filter Filter
 }
@@ -32,12 +30,9 @@ func PartitionSegments(partitionKeys ...string) []Segment {
 	return out
 }
 
-// RangeSegments splits the PartitionKey space at the given bounds, which
-// must increase strictly: n bounds make n+1 segments, PartitionKey lt b1,
-// b1 <= PartitionKey < b2, ..., PartitionKey ge bn. Together they cover
-// every partition exactly once. Choose bounds that split your keys evenly
-// (for zero-padded numeric keys, evenly spaced numbers), or let Query.Split
-// find them.
+// RangeSegments splits the PartitionKey space at strictly increasing
+// bounds: n bounds make n+1 segments that cover every partition exactly
+// once. Choose bounds that split keys evenly, or let Query.Split find them.
 func RangeSegments(bounds ...string) []Segment {
 	return Split{Property: PartitionKey, Bounds: bounds}.Segments()
 }
@@ -58,10 +53,8 @@ func PrefixSegments(prefixes ...string) []Segment {
 	return out
 }
 
-// ShardSegments makes one segment per shard prefix of table.ShardPrefixes:
-// for tables whose PartitionKey starts with table.Shard(key, shards), the
-// whole table (or, with a filter on the rest of the key, a slice of every
-// shard) read shard by shard.
+// ShardSegments makes one segment per shard prefix of table.ShardPrefixes,
+// for tables whose PartitionKey starts with table.Shard(key, shards).
 func ShardSegments(shards int) []Segment {
 	return PrefixSegments(table.ShardPrefixes(shards)...)
 }

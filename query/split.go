@@ -59,11 +59,9 @@ func (s Split) Segments() []Segment {
 
 // SplitOptions tune Query.Split; nil means defaults. It is never modified.
 type SplitOptions struct {
-	// Requests is about how many keys-only queries Split may make (each
-	// reads up to 1,000 keys) when the keys do not fit in one: more find
-	// their spread more exactly. 0 means 80 to 130, by parts; under 40,
-	// Split spreads its reads evenly and does not look where its counts
-	// are least sure, which suits the segments of one process.
+	// Requests is about how many keys-only queries Split may make (each reads
+	// up to 1,000 keys): more find the keys' spread more exactly. 0 means 80
+	// to 130, by parts.
 	Requests int
 }
 
@@ -73,12 +71,9 @@ type splitKey struct {
 	RowKey       string
 }
 
-// Split reads q's keys with keys-only queries and returns where to cut the
-// key range q's filter fixes (a partition, bounds, a prefix) into parts of
-// about equal size; the parts tile the range whatever it reads. Errors:
-// tablekit.ErrInvalid for parts outside 1..MaxSplitParts and q's own,
-// before any request; then the service's. See the package documentation
-// for how it estimates, and what it costs.
+// Split reads q's keys and returns where to cut q's key range into parts of
+// about equal size; the parts tile the range. Parts outside 1..MaxSplitParts,
+// or an invalid q, are tablekit.ErrInvalid before any request.
 func (q Query[T]) Split(ctx context.Context, parts int, o *SplitOptions) (Split, error) {
 	if err := q.check(); err != nil {
 		return Split{}, err

@@ -26,8 +26,11 @@
 //
 // A [Policy] holds the numbers; its zero value means [Default]: 5 attempts,
 // waiting about 0.5s, 1s, 2s and 4s (±20% jitter), each wait at most 30s,
-// everything within 2 minutes. [Checklist] follows the Table Storage
-// performance checklist: about 2s, 5s, 12.5s and 30s, then give up.
+// everything within 2 minutes, retrying what [IsRetryable] accepts; write a
+// Policy as the few fields that differ from it. [Checklist] follows the
+// Table Storage performance checklist's example for 503 Server Busy and 500
+// timeouts: about 2s, 5s, 12.5s and 30s (each wait capped at 30s), then give
+// up after the fifth attempt; interactive requests usually want [Default].
 //
 // The first broken connection (reset, refused, EOF before any response) is
 // retried at once, as the checklist advises: it is usually a stale
@@ -87,9 +90,12 @@
 //
 // # Observing retries
 //
-// [Policy.OnRetry] is called before each retry with an [Event] (attempt,
-// delay, status, code, error, method, path). [SlogHook] adapts it to
-// log/slog. SAS signatures stay out of errors and logs: the pipeline
+// [Policy.OnRetry] is called before each retry (never for the first attempt
+// or after the last one) with an [Event] (attempt, delay, status, code,
+// error, method, path), from the goroutine of the request. [SlogHook]
+// adapts it to log/slog, with the attributes attempt, delay, status, code,
+// method, path and, for transport errors, error; account keys are never
+// part of an Event. SAS signatures stay out of errors and logs: the pipeline
 // policy strips the query string from the transport errors it returns,
 // Event.Path never has one, and SlogHook removes query strings from what it
 // logs. (Do returns op's own errors as op made them.)

@@ -21,18 +21,16 @@ type Event struct {
 	// so the retry about to happen is attempt Attempt+1.
 	Attempt int
 	// Delay is how long the policy waits before that retry: 0 for the
-	// immediate retry of a broken connection, at least a server's
-	// Retry-After (capped by MaxInterval) when it sent one, the backoff
-	// otherwise.
+	// immediate retry of a broken connection, at least a server's Retry-After
+	// (capped by MaxInterval) when it sent one, the backoff otherwise.
 	Delay time.Duration
 	// Status and Code are the HTTP status and service error code of the
 	// failed attempt; 0 and "" for a transport error.
 	Status int
 	Code   string
 	// Err is the failure: a *tablekit.ServiceError (errors.Is finds
-	// tablekit.ErrThrottled for a 429 or 503) or a transport error.
-	// From the pipeline policy, transport errors carry no query string; from
-	// Do, it is op's error as op returned it.
+	// tablekit.ErrThrottled for a 429 or 503) or a transport error; from Do,
+	// op's error as op returned it.
 	Err error
 	// Method and Path identify the request when known (the pipeline policy
 	// always knows). Path never includes the query string, so a SAS
@@ -66,10 +64,8 @@ func newEvent(attempt int, delay time.Duration, err error) Event {
 }
 
 // SlogHook returns an OnRetry hook that logs each retry at level Warn on l
-// (nil means slog.Default()) with the attributes attempt, delay, status,
-// code, method, path and, for transport errors, error. Query strings are
-// removed from everything it logs, so SAS signatures never reach the log;
-// account keys are never part of an Event.
+// (nil means slog.Default()). Query strings are removed from everything it
+// logs, so SAS signatures never reach the log.
 func SlogHook(l *slog.Logger) func(Event) {
 	return func(ev Event) {
 		logger := l

@@ -2,10 +2,9 @@ package retry
 
 import "time"
 
-// Policy says when to retry and how long to wait in between. The zero value
-// of every field means its documented default, so Policy{} behaves like
-// [Default] and a policy can be written as the few fields that differ.
-// Neither [Do] nor [NewPipelinePolicy] ever modifies a Policy.
+// Policy says when to retry and how long to wait in between. Every zero
+// field means its default, so Policy{} behaves like [Default]. Neither [Do]
+// nor [NewPipelinePolicy] ever modifies a Policy.
 type Policy struct {
 	// InitialInterval is the base delay before the first retry; later retries
 	// multiply it by Multiplier. Zero or negative means 500ms.
@@ -39,10 +38,9 @@ type Policy struct {
 	// [IsRetryable].
 	Classify func(err error) bool
 
-	// OnRetry, when set, is called before every retry (never for the first
-	// attempt or after the last one) with what failed and how long the
-	// policy is about to wait. It is called from the goroutine of the
-	// request, possibly from many at once, and must not block. See [SlogHook].
+	// OnRetry, when set, is called before every retry with what failed and
+	// how long the policy is about to wait. It may be called from many
+	// goroutines at once and must not block.
 	OnRetry func(Event)
 }
 
@@ -57,9 +55,8 @@ const (
 )
 
 // Default returns the default policy with every field spelled out: 5
-// attempts, waiting about 0.5s, 1s, 2s and 4s (±20%) in between, at most
-// 30s per wait and 2m in total, retrying what [IsRetryable] accepts. It is
-// what a nil *Policy or a zero Policy means; start from it to change a field.
+// attempts, waits of about 0.5s, 1s, 2s and 4s (±20%). It is what a nil
+// *Policy or a zero Policy means; start from it to change a field.
 func Default() Policy {
 	return Policy{
 		InitialInterval: defaultInitialInterval,
@@ -71,11 +68,9 @@ func Default() Policy {
 	}
 }
 
-// Checklist returns the schedule that the Table Storage performance
-// checklist gives as an example for 503 Server Busy and 500 timeouts: wait
-// about 2s, 5s, 12.5s and 30s (±20%, each wait capped at 30s), then give up
-// after the fifth attempt. Use it for background work that prefers
-// finishing late to failing; interactive requests usually want [Default].
+// Checklist returns the Table Storage performance checklist's example
+// schedule: waits of about 2s, 5s, 12.5s and 30s (±20%), five attempts. Use
+// it for background work that prefers finishing late to failing.
 func Checklist() Policy {
 	return Policy{
 		InitialInterval: 2 * time.Second,

@@ -7,13 +7,8 @@ import (
 )
 
 // AccountSignature describes an account SAS limited to the table service
-// (ss=t): operations on the service itself, on tables, and on entities of
-// every table, as chosen by ResourceTypes and Permissions. Prefer a
-// TableSignature when one table is enough: it can be narrowed to a key range
-// and revoked through a stored access policy, an account SAS cannot.
-//
-// Unlike aztables, Protocol is honoured (HTTPSAndHTTP is possible for the
-// emulator); the zero value is https only. Sign does not modify the value.
+// (ss=t); prefer a TableSignature when one table is enough. The zero
+// Protocol is https only. Sign does not modify the value.
 type AccountSignature struct {
 	// Permissions the token grants (sp); required.
 	Permissions AccountPermissions

@@ -10,12 +10,8 @@ import (
 )
 
 // Credential is a storage account name and its shared key, the secret that
-// signs every SAS. Keep it on the server that issues tokens: a SAS exists so
-// that the key never reaches a browser or a device.
-//
-// A Credential never shows its key: String, GoString and every fmt verb
-// print the account name and "REDACTED", so it is safe in logs and errors.
-// The zero value has no key and cannot sign.
+// signs every SAS: keep it on the server that issues tokens. It never shows
+// its key ("REDACTED" under every fmt verb); the zero value cannot sign.
 type Credential struct {
 	account string
 	// The key sits behind a pointer: even when fmt prints a Credential by

@@ -21,8 +21,12 @@
 //
 // # Table SAS
 //
-// A TableSignature describes a service SAS for one table; Sign validates it
-// and returns the query parameters, and TableURL joins them to the endpoint:
+// A [TableSignature] describes a service SAS for one table: what its holder
+// may do (Permissions), when (Start, Expiry), on which entities (the key
+// range), from where (IP) and how (Protocol). [TableSignature.Sign]
+// validates it and returns the query parameters (sv, tn, sp, st, se, spk,
+// srk, epk, erk, sip, spr, si, sig, as applicable), and TableURL joins them
+// to the endpoint:
 //
 //	cred, _ := sas.NewCredential(account, key)
 //	token, err := sas.TableSignature{
@@ -44,13 +48,15 @@
 //
 // # Key ranges
 //
-// StartPartitionKey, StartRowKey, EndPartitionKey and EndRowKey limit a
-// token to a range of entities; equal partition keys give a one-partition
-// token. They are signed and sent as spk, srk, epk and erk. (aztables v1.4.1
-// signs them but does not send them, so the service recomputes a different
-// signature and refuses every such token.) The service enforces the range.
-// The Azurite emulator only checks that the range is signed and does not
-// enforce it, so a test against Azurite cannot show a range denial.
+// [TableSignature].StartPartitionKey, StartRowKey, EndPartitionKey and
+// EndRowKey limit a token to the entities from (StartPartitionKey, StartRowKey)
+// to (EndPartitionKey, EndRowKey) inclusive, in key order; equal partition keys
+// give a one-partition token. They are signed and sent as spk, srk, epk and
+// erk. (aztables v1.4.1 signs them but does not send them, so the service
+// recomputes a different signature and refuses every such token.) The service
+// enforces the range. The Azurite emulator only checks that the range is signed
+// and does not enforce it, so a test against Azurite cannot show a range
+// denial: test range denials against the service.
 //
 // # Clock skew and expiry
 //
@@ -63,19 +69,19 @@
 // # Stored access policies and revocation
 //
 // A SAS is valid until it expires, whoever holds it. To be able to withdraw
-// tokens early, store a Policy on the table with SetPolicies and name it in
-// TableSignature.Identifier; setting the list without it then stops every
-// token that names it (the service can take up to 30 seconds; Azurite
-// applies it at once). A table holds at most MaxPolicies (5) policies,
-// which SetPolicies checks
-// before writing. A field may be set in the policy or in the SAS, not both:
-// with an Identifier, Sign sends no default start and requires neither
-// permissions nor expiry. Azurite requires a policy to set all three of
-// Start, Expiry and Permissions. Policies and SetPolicies read and replace
-// the table's whole list, as the service's Get and Set Table ACL do; their
-// service errors are *tablekit.ServiceError values (errors.Is(err, tablekit.ErrForbidden)).
-// Cosmos DB for Table has no stored access policies: there they are
-// tablekit.ErrUnsupported, and nothing is sent.
+// tokens early, store a [Policy] on the table with [SetPolicies] and name it in
+// TableSignature.Identifier; setting the list without it, or with it changed,
+// then stops every token that names it (the service can take up to 30 seconds;
+// Azurite applies it at once). A table holds at most MaxPolicies (5) policies,
+// which SetPolicies checks before writing. Fields of a Policy left zero are not
+// stored; the SAS must then carry them. A field may be set in the policy or in
+// the SAS, not both: with an Identifier, Sign sends no default start and
+// requires neither permissions nor expiry. Azurite requires a policy to set all
+// three of Start, Expiry and Permissions. Policies and SetPolicies read and
+// replace the table's whole list, as the service's Get and Set Table ACL do;
+// their service errors are *tablekit.ServiceError values (errors.Is(err,
+// tablekit.ErrForbidden)). Cosmos DB for Table has no stored access policies:
+// there they are tablekit.ErrUnsupported, and nothing is sent.
 //
 // ServiceCredential gives the Credential of a table.Service made with a
 // shared key, so a program that connected once need not parse its
@@ -89,23 +95,31 @@
 // be narrowed to keys or revoked by a policy, so prefer a table SAS for
 // clients. A service client takes it as endpoint + "/?" + token.Encode(),
 // e.g. with aztables.NewServiceClientWithNoCredential. Unlike aztables, the
-// chosen Protocol is honoured; the default is https only.
+// chosen Protocol is honoured (HTTPSAndHTTP is possible for the emulator);
+// the default is https only.
 //
 // # Reading a SAS back
 //
-// Parse reads a SAS URL or query string into a Parsed value with typed
-// fields. Its String method replaces the signature with "REDACTED" and it
-// keeps no signature at all, so it is the form to log. ExpiresWithin tells
-// when to fetch a fresh token.
+// [Parse] reads a SAS URL
+// (https://acct.table.core.windows.net/t?sv=...&sig=...) or query string into a
+// [Parsed] value with typed fields. It checks the structure (a signature and a
+// version present, each parameter at most once, times, addresses and letters
+// well formed); unknown parameters are kept in String and otherwise ignored.
+// Its String method replaces the signature with "REDACTED" and it keeps no
+// signature at all, so it is the form to log. [Parsed.ExpiresWithin] tells when
+// to fetch a fresh token; when the token carries no expiry its stored access
+// policy decides, which is not visible in the token, so it reports false.
 //
 // # Secrets and errors
 //
-// Credential prints as its account name and "REDACTED" under every fmt verb
-// and in log/slog. No error from this package contains a key or a
-// signature. When the service refuses a token, tablekit.ErrForbidden
-// matches the 403 (permission mismatch, expired or revoked token, wrong
-// signature, protocol or address mismatch); errors.As still reaches the
-// *azcore.ResponseError and its ErrorCode.
+// A [Credential] exists on the server only: a SAS exists so that the key never
+// reaches a browser or a device. It prints as its account name and "REDACTED"
+// under every fmt verb (String and GoString included) and in log/slog, so it is
+// safe in logs and errors; the zero value has no key. No error from this
+// package contains a key or a signature. When the service refuses a token,
+// tablekit.ErrForbidden matches the 403 (permission mismatch, expired or
+// revoked token, wrong signature, protocol or address mismatch); errors.As
+// still reaches the *azcore.ResponseError and its ErrorCode.
 //
 // # Versions
 //

@@ -15,10 +15,9 @@ const (
 	KindAccount                 // an account SAS (ss and srt)
 )
 
-// Parsed is a SAS read back from a URL or query string, so that a service
-// can log it (String redacts the signature) or check it (ExpiresWithin)
-// without handling the secret part. It holds no signature: printing a
-// Parsed in any way cannot leak one.
+// Parsed is a SAS read back from a URL or query string, to log (String
+// redacts the signature) or check (ExpiresWithin) without the secret: it
+// holds no signature, so printing it cannot leak one.
 type Parsed struct {
 	// Resource is the URL without its query when Parse was given a URL, and
 	// empty for a bare query string.
@@ -50,12 +49,9 @@ type Parsed struct {
 	redacted string
 }
 
-// Parse reads a SAS URL (https://acct.table.core.windows.net/t?sv=...&sig=...)
-// or its query string, with or without the leading "?". It checks the
-// structure (a signature and a version present, each parameter at most once,
-// times, addresses and letters well formed) but not the signature itself,
-// which needs the key. Unknown parameters are kept in String and otherwise
-// ignored. Errors wrap ErrInvalid and never contain the signature.
+// Parse reads a SAS URL or its query string, with or without the leading
+// "?", and checks its structure but not the signature, which needs the key.
+// Errors wrap ErrInvalid and never contain the signature.
 func Parse(s string) (*Parsed, error) {
 	s = strings.TrimSpace(s)
 	p := &Parsed{}
@@ -154,9 +150,8 @@ func (p *Parsed) parseFields(q url.Values) error {
 func (p Parsed) String() string { return p.redacted }
 
 // ExpiresWithin reports whether the token's own expiry (se) is less than d
-// away, or already past: the moment to fetch a fresh one. It reports false
-// when the token carries no expiry, because its stored access policy
-// decides, and that is not visible in the token.
+// away, or past: the moment to fetch a fresh one. It is false for a token
+// without expiry, whose stored access policy decides.
 func (p Parsed) ExpiresWithin(d time.Duration) bool {
 	return !p.Expiry.IsZero() && time.Until(p.Expiry) < d
 }

@@ -12,13 +12,9 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// Policy is a stored access policy: a named set of permissions and times kept
-// on a table. A TableSignature whose Identifier is the policy's ID takes
-// those fields from it, and stops working when the policy is removed or
-// changed: the way to withdraw a SAS before it expires.
-//
-// Fields left zero are not stored; the SAS must then carry them. A field
-// must not be set in both the policy and the SAS.
+// Policy is a stored access policy: a named set of permissions and times
+// kept on a table. A TableSignature naming its ID takes those fields from
+// it, and stops working when the policy is removed or changed.
 type Policy struct {
 	// ID is the identifier the SAS names in si: 1 to 64 characters.
 	ID string
@@ -78,9 +74,8 @@ func Policies(ctx context.Context, svc *table.Service, tableName string) ([]Poli
 }
 
 // SetPolicies replaces the table's stored access policies with ps (nil or
-// empty removes them all), as the service's Set Table ACL does; at most
-// MaxPolicies. Read, change and write them from one place: the service
-// has no concurrency check, and takes up to 30 seconds to apply a change.
+// empty removes them all), at most MaxPolicies. Read, change and write them
+// from one place: the service has no concurrency check.
 func SetPolicies(ctx context.Context, svc *table.Service, tableName string, ps []Policy) error {
 	if len(ps) > MaxPolicies {
 		return invalid("policies", fmt.Sprintf("a table holds at most %d stored access policies", MaxPolicies))

@@ -6,13 +6,9 @@ import (
 	"time"
 )
 
-// TableSignature describes a service SAS for one table: what its holder may
-// do (Permissions), when (Start, Expiry), on which entities (the key range),
-// from where (IP) and how (Protocol). Sign turns it into query parameters.
-//
-// The zero values of the optional fields are the safe defaults: https only,
-// any address, the whole table, Start backdated by DefaultClockSkew, version
-// DefaultVersion. Sign does not modify the value.
+// TableSignature describes a service SAS for one table; Sign turns it into
+// query parameters. Zero optional fields are the safe defaults (https only,
+// any address, the whole table). Sign does not modify the value.
 type TableSignature struct {
 	// Table is the table name; required. It is signed lowercased, as the
 	// service canonicalizes it, and sent as tn.
@@ -26,25 +22,18 @@ type TableSignature struct {
 	// truncated to the second. Zero means now minus ClockSkew, except with
 	// an Identifier, where it stays unset so that the policy's start applies.
 	Start time.Time
-	// Expiry is when the token stops working (se); converted to UTC and
-	// truncated to the second. Required unless Identifier names a stored
-	// access policy that supplies it. Keep it short: a SAS cannot be revoked
-	// unless it refers to a policy.
+	// Expiry is when the token stops working (se), to the second in UTC.
+	// Required unless Identifier names a policy that supplies it. Keep it
+	// short: a SAS cannot be revoked unless it refers to a policy.
 	Expiry time.Time
-	// ClockSkew is how far an unset Start is backdated to tolerate clocks
-	// that disagree. Zero means DefaultClockSkew (15 minutes); a negative
-	// value sends no st at all, so the token is valid from whenever the
-	// service receives it.
+	// ClockSkew is how far an unset Start is backdated, for clocks that
+	// disagree. Zero means DefaultClockSkew (15 minutes); a negative value
+	// sends no st, so the token is valid from whenever the service gets it.
 	ClockSkew time.Duration
 
-	// StartPartitionKey, StartRowKey, EndPartitionKey and EndRowKey limit
-	// the token to the entities from (StartPartitionKey, StartRowKey) to
-	// (EndPartitionKey, EndRowKey) inclusive, in key order (spk, srk, epk,
-	// erk). All are optional; a row key needs its partition key. Equal
-	// partition keys give a one-partition token. They are both signed and
-	// sent (aztables signs them but never sends them, so its tokens are
-	// rejected). The service enforces the range; Azurite does not (it only
-	// checks the signature), so test range denials against the service.
+	// StartPartitionKey, StartRowKey, EndPartitionKey and EndRowKey limit the
+	// token to the entities in that key range, inclusive (spk, srk, epk, erk).
+	// All are optional; a row key needs its partition key.
 	StartPartitionKey string
 	StartRowKey       string
 	EndPartitionKey   string
@@ -55,21 +44,16 @@ type TableSignature struct {
 	// Protocol is HTTPSOnly unless set; a zero value is sent as spr=https.
 	Protocol Protocol
 	// Identifier names a stored access policy on the table (si), which lets
-	// the token be revoked by removing the policy. Fields set in the policy
-	// must not also be set here: the service rejects a token that specifies
-	// a field twice.
+	// the token be revoked by removing the policy. A field set in the policy
+	// must not be set here too: the service rejects the token.
 	Identifier string
 	// Version is the signed version (sv); zero means DefaultVersion.
 	Version string
 }
 
-// Sign validates s and signs it with cred. It returns the SAS query
-// parameters (sv, tn, sp, st, se, spk, srk, epk, erk, sip, spr, si, sig, as
-// applicable); append them to the table URL with TableURL, or use
-// Values.Encode.
-//
-// Errors wrap ErrInvalid (as a *tablekit.ValidationError) and name the field; they
-// never contain the key or the signature.
+// Sign validates s and signs it with cred, returning the SAS query
+// parameters for TableURL (or Values.Encode). Errors wrap ErrInvalid, name
+// the field, and never contain the key or the signature.
 func (s TableSignature) Sign(cred *Credential) (url.Values, error) {
 	return s.sign(cred, time.Now)
 }

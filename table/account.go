@@ -91,10 +91,9 @@ func (s *Service) Properties(ctx context.Context) (aztables.ServiceProperties, e
 	return resp.ServiceProperties, nil
 }
 
-// SetProperties replaces the service's settings. Parts left nil (Cors,
-// Logging, HourMetrics, MinuteMetrics) are kept as they are; an empty
-// non-nil Cors slice removes every rule. The service may take up to 30
-// seconds to apply a change. Cosmos DB has none: tablekit.ErrUnsupported.
+// SetProperties replaces the service's settings: parts left nil are kept as
+// they are, and an empty non-nil Cors slice removes every rule. Cosmos DB
+// has none: tablekit.ErrUnsupported.
 func (s *Service) SetProperties(ctx context.Context, p aztables.ServiceProperties) error {
 	if err := s.has("set service properties", "service properties", func(p *backend.Profile) bool { return p.ServiceProperties }); err != nil {
 		return err
@@ -115,12 +114,9 @@ type Stats struct {
 	LastSyncTime time.Time
 }
 
-// Stats reads the geo-replication status and last sync time. The service
-// answers it on the secondary endpoint only, so it is sent there (see
-// Options.SecondaryEndpoint); an account without a readable secondary
-// answers an error. Azurite answers it on its path-style secondary
-// (<account>-secondary), always live. Cosmos DB has no stats:
-// tablekit.ErrUnsupported.
+// Stats reads the geo-replication status and last sync time from the
+// secondary endpoint, the only one that answers it; an account without a
+// readable secondary answers an error. Cosmos DB: tablekit.ErrUnsupported.
 func (s *Service) Stats(ctx context.Context) (Stats, error) {
 	if err := s.has("get service stats", "service stats", func(p *backend.Profile) bool { return p.ServiceStats }); err != nil {
 		return Stats{}, err

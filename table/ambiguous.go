@@ -13,11 +13,9 @@ import (
 	"github.com/tablekit/tablekit/internal/errmap"
 )
 
-// Verify resolves tablekit.ErrMaybeCommitted after Add, Update or Upsert
-// of e: it reads the stored entity with e's keys and reports whether it
-// holds what the write sent: with Replace every property T maps, with
-// Merge the properties e carries. Meta is the stored version's; when same
-// is false, someone else's write won: read again and decide.
+// Verify resolves tablekit.ErrMaybeCommitted after Add, Update or Upsert of
+// e: same reports whether the stored entity holds what the write sent, and
+// stored is its Meta. When same is false, another write won: read again.
 func (t *Table[T]) Verify(ctx context.Context, e T, mode Mode) (same bool, stored Meta, err error) {
 	if err := t.ready(); err != nil {
 		return false, Meta{}, err

@@ -6,10 +6,9 @@ import (
 	"github.com/tablekit/tablekit/internal/codec"
 )
 
-// As returns a handle on the same table (same client, pool and tracing)
-// that reads and writes U instead of T: for tables holding several entity
-// types, for a Table[Entity] beside typed ones, and for projections into a
-// smaller struct. It checks U's mapping like New and does no I/O.
+// As returns a handle on the same table (same client, pool and tracing) that
+// reads and writes U instead of T. It checks U's mapping like New and does
+// no I/O.
 func As[U, T any](t *Table[T]) (*Table[U], error) {
 	if err := t.ready(); err != nil {
 		return nil, err

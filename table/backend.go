@@ -7,17 +7,15 @@ import (
 	"github.com/tablekit/tablekit/internal/errmap"
 )
 
-// Backend is the service behind an endpoint. Azure Table Storage and Azure
-// Cosmos DB for Table speak the same REST API with different limits, calls
-// and query order; tablekit checks each request against its backend's
-// before sending it (docs/cosmos.md lists the differences).
+// Backend is the service behind an endpoint: Table Storage or Cosmos DB for
+// Table, one REST API with different limits, calls and query order, which
+// tablekit checks each request against before sending it.
 type Backend int
 
 const (
-	// DetectBackend tells the backend by the endpoint's host, as aztables
-	// does: a host containing ".table.cosmos." or ".table.cosmosdb." (or
-	// localhost:8902, the Cosmos DB emulator) is Cosmos DB, any other host
-	// Table Storage. It is the default.
+	// DetectBackend, the default, tells the backend by the endpoint's host, as
+	// aztables does: Cosmos DB for its hosts (and localhost:8902, the Cosmos
+	// DB emulator), Table Storage for any other.
 	DetectBackend Backend = iota
 	// TableStorage is Azure Table Storage (and Azurite, which emulates it).
 	TableStorage

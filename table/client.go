@@ -36,11 +36,9 @@ type Service core.Service
 // core is the service's state, for the methods of core.Service.
 func (s *Service) core() *core.Service { return (*core.Service)(s) }
 
-// NewService connects with a connection string: the form the portal shows
-// (AccountName, AccountKey, and EndpointSuffix or TableEndpoint), a
-// SharedAccessSignature form, Cosmos DB's TableEndpoint form, or
-// "UseDevelopmentStorage=true" for a local Azurite on 127.0.0.1:10002.
-// o may be nil.
+// NewService connects with a connection string: the portal's form, a SAS
+// form, Cosmos DB's TableEndpoint form, or "UseDevelopmentStorage=true"
+// (Azurite on 127.0.0.1:10002). o may be nil.
 func NewService(connectionString string, o *Options) (*Service, error) {
 	cs, err := parseConnectionString(connectionString)
 	if err != nil {
@@ -88,9 +86,7 @@ func NewServiceWithSharedKey(serviceURL, account, key string, o *Options) (*Serv
 }
 
 // NewServiceWithToken connects with a Microsoft Entra ID credential (for
-// example from azidentity). Tokens require https. The token's scope is
-// aztables': https://storage.azure.com/.default for Table Storage, the
-// cloud's Cosmos DB audience (Options.Azcore.Cloud) for Cosmos DB.
+// example from azidentity). Tokens require https.
 func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Options) (*Service, error) {
 	serviceURL = strings.TrimSuffix(serviceURL, "/")
 	if !strings.HasPrefix(serviceURL, "https://") {
@@ -113,10 +109,8 @@ func NewServiceWithToken(serviceURL string, cred azcore.TokenCredential, o *Opti
 	return (*Service)(core.NewService(raw, newConn(o, serviceURL, auth, tr), serviceURL, "", "")), nil
 }
 
-// NewServiceWithSAS connects with a SAS URL: an account SAS
-// (https://account.table.core.windows.net/?sv=...&sig=...) or a table SAS
-// (.../<table>?sv=...&tn=<table>&sig=...). The service can do what the SAS
-// permits: with a table SAS, open that table with New.
+// NewServiceWithSAS connects with an account or a table SAS URL. The service
+// can do what the SAS permits: with a table SAS, open that table with New.
 func NewServiceWithSAS(sasURL string, o *Options) (*Service, error) {
 	u, err := url.Parse(sasURL)
 	if err != nil || u.Host == "" {
@@ -187,10 +181,9 @@ func (s *Service) CreateTable(ctx context.Context, name string) error {
 	return err
 }
 
-// DeleteTable deletes the table and everything in it. It returns nil when the
-// table does not exist. Deleting a table is the cheap way to delete many
-// entities at once (the high-volume delete pattern); the service needs 40 s
-// or more before the name can be used again.
+// DeleteTable deletes the table and everything in it (nil when it does not
+// exist): the cheap way to delete many entities at once. The service needs
+// 40 s or more before the name can be used again.
 func (s *Service) DeleteTable(ctx context.Context, name string) error {
 	if err := s.ready(); err != nil {
 		return err

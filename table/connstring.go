@@ -5,10 +5,9 @@ import (
 	"log/slog"
 )
 
-// ConnectionString is a parsed connection string: what a program needs to
-// build its own aztables client or to sign a SAS (package sas) for the same
-// account. It never prints its key: String, every fmt verb and slog show
-// "REDACTED" instead.
+// ConnectionString is a parsed connection string, to build your own
+// aztables client or sign a SAS (package sas) for the same account. It
+// never prints its key: String, every fmt verb and slog show "REDACTED".
 type ConnectionString struct {
 	// Endpoint is the table service URL without a trailing slash, e.g.
 	// https://acct.table.core.windows.net or Azurite's

@@ -8,37 +8,49 @@
 //
 //	svc, err := table.NewService(os.Getenv("TABLEKIT_CONNECTION_STRING"), nil)
 //
-// Connection strings from the portal, SAS connection strings, Cosmos DB's
-// TableEndpoint form and "UseDevelopmentStorage=true" (Azurite) all work;
-// [NewServiceWithSharedKey], [NewServiceWithToken] and [NewServiceWithSAS]
-// (an account or a table SAS URL) cover the other credentials. https is required except for
-// loopback unless [Options].AllowInsecureHTTP is set; the emulator's
-// well-known account (its key is public) may use http on any host, so
+// Connection strings from the portal (AccountName, AccountKey, and
+// EndpointSuffix or TableEndpoint), SAS connection strings, Cosmos DB's
+// TableEndpoint form and "UseDevelopmentStorage=true" (Azurite) all work with
+// [NewService]; [NewServiceWithSharedKey], [NewServiceWithToken] and
+// [NewServiceWithSAS] cover the other credentials. [NewServiceWithSAS] takes an
+// account SAS URL (https://account.table.core.windows.net/?sv=...&sig=...) or a
+// table SAS URL (.../<table>?sv=...&tn=<table>&sig=...). With
+// [NewServiceWithToken] the token's scope is aztables':
+// https://storage.azure.com/.default for Table Storage, the cloud's Cosmos DB
+// audience ([Options].Azcore.Cloud) for Cosmos DB. https is required except for
+// loopback unless [Options].AllowInsecureHTTP is set; the emulator's well-known
+// account (its key is public) may use http on any host, so
 // "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://azurite"
-// reaches a containerised Azurite. A refused loopback connection says that
-// no emulator is listening and how to start one.
+// reaches a containerised Azurite. A refused loopback connection says that no
+// emulator is listening and how to start one.
 //
 // # Table Storage and Cosmos DB
 //
-// [Options].Backend says whether the endpoint is Azure Table Storage or
-// Azure Cosmos DB for Table; by default ([DetectBackend]) its host tells,
-// as aztables tells. Each backend has its own limits, all checked before
-// any request (Cosmos DB: transactions and entities up to 2 MiB, RowKey up
-// to 255 bytes, four reserved property names), and Cosmos DB lacks service
-// properties and stats, stored access policies and a secondary location:
-// those calls are [tablekit.ErrUnsupported] there, with nothing sent. docs/cosmos.md
-// has every difference, and what packages query and batch do about its
-// unsorted query results and its throttling.
+// [Options].Backend says whether the endpoint is Azure Table Storage or Azure
+// Cosmos DB for Table; by default ([DetectBackend]) its host tells, as aztables
+// tells: a host containing ".table.cosmos." or ".table.cosmosdb." is Cosmos DB.
+// Each backend has its own limits, all checked before any request (Cosmos DB:
+// transactions and entities up to 2 MiB, RowKey up to 255 bytes, four reserved
+// property names), and Cosmos DB lacks service properties and stats, stored
+// access policies and a secondary location: those calls are
+// [tablekit.ErrUnsupported] there, with nothing sent. docs/cosmos.md has every
+// difference, and what packages query and batch do about its unsorted query
+// results and its throttling.
 //
 // # The account
 //
 // [Service.Tables] lists table names (by prefix, paged), [Service.Properties]
 // and [Service.SetProperties] read and write CORS, logging and metrics,
 // [Service.Stats] reads geo-replication status and last sync time (on the
-// secondary, Azurite's included); on Cosmos DB, which has none of these,
-// they are tablekit.ErrUnsupported. Stored access policies are package sas's
-// (sas.Policies, sas.SetPolicies), and sas.ServiceCredential signs with the
-// key the service holds.
+// secondary, Azurite's included); on Cosmos DB, which has none of these, they
+// are tablekit.ErrUnsupported. Stats is sent to the secondary endpoint
+// ([Options].SecondaryEndpoint); Azurite answers it on its path-style secondary
+// (<account>-secondary), always live. [Service.SetProperties] keeps the parts
+// left nil (Cors, Logging, HourMetrics, MinuteMetrics), and the service may
+// take up to 30 seconds to apply a change. [Service.DeleteTable] is the
+// high-volume delete pattern. Stored access policies are package sas's
+// (sas.Policies, sas.SetPolicies), and sas.ServiceCredential signs with the key
+// the service holds.
 //
 // # Reading from the geo-secondary
 //
@@ -46,26 +58,39 @@
 // gets and queries to the account's read-only secondary when the primary
 // fails retryably, or always; writes stay on the primary. The secondary is
 // <account>-secondary.table.<suffix> on the service and <account>-secondary
-// on Azurite's host and port. It lags behind, with no bound the service
+// on Azurite's host and port, or the connection string's
+// TableSecondaryEndpoint; set [Options].SecondaryEndpoint for any other.
+// Its path is the primary's, or the primary's with "-secondary" appended
+// (Azurite's form). [PrimaryThenSecondary] moves to the secondary on the
+// failures the retry policy would retry: 503, 500, timeouts, refused
+// connections. It lags behind, with no bound the service
 // guarantees: [WithReadLocations] tells a caller
-// whether what it read may be stale.
+// whether what it read may be stale. Pass WithReadLocations(ctx, &rl) to a
+// query's iterator or to any read; [ReadLocations] counts its entities and
+// query pages.
 //
 // # Requests
 //
 // A Service sends its data requests (point gets, inserts, upserts, updates,
 // deletes, query pages, transactions) on an azcore pipeline tablekit builds:
-// each is built as aztables v1.4.1 builds the same request, with the entity
-// as tablekit encoded it, and its reply goes to tablekit's decoder, so no
-// entity is decoded into a map and encoded again. Its management calls
-// (tables, service properties and stats, access policies) go through
-// aztables clients on the same transport. Both get what [ClientOptions]
-// installs: TCP_NODELAY, an idle pool sized to [Options].PoolSize (default
-// 64; Go keeps 2), the retry policy of package retry as the only retry
-// layer, inserts that do not make the service echo the entity, and the
-// caller's [Options].Azcore (policies, logging, tracing, cloud). Code that
-// already uses aztables gets the same by passing table.ClientOptions(nil)
-// to its aztables constructor; [Wrap] opens a table over such a client,
-// through aztables' own (slower) methods.
+// each is built as aztables v1.4.1 builds the same request, with the entity as
+// tablekit encoded it, and its reply goes to tablekit's decoder, so no entity
+// is decoded into a map and encoded again. Its management calls (tables,
+// service properties and stats, access policies) go through aztables clients on
+// the same transport. Both get what [ClientOptions] installs: TCP_NODELAY, an
+// idle pool sized to [Options].PoolSize (default [DefaultPoolSize], 64; Go
+// keeps 2, and the checklist's advice is a limit near the number of concurrent
+// requests), the retry policy of package retry as the only retry layer, inserts
+// that do not make the service echo the entity, and the caller's
+// [Options].Azcore (policies, logging, tracing, cloud). Code that already uses
+// aztables gets the same by passing table.ClientOptions(nil) to its aztables
+// constructor; [Wrap] opens a table over such a client, through aztables' own
+// (slower) methods.
+//
+// Pooled connections are closed after [Options].IdleConnTimeout unused.
+// Azurite closes idle connections after 5 s; the service after about 4
+// minutes. A request that races a closing connection fails with a reset and
+// is retried by the retry layer.
 //
 // # Entities
 //
@@ -123,18 +148,18 @@
 //
 // # Dynamic entities
 //
-// [Entity] is an entity without a struct: keys, a property map and [Meta].
-// A value's Go type is its EDM type (string, bool, int32, int64, float64,
-// time.Time, [GUID], []byte), both ways, so writing back what was read
-// never changes a stored type; any other Go type is a [*tablekit.ValidationError].
-// Table[Entity] works with everything Table[T] does. [As] opens the same
-// table with another type, so one transaction can hold rows of several
-// types and a mixed query can decode each row by a discriminator:
-// [Table.Marshal] of one view and [Table.Unmarshal] of another convert an
-// entity as a write and a read would. [RawEntity] keeps the
-// properties as the service's JSON instead, for programs that move
-// entities without looking at them (copies, backups): no map is built or
-// encoded again.
+// [Entity] is an entity without a struct: keys, a property map and [Meta]. A
+// value's Go type is its EDM type (string, bool, int32, int64, float64,
+// time.Time, [GUID], []byte), both ways, so writing back what was read never
+// changes a stored type; any other Go type is a [*tablekit.ValidationError].
+// Table[Entity] works with everything Table[T] does. [As] opens the same table
+// with another type, so one transaction can hold rows of several types and a
+// mixed query can decode each row by a discriminator: [Table.Marshal] of one
+// view and [Table.Unmarshal] of another convert an entity as a write and a read
+// would. As also serves a Table[Entity] beside typed ones, and projections into
+// a smaller struct. [RawEntity] keeps the properties as the service's JSON
+// instead, for programs that move entities without looking at them (copies,
+// backups): no map is built or encoded again.
 //
 // # Writing
 //
@@ -142,6 +167,20 @@
 // read, [Table.Update] changes an entity only if its ETag still matches, and
 // [Table.Delete] removes one. Unconditional updates and deletes need
 // [AnyETag] on purpose: an empty ETag is [tablekit.ErrInvalid].
+//
+// Inserts ask the service for no echo of the entity (Prefer:
+// return-no-content), since the [Meta] that Add returns is all the echo
+// would add; [Options].EchoInserts restores the echo, for Table.Add and
+// the AddEntity of clients made with these options alike (without it,
+// AddEntityResponse.Value is "null").
+//
+// A retry after a lost response may find the first attempt's work: an Add
+// that then meets ErrAlreadyExists, or an Update or a conditional Delete
+// that then gets 412, is [tablekit.ErrMaybeCommitted]; a Delete that then
+// finds no entity returns nil, since the entity is gone, as wanted.
+// [Table.Verify] resolves the doubt after a write: it reads the stored
+// entity with e's keys and compares what the write sent, with Replace
+// every property T maps, with Merge the properties e carries.
 //
 // Before any request every rule of the table's backend ([Backend]) is
 // checked. On Table Storage: keys of at most 1 KiB without / \ # ? or
@@ -166,13 +205,18 @@
 //
 // Code that also makes plain aztables calls (a transaction of several
 // entity types) can use [Table.Marshal] / [Table.Unmarshal] for the same
-// entity encoding; its errors are aztables' *azcore.ResponseError.
+// entity encoding (Marshal's JSON is the body every write of this package
+// sends); its errors are aztables' *azcore.ResponseError.
 //
 // # Keys
 //
-// [ReverseTicks] makes row keys that sort newest first (the log tail
-// pattern), [PadUint] makes numbers sort as numbers, and [Shard] with
-// [ShardPrefixes] spreads an append-only key over several partitions.
+// [ReverseTicks] makes row keys that sort newest first, putting the latest
+// entries at the top of a partition (the log tail pattern). [PadUint] makes
+// numbers sort as numbers ("123" becomes "00000123" with width 8). [Shard]
+// with [ShardPrefixes] spreads an append-only key (a date, a counter) over
+// several partitions instead of one hot partition: its prefixes have as
+// many digits as shards-1 needs, and its hash is FNV-1a, the same in every
+// process and language.
 //
 // # RawEntity in detail
 //
@@ -247,4 +291,9 @@
 // an azcore pipeline tablekit builds for it; its management calls (tables,
 // service properties and stats, access policies) go through aztables
 // clients on the same transport and credential.
+//
+// [Options].Azcore configures both: its extra per-call and per-retry
+// policies, logging and telemetry apply to each, its TracingProvider
+// traces tablekit's requests, bulk writes and queries too, and its Cloud
+// gives the token audience of Cosmos DB endpoints.
 package table

@@ -26,11 +26,9 @@ func Ticks(t time.Time) int64 {
 	return t.Unix()*10_000_000 + int64(t.Nanosecond()/100) + unixEpochTicks
 }
 
-// ReverseTicks returns a 19-digit key that sorts newest first: the digits of
-// DateTime.MaxValue.Ticks - Ticks(t), as .NET code writes them. Row keys made
-// with it put the latest entries at the top of a partition, so "the newest N"
-// is one partition query with $top (the log tail pattern). Times before
-// 0001-01-01 or after 9999 are clamped.
+// ReverseTicks returns a 19-digit key that sorts newest first, as .NET code
+// writes DateTime.MaxValue.Ticks - Ticks(t), so "the newest N" is one
+// partition query with $top. Times outside 0001-9999 are clamped.
 func ReverseTicks(t time.Time) string {
 	ticks := Ticks(t)
 	ticks = min(max(ticks, 0), maxTicks)
@@ -51,9 +49,8 @@ func TimeFromReverseTicks(key string) (time.Time, error) {
 }
 
 // PadUint returns n zero-padded to width digits, so that numeric keys sort
-// in numeric order ("123" becomes "00000123" with width 8). An n wider than
-// width is returned in full, which would sort wrongly: choose width for the
-// largest value you will store.
+// in numeric order. Choose width for the largest value you will store: a
+// wider n is returned in full, which sorts wrongly.
 func PadUint(n uint64, width int) string {
 	s := strconv.FormatUint(n, 10)
 	for len(s) < width {
@@ -63,10 +60,8 @@ func PadUint(n uint64, width int) string {
 }
 
 // Shard returns a stable shard prefix for key, one of shards values "00",
-// "01", ... (as many digits as shards-1 needs). Prefixing an append-only
-// PartitionKey (a date, a counter) with it spreads writes over shards
-// partitions instead of one hot partition; ShardPrefixes lists them for a
-// parallel query. The hash is FNV-1a, the same in every process and language.
+// "01", ...: prefixing an append-only PartitionKey with it spreads writes
+// over shards partitions. ShardPrefixes lists them for a parallel query.
 func Shard(key string, shards int) string {
 	if shards <= 1 {
 		return ""

@@ -16,10 +16,8 @@ import (
 )
 
 // DefaultPoolSize is the idle-connection pool size per host when
-// Options.PoolSize is zero. Go's default keeps 2 idle connections per
-// host, so any parallel load above 2 opens and closes connections all the
-// time; the checklist's advice is a limit near the number of concurrent
-// requests.
+// Options.PoolSize is zero: sized for parallel work, where Go's default of
+// 2 per host opens and closes connections all the time.
 const DefaultPoolSize = 64
 
 // Options tunes the connection and the retry layer. The zero value (and nil)
@@ -29,9 +27,7 @@ type Options struct {
 	// idle connection pool per host is sized to it. Default 64.
 	PoolSize int
 	// IdleConnTimeout closes pooled connections unused for this long.
-	// Default 30s. Azurite closes idle connections after 5 s; the service
-	// after about 4 minutes. A request that races a closing connection fails
-	// with a reset and is retried by the retry layer.
+	// Default 30s.
 	IdleConnTimeout time.Duration
 	// ResponseHeaderTimeout bounds the wait for a response after the request
 	// was sent. Default 60s (a query may run 5 s on the server per page).
@@ -45,34 +41,24 @@ type Options struct {
 	// AllowInsecureHTTP permits http:// endpoints other than loopback
 	// (Azurite on 127.0.0.1 is always allowed). Default https only.
 	AllowInsecureHTTP bool
-	// EchoInserts lets the service send every inserted entity back, as
-	// plain aztables does. Default false: inserts (Table.Add and the
-	// AddEntity of clients made with these options alike) send Prefer:
-	// return-no-content and AddEntityResponse.Value is "null".
+	// EchoInserts lets the service send every inserted entity back, as plain
+	// aztables does. Default false: inserts send Prefer: return-no-content.
 	EchoInserts bool
 	// Backend is the service behind the endpoint, whose limits tablekit
-	// checks before sending and whose missing calls it refuses
-	// (tablekit.ErrUnsupported). Default DetectBackend: Cosmos DB for the hosts
-	// aztables takes for Cosmos DB, Table Storage for any other. Set
-	// CosmosDB for a custom domain in front of a Cosmos DB account.
+	// checks before sending. Default DetectBackend (by host); set CosmosDB
+	// for a custom domain in front of a Cosmos DB account.
 	Backend Backend
 	// Location sends point gets and queries to the geo-secondary
-	// (PrimaryThenSecondary, SecondaryOnly); default PrimaryOnly. Writes
-	// always go to the primary. See LocationMode for the lag. Cosmos DB
-	// has no secondary location: there any other mode is tablekit.ErrUnsupported.
+	// (PrimaryThenSecondary, SecondaryOnly); default PrimaryOnly. Writes always
+	// go to the primary. On Cosmos DB other modes are tablekit.ErrUnsupported.
 	Location LocationMode
-	// SecondaryEndpoint is the secondary's table endpoint, when it is not
-	// <account>-secondary.table.<suffix> (the service), <host>/<account>-secondary
-	// (Azurite's path-style account) or the connection string's
-	// TableSecondaryEndpoint. Its path is the primary's, or the primary's
-	// with "-secondary" appended (Azurite's form).
+	// SecondaryEndpoint is the secondary's table endpoint, needed only when
+	// it is not the usual one for the primary or the connection string's
+	// TableSecondaryEndpoint.
 	SecondaryEndpoint string
 	// Azcore is the base azcore configuration (logging, telemetry, tracing,
-	// extra per-call and per-retry policies, cloud), for the pipeline
-	// tablekit builds and for its aztables clients alike. Its Transport and
-	// Retry fields are replaced. Its TracingProvider traces tablekit's
-	// requests, bulk writes and queries too; its Cloud gives the token
-	// audience of Cosmos DB endpoints.
+	// policies, cloud) for tablekit's pipeline and its aztables clients
+	// alike; its Transport and Retry fields are replaced.
 	Azcore azcore.ClientOptions
 }
 

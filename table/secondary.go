@@ -27,9 +27,8 @@ const (
 	// PrimaryOnly sends every request to the primary (the default).
 	PrimaryOnly LocationMode = iota
 	// PrimaryThenSecondary sends point gets and queries to the primary and,
-	// when it fails with an error the retry policy would retry (503, 500,
-	// timeouts, refused connections: retry.IsRetryable), sends the same
-	// read to the secondary at once, within the same attempt.
+	// when it fails retryably (retry.IsRetryable), the same read to the
+	// secondary at once, within the same attempt.
 	PrimaryThenSecondary
 	// SecondaryOnly sends point gets and queries to the secondary only, for
 	// example to keep reporting load off the primary.
@@ -56,10 +55,9 @@ const (
 	atSecondary                 // the geo-secondary: the data may be behind
 )
 
-// ReadLocations counts the successful read responses (entities and query
-// pages) that the requests made with its context got from each endpoint.
-// Pass WithReadLocations(ctx, &rl) to a query's iterator or to any read to
-// learn whether what came back may be stale. Safe for concurrent use.
+// ReadLocations counts, per endpoint, the successful read responses of the
+// requests made with the context from WithReadLocations(ctx, &rl), to tell
+// whether what came back may be stale. Safe for concurrent use.
 type ReadLocations struct {
 	primary, secondary atomic.Int64
 }

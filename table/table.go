@@ -101,9 +101,8 @@ func (t *Table[T]) Name() string { return t.handle().Name() }
 func (t *Table[T]) Client() *aztables.Client { return t.handle().Client() }
 
 // Marshal encodes e as the service's JSON, with exact EDM type annotations,
-// after checking every rule of the table's backend (a *tablekit.ValidationError
-// otherwise): the body every write of this package sends. It is for code that writes with plain
-// aztables calls, such as a transaction mixing entity types.
+// after checking the backend's rules (a *tablekit.ValidationError
+// otherwise), for code that writes with plain aztables calls.
 func (t *Table[T]) Marshal(e T) ([]byte, error) {
 	if err := t.ready(); err != nil {
 		return nil, err
@@ -211,9 +210,7 @@ var errNoEntity = errors.New("no entity with these keys")
 
 // Add inserts e. It fails with an error matching tablekit.ErrAlreadyExists
 // when an entity with the same keys exists, and tablekit.ErrMaybeCommitted
-// when a retry after a lost reply found it (Verify tells). The Meta is
-// all the service's echo of the entity would add, so inserts ask for no
-// echo unless Options.EchoInserts is set.
+// when a retry after a lost reply found it (Verify tells).
 func (t *Table[T]) Add(ctx context.Context, e T) (Meta, error) {
 	if err := t.ready(); err != nil {
 		return Meta{}, err
@@ -252,12 +249,9 @@ func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Meta, error) {
 	return metaOf(etag), nil
 }
 
-// Update changes an existing entity if its ETag still matches: optimistic
-// concurrency. It fails with tablekit.ErrPreconditionFailed when someone changed it
-// since it was read, tablekit.ErrNotFound when it is gone, and tablekit.ErrInvalid when
-// etag is empty. Pass AnyETag to overwrite unconditionally. When a retry
-// after a lost response gets 412, the first attempt may have committed: the
-// error is tablekit.ErrMaybeCommitted, and Verify tells.
+// Update changes an existing entity only if its ETag still matches
+// (optimistic concurrency; AnyETag overwrites): otherwise
+// tablekit.ErrPreconditionFailed, or tablekit.ErrNotFound when it is gone.
 func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag) (Meta, error) {
 	if err := t.ready(); err != nil {
 		return Meta{}, err
@@ -281,11 +275,9 @@ func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag)
 	return metaOf(stored), nil
 }
 
-// Delete removes an entity if its ETag still matches (tablekit.ErrPreconditionFailed
-// otherwise). etag must be the entity's ETag or AnyETag; an empty etag is
-// tablekit.ErrInvalid. Deleting an entity that does not exist is tablekit.ErrNotFound,
-// except on a retry after a lost response: the entity is gone, as wanted,
-// and Delete returns nil. A retry that gets 412 there is tablekit.ErrMaybeCommitted.
+// Delete removes an entity if its ETag (or AnyETag) still matches:
+// otherwise tablekit.ErrPreconditionFailed, or tablekit.ErrNotFound when it
+// does not exist. An empty etag is tablekit.ErrInvalid.
 func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag azcore.ETag) error {
 	if err := t.ready(); err != nil {
 		return err
