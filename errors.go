@@ -84,15 +84,7 @@ func (e *ServiceError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.outcome().Error())
 	b.WriteString(" (")
-	if e.Operation != "" {
-		b.WriteString(e.Operation)
-		b.WriteString(": ")
-	}
-	if e.Index >= 0 {
-		b.WriteString("operation ")
-		b.WriteString(strconv.Itoa(e.Index))
-		b.WriteString(": ")
-	}
+	writeWhere(&b, e.Operation, e.Index)
 	b.WriteString(strconv.Itoa(e.StatusCode))
 	if e.Code != "" {
 		b.WriteString(" ")
@@ -161,15 +153,7 @@ type ValidationError struct {
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	b.WriteString("tablekit: invalid ")
-	if e.Operation != "" {
-		b.WriteString(e.Operation)
-		b.WriteString(": ")
-	}
-	if e.Index >= 0 {
-		b.WriteString("operation ")
-		b.WriteString(strconv.Itoa(e.Index))
-		b.WriteString(": ")
-	}
+	writeWhere(&b, e.Operation, e.Index)
 	if e.Field != "" {
 		b.WriteString(e.Field)
 		b.WriteString(": ")
@@ -262,3 +246,17 @@ func (e *MaybeCommittedError) Is(target error) bool { return target == ErrMaybeC
 
 // Unwrap returns the last attempt's failure.
 func (e *MaybeCommittedError) Unwrap() error { return e.Err }
+
+// writeWhere writes the call and, in a transaction or bulk write, the
+// operation's index, each followed by ": ".
+func writeWhere(b *strings.Builder, operation string, index int) {
+	if operation != "" {
+		b.WriteString(operation)
+		b.WriteString(": ")
+	}
+	if index >= 0 {
+		b.WriteString("operation ")
+		b.WriteString(strconv.Itoa(index))
+		b.WriteString(": ")
+	}
+}

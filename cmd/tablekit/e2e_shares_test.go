@@ -24,28 +24,11 @@ import (
 // them) and returns its name.
 func seedKeys(t *testing.T, az *testenv.Env, keys [][2]string) string {
 	t.Helper()
-	svc, err := table.NewService(az.ConnectionString, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := testenv.TableName(t)
-	tbl, err := table.New[seedEntity](svc, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := svc.CreateTable(ctx, tbl.Name()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.DeleteTable(context.Background(), tbl.Name()) })
-	ops := make([]batch.Op[seedEntity], len(keys))
+	ents := make([]seedEntity, len(keys))
 	for i, k := range keys {
-		ops[i] = batch.Op[seedEntity]{Entity: seedEntity{k[0], k[1], int32(i)}}
+		ents[i] = seedEntity{k[0], k[1], int32(i)}
 	}
-	if _, err := batch.Write(ctx, tbl, ops, &batch.WriteOptions{InFlight: 8}); err != nil {
-		t.Fatal(err)
-	}
-	return name
+	return seedTable(t, az, ents)
 }
 
 // shareCounts counts each share of a plan of n.

@@ -109,6 +109,19 @@ type seedEntity struct {
 // N numbering them within their partition.
 func seed(t *testing.T, az *testenv.Env, partitions []string, perPartition int) string {
 	t.Helper()
+	var ents []seedEntity
+	for _, pk := range partitions {
+		for i := range perPartition {
+			ents = append(ents, seedEntity{pk, fmt.Sprintf("%04d", i), int32(i)})
+		}
+	}
+	return seedTable(t, az, ents)
+}
+
+// seedTable creates a table holding ents, deleted when the test ends, and
+// returns its name.
+func seedTable(t *testing.T, az *testenv.Env, ents []seedEntity) string {
+	t.Helper()
 	svc, err := table.NewService(az.ConnectionString, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -123,13 +136,11 @@ func seed(t *testing.T, az *testenv.Env, partitions []string, perPartition int) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = svc.DeleteTable(context.Background(), tbl.Name()) })
-	var ops []batch.Op[seedEntity]
-	for _, pk := range partitions {
-		for i := range perPartition {
-			ops = append(ops, batch.Op[seedEntity]{Entity: seedEntity{pk, fmt.Sprintf("%04d", i), int32(i)}})
-		}
+	ops := make([]batch.Op[seedEntity], len(ents))
+	for i, e := range ents {
+		ops[i] = batch.Op[seedEntity]{Entity: e}
 	}
-	if _, err := batch.Write(ctx, tbl, ops, nil); err != nil {
+	if _, err := batch.Write(ctx, tbl, ops, &batch.WriteOptions{InFlight: 8}); err != nil {
 		t.Fatal(err)
 	}
 	return name
