@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,19 +20,7 @@ import (
 // tkIn runs the binary with stdin.
 func tkIn(t *testing.T, conn, stdin string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = childEnv(conn)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return result{out.String(), errb.String(), code}
+	return runBinary(t, childEnv(conn), strings.NewReader(stdin), args...)
 }
 
 // getLine runs get and decodes its line.

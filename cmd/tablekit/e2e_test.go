@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,10 +71,18 @@ func tk(t *testing.T, conn string, args ...string) result {
 // tkEnv runs the binary with the environment env.
 func tkEnv(t *testing.T, env []string, args ...string) result {
 	t.Helper()
+	return runBinary(t, env, nil, args...)
+}
+
+// runBinary runs the binary with the environment env and stdin (nil: none),
+// for at most two minutes.
+func runBinary(t *testing.T, env []string, stdin io.Reader, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, binary(t), args...)
 	cmd.Env = env
+	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
