@@ -29,7 +29,8 @@
 //     rate ([Server.SetThroughput]).
 //   - Query results not in key order, in pages of $top with opaque
 //     continuations of the stand-in's own ([Order]: the same order on every
-//     read, or one that changes between reads).
+//     read, or one that changes between reads without changing under a run
+//     that follows its continuations).
 //   - The calls the Table API does not have (service properties and stats,
 //     table ACLs, CORS preflight, a -secondary host) answer 501
 //     NotImplemented and are counted ([Stats].Unsupported).

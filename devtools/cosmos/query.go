@@ -105,7 +105,8 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request, p path) {
 
 	s.mu.Lock()
 	if n := st.reads[off]; n > 0 && s.opts.Order == Changing {
-		reorder(st.rows[off:], mix(st.seed, uint64(off)<<32|uint64(n)))
+		st.reads[off]++
+		st = s.branch(st, off, n)
 	}
 	st.reads[off]++
 	end := min(off+top, len(st.rows))
@@ -202,6 +203,19 @@ func (s *Server) load(r *http.Request, q url.Values, sig string) (*queryState, *
 	s.queries.put(st)
 	s.mu.Unlock()
 	return st, nil, nil, nil
+}
+
+// branch is what a continuation of st read for the n+1st time serves: the
+// same result up to off, what is left in a new order, under a new id whose
+// continuations follow that order. st itself is not changed, so a run still
+// following st's continuations (a request of an abandoned run may arrive
+// after a resumed one's) returns each entity once. Needs s.mu.
+func (s *Server) branch(st *queryState, off, n int) *queryState {
+	s.querySeq++
+	b := &queryState{id: s.querySeq, sig: st.sig, seed: mix(st.seed, uint64(off)<<32|uint64(n)), meta: st.meta, head: st.head, rows: slices.Clone(st.rows), reads: map[int]int{}}
+	reorder(b.rows[off:], b.seed)
+	s.queries.put(b)
+	return b
 }
 
 // identity is an entity's keys, or its whole JSON when a projection left

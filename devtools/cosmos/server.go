@@ -26,10 +26,11 @@ const (
 	// re-read a page and get the same entities in the same order.
 	Seeded Order = iota
 	// Changing gives every query started without a continuation a new
-	// order, and reorders what is left of a result each time one of its
-	// continuations is read again: a page re-read is not the page first
-	// read, though following the continuations of one run still returns
-	// each entity once.
+	// order, and a continuation read again gives what is left from there in
+	// a new order, which the continuations of that read follow: a page
+	// re-read is not the page first read, though following the
+	// continuations of one run still returns each entity once, whatever
+	// other runs read meanwhile.
 	Changing
 )
 
