@@ -281,7 +281,9 @@
 // --partition, --prefix, --plan with --segment and --filter select on both
 // tables the same way (a file is filtered by keys; --filter, which only
 // the service evaluates, is refused with a file). Cosmos DB for Table
-// returns no key order, so verify is refused there.
+// returns no key order: a side read there is sorted like a file (in runs
+// of 100,000 entities or 64 MiB shared by the sorts at once) before the
+// merge, and a file is compared with the table's sorted scan.
 //
 // # Internals
 //
@@ -289,8 +291,10 @@
 // get, put and rm, querycmd.go is query and its aligned columns;
 // sas.go signs, policy.go holds every stored access policy call;
 // verify.go runs verify (segments side by side, or a table and a file),
-// verifymerge.go merges two key-ordered streams, entitydiff.go compares two
-// entities, verifyfile.go sorts a file's entities in bounded memory.
+// verifymerge.go merges two key-ordered streams, verifyside.go reads a
+// table's side in key order (sorted on Cosmos DB), entitydiff.go compares
+// two entities, verifyfile.go reads a file's entities sorted, and
+// spillsort.go is the sort in bounded memory both use.
 // format.go picks a file's format and checks an input's first line,
 // csvformat.go converts Storage Explorer's CSV to neutral rows, csvread.go
 // is its RFC 4180 reader, double.go the text of NaN and the infinities,

@@ -134,8 +134,7 @@ func TestE2ESASFields(t *testing.T) {
 }
 
 // TestE2ECosmosRefusals: what Cosmos DB for Table lacks is refused with
-// a message saying so: stored access policies, and the key order verify
-// merges in.
+// a message saying so: stored access policies.
 func TestE2ECosmosRefusals(t *testing.T) {
 	c := newCosmosRun(t, nil)
 	name := seed(t, c.az, []string{"a"}, 3)
@@ -144,7 +143,7 @@ func TestE2ECosmosRefusals(t *testing.T) {
 		want string
 	}{
 		{[]string{"policy", "list", name}, "Cosmos DB for Table has none"},
-		{[]string{"verify", name, name + "x"}, "Cosmos DB for Table returns entities in none"},
+		{[]string{"policy", "rm", name, "p"}, "Cosmos DB for Table has none"},
 	} {
 		r := c.tk(t, tt.args...)
 		wantCode(t, r, exitFailed, strings.Join(tt.args, " ")+" on Cosmos DB")

@@ -185,11 +185,10 @@ func TestE2EVerifyFileRuns(t *testing.T) {
 	if err := os.WriteFile(path, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	old := runEntities
-	runEntities = 7
-	defer func() { runEntities = old }()
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	var got []string
-	for e, err := range sortedFile(tbl, path, formatJSONL, ',', func(*table.Entity) bool { return true }) {
+	for e, err := range sortedFile(tbl, path, formatJSONL, ',', func(*table.Entity) bool { return true }, runLimits{items: 7, bytes: 1 << 30}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,6 +210,9 @@ func TestE2EVerifyFileRuns(t *testing.T) {
 		if g != want {
 			t.Errorf("entity %d = %s, want %s", i, g, want)
 		}
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("the sort's runs were left in the temporary directory: %v", left)
 	}
 }
 

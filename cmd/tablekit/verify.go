@@ -10,7 +10,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -107,14 +106,15 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if sconn.svc.Backend() == table.CosmosDB || dconn.svc.Backend() == table.CosmosDB {
-		return fmt.Errorf("verify compares tables in key order, and Cosmos DB for Table returns entities in none: %w", tablekit.ErrUnsupported)
-	}
 	j, plan, err := sf.start(e, "verify", pos[0], fmt.Sprintf(" to=%s", pos[1]), 0)
 	if err != nil {
 		return err
 	}
-	plan.ordered = file // a file is one sorted stream; tables compare segment by segment
+	srcOrdered := sconn.svc.Backend() != table.CosmosDB
+	// A file is one sorted stream, the table's segments merged in key
+	// order, or sorted when its backend has none; tables compare segment
+	// by segment.
+	plan.ordered = file && srcOrdered
 	ta := &tally{show: show}
 	if s, ok := j.cp.Extra[extraVerify]; ok {
 		if err := json.Unmarshal([]byte(s), &ta.vs); err != nil {
@@ -171,11 +171,11 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	decode := func(r *row) (map[string]any, error) { return decodeRow(dyn, r) }
 	j.start(retries)
 	if file {
-		err = verifyFile(ctx, st, dyn, plan, sf.partition, pos[1], format, delim, last[0].Key, ta, decode, func(k *row) error { return done(0, k) })
+		err = verifyFile(ctx, sideOf{st, srcOrdered}, dyn, plan, sf.partition, pos[1], format, delim, last[0].Key, ta, decode, func(k *row) error { return done(0, k) })
 	} else {
 		var dt *table.Table[table.RawEntity]
 		if dt, err = table.New[table.RawEntity](dconn.svc, pos[1]); err == nil {
-			err = verifySegments(ctx, st, dt, plan, last, ta, decode, done)
+			err = verifySegments(ctx, sideOf{st, srcOrdered}, sideOf{dt, dconn.svc.Backend() != table.CosmosDB}, plan, last, ta, decode, done)
 		}
 	}
 	if err := j.end(err); err != nil {
@@ -201,19 +201,27 @@ func after(k *[2]string) query.Filter {
 }
 
 // verifySegments compares the two tables segment by segment, up to
-// --parallel segments at once: each segment's two scans come in key order
-// and are merged by key, a page read ahead on each side.
-func verifySegments(ctx context.Context, st, dt *table.Table[table.RawEntity], plan scanPlan, last []segPos, ta *tally, decode func(*row) (map[string]any, error), done func(int, *row) error) error {
+// --parallel segments at once: each segment's two sides come in key order
+// (a page read ahead on each) or are sorted (Cosmos DB), and are merged by
+// key. The sorts at once share oneSort's memory.
+func verifySegments(ctx context.Context, src, dst sideOf, plan scanPlan, last []segPos, ta *tally, decode func(*row) (map[string]any, error), done func(int, *row) error) error {
 	mu := &ta.mu // the tally, the positions and the checkpoint
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(plan.parallel)
+	sorts := 0
+	for _, s := range []sideOf{src, dst} {
+		if !s.ordered {
+			sorts += plan.parallel
+		}
+	}
+	lim := oneSort.share(max(sorts, 1))
 	for i, seg := range plan.segs {
 		if last[i].Done {
 			continue
 		}
 		f := query.And(plan.filter, seg.Filter, after(last[i].Key))
 		g.Go(func() error {
-			err := compareStreams(pages(ctx, st, f), pages(ctx, dt, f), ta, mu, decode, func(k *row) error {
+			err := compareStreams(src.rows(ctx, f, lim), dst.rows(ctx, f, lim), ta, mu, decode, func(k *row) error {
 				return done(i, k)
 			})
 			if err == nil {
@@ -227,65 +235,25 @@ func verifySegments(ctx context.Context, st, dt *table.Table[table.RawEntity], p
 	return g.Wait()
 }
 
-// pages reads the rows of q's filter f in key order, a page ahead of the
-// caller.
-func pages(ctx context.Context, t *table.Table[table.RawEntity], f query.Filter) iter.Seq2[row, error] {
-	return func(yield func(row, error) bool) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		type page struct {
-			ents []table.RawEntity
-			err  error
-		}
-		// Unbuffered: the next page is fetched while the caller takes
-		// this one, so a side holds two pages at most.
-		ch := make(chan page)
-		go func() {
-			defer close(ch)
-			for p, err := range query.New(t).Where(f).PageSize(query.MaxPageSize).Pages(ctx) {
-				select {
-				case ch <- page{p.Entities, err}:
-				case <-ctx.Done():
-					return
-				}
-				if err != nil {
-					return
-				}
-			}
-		}()
-		for p := range ch {
-			if p.err != nil {
-				yield(row{}, p.err)
-				return
-			}
-			for _, e := range p.ents {
-				if !yield(row{PartitionKey: e.PartitionKey, RowKey: e.RowKey, raw: e.Properties}, nil) {
-					return
-				}
-			}
-		}
-		// A reader stopped by the context is not the end of the segment:
-		// the rest of the other side is not missing.
-		if err := ctx.Err(); err != nil {
-			yield(row{}, err)
-		}
-	}
-}
-
 // verifyFile compares the table's ordered scan with the file's entities,
 // sorted.
-func verifyFile(ctx context.Context, st *table.Table[table.RawEntity], dyn *dynTable, plan scanPlan, partition, path, format string, delim rune, from *[2]string, ta *tally, decode func(*row) (map[string]any, error), done func(*row) error) error {
+func verifyFile(ctx context.Context, st sideOf, dyn *dynTable, plan scanPlan, partition, path, format string, delim rune, from *[2]string, ta *tally, decode func(*row) (map[string]any, error), done func(*row) error) error {
 	plan.filter = query.And(plan.filter, after(from))
-	cur, err := openScan(query.New(st), plan, "")
+	cur, err := openScan(query.New(st.t), plan, "")
 	if err != nil {
 		return err
 	}
-	src := func(yield func(row, error) bool) {
+	var src iter.Seq2[row, error] = func(yield func(row, error) bool) {
 		for e, err := range cur.All(ctx) {
-			if !yield(row{PartitionKey: e.PartitionKey, RowKey: e.RowKey, raw: e.Properties}, err) || err != nil {
+			if !yield(rawRow(e), err) || err != nil {
 				return
 			}
 		}
+	}
+	lim := oneSort
+	if !st.ordered {
+		lim = oneSort.share(2) // the table's sort and the file's
+		src = rowSpill.sorted(src, lim)
 	}
 	var fromRow *row
 	if from != nil {
@@ -302,7 +270,7 @@ func verifyFile(ctx context.Context, st *table.Table[table.RawEntity], dyn *dynT
 		return plan.share.Contains(k) && (fromRow == nil || compareKeyStrings(ent.PartitionKey, ent.RowKey, fromRow.PartitionKey, fromRow.RowKey) > 0)
 	}
 	dst := func(yield func(row, error) bool) {
-		for e, err := range sortedFile(dyn, path, format, delim, keep) {
+		for e, err := range sortedFile(dyn, path, format, delim, keep, lim) {
 			if !yield(row{PartitionKey: e.PartitionKey, RowKey: e.RowKey, props: e.Properties}, err) || err != nil {
 				return
 			}

@@ -88,8 +88,13 @@ func compareStreams(src, dst iter.Seq2[row, error], ta *tally, mu *sync.Mutex, d
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", side, err)
 		}
-		if prev != nil && compareRows(prev, &r) >= 0 {
-			return nil, fmt.Errorf("%s: (%q, %q) came after (%q, %q): not in key order", side, r.PartitionKey, r.RowKey, prev.PartitionKey, prev.RowKey)
+		if prev != nil {
+			switch c := compareRows(prev, &r); {
+			case c == 0:
+				return nil, fmt.Errorf("%s: (%q, %q) came twice", side, r.PartitionKey, r.RowKey)
+			case c > 0:
+				return nil, fmt.Errorf("%s: (%q, %q) came after (%q, %q): not in key order", side, r.PartitionKey, r.RowKey, prev.PartitionKey, prev.RowKey)
+			}
 		}
 		return &r, nil
 	}
