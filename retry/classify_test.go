@@ -15,25 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/tablekit/tablekit/devtools/azerrors"
 )
-
-// respErr builds the *azcore.ResponseError that aztables would return.
-func respErr(status int, code, method, path string) error {
-	u, _ := url.Parse("http://127.0.0.1:10002" + path)
-	resp := &http.Response{
-		StatusCode: status,
-		Status:     fmt.Sprintf("%d %s", status, http.StatusText(status)),
-		Header:     http.Header{},
-		Body:       http.NoBody,
-		Request:    &http.Request{Method: method, URL: u, Header: http.Header{}},
-	}
-	return runtime.NewResponseErrorWithErrorCode(resp, code)
-}
-
-func connErr(op string, errno syscall.Errno) error {
-	return &url.Error{Op: "Put", URL: "http://127.0.0.1/t", Err: &net.OpError{Op: op, Net: "tcp", Err: os.NewSyscallError(op, errno)}}
-}
 
 // nonRetriable mimics azcore's bodyDownloadError: marked, and unwrappable.
 type nonRetriable struct{ error }
@@ -80,7 +63,7 @@ func TestIsRetryableStatus(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%d_%s_%s", tc.status, tc.code, tc.method), func(t *testing.T) {
-			err := respErr(tc.status, tc.code, tc.method, tc.path)
+			err := azerrors.Response(tc.status, tc.code, tc.method, tc.path, nil)
 			if got := IsRetryable(err); got != tc.want {
 				t.Errorf("IsRetryable(%d %s %s %s): got %v, want %v", tc.status, tc.code, tc.method, tc.path, got, tc.want)
 			}
@@ -97,22 +80,22 @@ func TestIsRetryableTransport(t *testing.T) {
 		err        error
 		want, conn bool
 	}{
-		{"reset", connErr("read", syscall.ECONNRESET), true, true},
-		{"refused", connErr("dial", syscall.ECONNREFUSED), true, true},
-		{"aborted", connErr("read", syscall.ECONNABORTED), true, true},
-		{"broken pipe", connErr("write", syscall.EPIPE), true, true},
+		{"reset", azerrors.Conn("read", syscall.ECONNRESET), true, true},
+		{"refused", azerrors.Conn("dial", syscall.ECONNREFUSED), true, true},
+		{"aborted", azerrors.Conn("read", syscall.ECONNABORTED), true, true},
+		{"broken pipe", azerrors.Conn("write", syscall.EPIPE), true, true},
 		{"EOF", &url.Error{Op: "Post", URL: "http://x/t", Err: io.EOF}, true, true},
 		{"unexpected EOF", fmt.Errorf("reading body: %w", io.ErrUnexpectedEOF), true, true},
 		{"idle closed", &url.Error{Op: "Put", URL: "http://x/t", Err: errors.New("http: server closed idle connection")}, true, true},
-		{"dial timeout", connErr("dial", syscall.ETIMEDOUT), true, false},
-		{"host unreachable", connErr("dial", syscall.EHOSTUNREACH), true, false},
+		{"dial timeout", azerrors.Conn("dial", syscall.ETIMEDOUT), true, false},
+		{"host unreachable", azerrors.Conn("dial", syscall.EHOSTUNREACH), true, false},
 		{"i/o timeout", &url.Error{Op: "Get", URL: "http://x/t", Err: &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}}, true, false},
 		{"dns", &url.Error{Op: "Get", URL: "http://x/t", Err: &net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}}}, true, false},
 		{"canceled", &url.Error{Op: "Get", URL: "http://x/t", Err: context.Canceled}, false, false},
 		{"deadline", &url.Error{Op: "Get", URL: "http://x/t", Err: context.DeadlineExceeded}, false, false},
 		{"bare canceled", context.Canceled, false, false},
 		{"joined deadline", errors.Join(errors.New("x"), context.DeadlineExceeded), false, false},
-		{"non-retriable marker", nonRetriable{connErr("read", syscall.ECONNRESET)}, false, true},
+		{"non-retriable marker", nonRetriable{azerrors.Conn("read", syscall.ECONNRESET)}, false, true},
 		{"certificate", &url.Error{Op: "Get", URL: "https://x/t", Err: x509.UnknownAuthorityError{}}, false, false},
 		{"plain", errors.New("invalid entity"), false, false},
 		{"nil", nil, false, false},

@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/azerrors"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/retry"
 )
@@ -36,7 +37,7 @@ func TestDeleteCollisions(t *testing.T) {
 				if n == 1 {
 					return nil, resetErr(req)
 				}
-				return reply(req, tc.status, tc.code, nil), nil
+				return azerrors.Reply(req, tc.status, tc.code, nil), nil
 			}}
 			c := fakeClient(t, ft, &p, noAzRetry)
 			etag := azcore.ETag(`W/"x"`)

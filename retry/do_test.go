@@ -11,22 +11,16 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/azerrors"
 	"github.com/tablekit/tablekit/retry"
 )
 
-// statusErr is the *azcore.ResponseError aztables returns for a response.
-func statusErr(method, path string, status int, code string, header http.Header) error {
-	u, _ := url.Parse("http://127.0.0.1:1" + path)
-	return runtime.NewResponseErrorWithErrorCode(reply(&http.Request{Method: method, URL: u}, status, code, header), code)
-}
-
-var errBusy = statusErr(http.MethodPut, "/t1(PartitionKey='p',RowKey='r')", 503, "ServerBusy", nil)
+var errBusy = azerrors.Response(503, "ServerBusy", http.MethodPut, "/t1(PartitionKey='p',RowKey='r')", nil)
 
 func TestDo(t *testing.T) {
-	permanent := statusErr(http.MethodGet, "/t1", 404, "ResourceNotFound", nil)
+	permanent := azerrors.Response(404, "ResourceNotFound", http.MethodGet, "/t1", nil)
 	tests := []struct {
 		name      string
 		results   []error // op's result per attempt; the last repeats
@@ -122,7 +116,7 @@ func TestDoEvents(t *testing.T) {
 }
 
 func TestDoRetryAfter(t *testing.T) {
-	throttled := statusErr(http.MethodPut, "/t1", 429, "TooManyRequests", http.Header{"Retry-After-Ms": {"150"}})
+	throttled := azerrors.Response(429, "TooManyRequests", http.MethodPut, "/t1", http.Header{"Retry-After-Ms": {"150"}})
 	var ev events
 	p := retry.Policy{InitialInterval: time.Millisecond, MaxInterval: 10 * time.Second, OnRetry: ev.hook}
 	calls := 0
@@ -194,7 +188,7 @@ func TestDoContext(t *testing.T) {
 
 func TestDoAmbiguousInsert(t *testing.T) {
 	insert := &http.Request{Method: http.MethodPost, URL: &url.URL{Scheme: "http", Host: "h", Path: "/devstoreaccount1/t1"}}
-	conflict := statusErr(http.MethodPost, "/devstoreaccount1/t1", 409, "EntityAlreadyExists", nil)
+	conflict := azerrors.Response(409, "EntityAlreadyExists", http.MethodPost, "/devstoreaccount1/t1", nil)
 	results := []error{resetErr(insert), conflict}
 	calls := 0
 	err := retry.Do(context.Background(), &retry.Policy{InitialInterval: time.Millisecond}, func(context.Context) error {

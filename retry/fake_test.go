@@ -1,9 +1,7 @@
 package retry_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -47,23 +45,6 @@ func (f *fakeTransport) Calls() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.calls
-}
-
-// reply builds a service-like response; code "" means no error body.
-func reply(req *http.Request, status int, code string, header http.Header) *http.Response {
-	h := http.Header{}
-	for k, v := range header {
-		h[k] = v
-	}
-	var body []byte
-	if code != "" {
-		body = []byte(fmt.Sprintf(`{"odata.error":{"code":%q,"message":{"lang":"en-US","value":"fake %s"}}}`, code, code))
-		h.Set("Content-Type", "application/json")
-	}
-	return &http.Response{
-		StatusCode: status, Status: fmt.Sprintf("%d %s", status, http.StatusText(status)),
-		Header: h, Body: io.NopCloser(bytes.NewReader(body)), ContentLength: int64(len(body)), Request: req,
-	}
 }
 
 const fakeKey = "Zm9yIHRlc3RzIG9ubHksIG5vdCBhIHJlYWwga2V5IGF0IGFsbA=="

@@ -17,6 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/azerrors"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -55,7 +56,7 @@ func TestDoAndPolicyShareTheLoop(t *testing.T) {
 		return nil, &url.Error{Op: "Post", URL: req.URL.String(), Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
 	}
 	status := func(code int, svcCode string, h http.Header) step {
-		return func(req *http.Request) (*http.Response, error) { return reply(req, code, svcCode, h), nil }
+		return func(req *http.Request) (*http.Response, error) { return azerrors.Reply(req, code, svcCode, h), nil }
 	}
 	ok := status(204, "", nil)
 	busyFor20ms := status(503, "ServerBusy", http.Header{"X-Ms-Retry-After-Ms": {"20"}})

@@ -21,6 +21,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/azerrors"
 	"github.com/tablekit/tablekit/internal/reqshape"
 	"github.com/tablekit/tablekit/retry"
 )
@@ -42,9 +43,9 @@ func resetErr(req *http.Request) error {
 func TestPipelineRewindsBodyAndSignsEachAttempt(t *testing.T) {
 	ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) {
 		if n < 3 {
-			return reply(req, 503, "ServerBusy", nil), nil
+			return azerrors.Reply(req, 503, "ServerBusy", nil), nil
 		}
-		return reply(req, 204, "", nil), nil
+		return azerrors.Reply(req, 204, "", nil), nil
 	}}
 	var ev events
 	p := fast(&ev)
@@ -93,7 +94,7 @@ func TestPipelineLeavesResponseForAztables(t *testing.T) {
 		{503, "ServerBusy", 4}, // exhausted: the last response is returned
 	} {
 		ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) {
-			return reply(req, tc.status, tc.code, nil), nil
+			return azerrors.Reply(req, tc.status, tc.code, nil), nil
 		}}
 		p := fast(nil)
 		c := fakeClient(t, ft, &p, policy.RetryOptions{MaxRetries: -1})
@@ -123,7 +124,7 @@ func TestPipelineTransportErrors(t *testing.T) {
 			if n < 3 {
 				return nil, resetErr(req)
 			}
-			return reply(req, 204, "", nil), nil
+			return azerrors.Reply(req, 204, "", nil), nil
 		}}
 		var ev events
 		p := fast(&ev)
@@ -178,7 +179,7 @@ func TestPipelineAmbiguousInsert(t *testing.T) {
 				if n == 1 {
 					return nil, tc.first(req)
 				}
-				return reply(req, 409, "EntityAlreadyExists", nil), nil
+				return azerrors.Reply(req, 409, "EntityAlreadyExists", nil), nil
 			}}
 			p := fast(nil)
 			c := fakeClient(t, ft, &p, policy.RetryOptions{MaxRetries: -1})
@@ -211,7 +212,9 @@ func TestPipelineAmbiguousInsert(t *testing.T) {
 // TestPipelineTurnsAzcoreRetryOff: azcore's own retry would make 4 attempts
 // of every one of ours; the policy disables it per request.
 func TestPipelineTurnsAzcoreRetryOff(t *testing.T) {
-	busy := func(n int, req *http.Request) (*http.Response, error) { return reply(req, 503, "ServerBusy", nil), nil }
+	busy := func(n int, req *http.Request) (*http.Response, error) {
+		return azerrors.Reply(req, 503, "ServerBusy", nil), nil
+	}
 	azcoreRetry := policy.RetryOptions{RetryDelay: time.Millisecond, MaxRetryDelay: time.Millisecond} // MaxRetries 0 = azcore's default 3
 	p := fast(nil)
 	tests := []struct {
@@ -241,7 +244,7 @@ func TestPipelineTurnsAzcoreRetryOff(t *testing.T) {
 
 func TestPipelineCancelStopsAtOnce(t *testing.T) {
 	ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) {
-		return reply(req, 503, "ServerBusy", nil), nil
+		return azerrors.Reply(req, 503, "ServerBusy", nil), nil
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -268,9 +271,9 @@ func TestPipelineCancelStopsAtOnce(t *testing.T) {
 func TestPipelineTableBeingDeleted(t *testing.T) {
 	beingDeleted := func(n int, req *http.Request) (*http.Response, error) {
 		if n == 1 {
-			return reply(req, 409, "TableBeingDeleted", nil), nil
+			return azerrors.Reply(req, 409, "TableBeingDeleted", nil), nil
 		}
-		return reply(req, 204, "", nil), nil
+		return azerrors.Reply(req, 204, "", nil), nil
 	}
 	p := fast(nil)
 	ft := &fakeTransport{script: beingDeleted}
@@ -323,7 +326,7 @@ func TestPipelineNeverLeaksSAS(t *testing.T) {
 // policy of the client it calls must not multiply its attempts.
 func TestPipelineInsideDoMakesOneAttempt(t *testing.T) {
 	ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) {
-		return reply(req, 503, "ServerBusy", nil), nil
+		return azerrors.Reply(req, 503, "ServerBusy", nil), nil
 	}}
 	inner := fast(nil) // 4 attempts
 	c := fakeClient(t, ft, &inner, policy.RetryOptions{MaxRetries: -1})
@@ -354,7 +357,7 @@ func TestPipelineSingleAttempt(t *testing.T) {
 	}{{"marked", true, 1}, {"unmarked", false, 4}} {
 		t.Run(tt.name, func(t *testing.T) {
 			ft := &fakeTransport{script: func(_ int, req *http.Request) (*http.Response, error) {
-				return reply(req, 503, "ServerBusy", nil), nil
+				return azerrors.Reply(req, 503, "ServerBusy", nil), nil
 			}}
 			p := fast(nil)
 			pl := runtime.NewPipeline("m", "v1.0.0", runtime.PipelineOptions{PerCall: []policy.Policy{retry.NewPipelinePolicy(&p)}},
@@ -402,10 +405,10 @@ func TestPipelineAttemptsReadTheirOwnBody(t *testing.T) {
 						t.Fatal(err)
 					}
 					first = req.Body
-					return reply(req, 503, "ServerBusy", nil), nil
+					return azerrors.Reply(req, 503, "ServerBusy", nil), nil
 				}
 				second, _ = io.ReadAll(req.Body)
-				return reply(req, 204, "", nil), nil
+				return azerrors.Reply(req, 204, "", nil), nil
 			})
 			p := fast(nil)
 			pl := runtime.NewPipeline("m", "v1.0.0", runtime.PipelineOptions{PerCall: []policy.Policy{retry.NewPipelinePolicy(&p)}},

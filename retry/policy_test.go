@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tablekit/tablekit/devtools/azerrors"
 )
 
 func TestDefaults(t *testing.T) {
@@ -53,7 +55,7 @@ func TestChecklistSchedule(t *testing.T) {
 	p := Checklist()
 	p.Jitter = -1 // exact values
 	s := newSchedule(resolve(&p))
-	err := respErr(503, "ServerBusy", "PUT", "/t")
+	err := azerrors.Response(503, "ServerBusy", "PUT", "/t", nil)
 	var got []time.Duration
 	for attempt := 1; ; attempt++ {
 		d, ok := s.next(attempt, err, false)
@@ -83,7 +85,7 @@ func TestBackoffBounds(t *testing.T) {
 		{InitialInterval: 50 * time.Millisecond, Multiplier: 1, Jitter: -1, MaxAttempts: 4},
 		{InitialInterval: time.Second, MaxInterval: 300 * time.Millisecond, MaxAttempts: 4}, // Initial above Max
 	}
-	err := respErr(503, "ServerBusy", "PUT", "/t")
+	err := azerrors.Response(503, "ServerBusy", "PUT", "/t", nil)
 	for i, p := range tests {
 		r := resolve(&p)
 		for range 200 {
@@ -112,7 +114,7 @@ func TestBackoffBounds(t *testing.T) {
 func TestScheduleConnectionErrorRetriesOnceAtOnce(t *testing.T) {
 	p := resolve(&Policy{InitialInterval: 40 * time.Millisecond, Jitter: -1, MaxAttempts: 10})
 	s := newSchedule(p)
-	conn := connErr("read", syscall.ECONNRESET)
+	conn := azerrors.Conn("read", syscall.ECONNRESET)
 	var got []time.Duration
 	for attempt := 1; attempt <= 4; attempt++ {
 		d, _ := s.next(attempt, conn, true)
@@ -129,7 +131,7 @@ func TestScheduleConnectionErrorRetriesOnceAtOnce(t *testing.T) {
 func TestScheduleRetryAfter(t *testing.T) {
 	p := resolve(&Policy{InitialInterval: 10 * time.Millisecond, MaxInterval: 5 * time.Second, Jitter: -1})
 	withHeader := func(h http.Header) error {
-		err := respErr(429, "TooManyRequests", "PUT", "/t")
+		err := azerrors.Response(429, "TooManyRequests", "PUT", "/t", nil)
 		headerOf(err).Set("Retry-After", h.Get("Retry-After"))
 		return err
 	}
@@ -146,7 +148,7 @@ func TestScheduleRetryAfter(t *testing.T) {
 		t.Errorf("Retry-After 0: got %v, want the backoff 40ms", d)
 	}
 	// A hint shorter than the backoff is the wait: Cosmos DB's 20 ms.
-	ms := respErr(429, "TooManyRequests", "PUT", "/t")
+	ms := azerrors.Response(429, "TooManyRequests", "PUT", "/t", nil)
 	headerOf(ms).Set("X-Ms-Retry-After-Ms", "20")
 	if d, _ := s.next(4, ms, false); d != 20*time.Millisecond {
 		t.Errorf("x-ms-retry-after-ms 20 with the backoff at 80ms: got %v, want 20ms", d)
