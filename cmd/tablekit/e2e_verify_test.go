@@ -35,6 +35,47 @@ func verifyCounts(t *testing.T, out string) map[string]int {
 	return got
 }
 
+// makeDifferences makes one of each difference in a copy of a seed table
+// with partitions a, b and c: missing, extra, changed, type changed.
+func makeDifferences(t *testing.T, dt *dynTable) {
+	t.Helper()
+	ctx := testenv.Ctx(t)
+	if err := dt.Delete(ctx, "a", "0001", table.AnyETag); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []table.Entity{
+		{PartitionKey: "c", RowKey: "zz", Properties: map[string]any{"N": int32(1)}},
+		{PartitionKey: "a", RowKey: "0002", Properties: map[string]any{"N": int32(99)}},
+		{PartitionKey: "b", RowKey: "0003", Properties: map[string]any{"N": int64(3)}},
+	} {
+		if _, err := dt.Upsert(ctx, e, table.Replace); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// wantDifferences checks that verify r, of tables of total entities each,
+// found makeDifferences' and printed them; it returns the counts.
+func wantDifferences(t *testing.T, what string, r result, total int) map[string]int {
+	t.Helper()
+	wantCode(t, r, exitDiffer, what)
+	got := verifyCounts(t, r.stdout)
+	if got["missing"] != 1 || got["extra"] != 1 || got["changed"] != 2 || got["source"] != total || got["target"] != total {
+		t.Errorf("%s: counts %v, want 1 missing, 1 extra, 2 changed of %d", what, got, total)
+	}
+	for _, want := range []string{
+		`missing  "a" "0001"`,
+		`changed  "a" "0002"  N: Edm.Int32 "2" -> Edm.Int32 "99"`,
+		`type     "b" "0003"  N: Edm.Int32 "3" -> Edm.Int64 "3"`,
+		`extra    "c" "zz"`,
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("%s: stdout lacks %q:\n%s", what, want, r.stdout)
+		}
+	}
+	return got
+}
+
 func TestE2EVerify(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
@@ -79,36 +120,9 @@ func TestE2EVerify(t *testing.T) {
 		}
 	}
 
-	// One of each difference in the target: missing, extra, changed,
-	// type changed. A file holding a key twice keeps its last line.
-	if err := dt.Delete(ctx, "a", "0001", table.AnyETag); err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range []table.Entity{
-		{PartitionKey: "c", RowKey: "zz", Properties: map[string]any{"N": int32(1)}},
-		{PartitionKey: "a", RowKey: "0002", Properties: map[string]any{"N": int32(99)}},
-		{PartitionKey: "b", RowKey: "0003", Properties: map[string]any{"N": int64(3)}},
-	} {
-		if _, err := dt.Upsert(ctx, e, table.Replace); err != nil {
-			t.Fatal(err)
-		}
-	}
+	makeDifferences(t, dt)
 	r := tk(t, cs, "verify", src, dst)
-	wantCode(t, r, exitDiffer, "verify after changes")
-	got := verifyCounts(t, r.stdout)
-	if got["missing"] != 1 || got["extra"] != 1 || got["changed"] != 2 || got["source"] != 121 || got["target"] != 121 {
-		t.Errorf("counts %v, want 1 missing, 1 extra, 2 changed", got)
-	}
-	for _, want := range []string{
-		`missing  "a" "0001"`,
-		`changed  "a" "0002"  N: Edm.Int32 "2" -> Edm.Int32 "99"`,
-		`type     "b" "0003"  N: Edm.Int32 "3" -> Edm.Int64 "3"`,
-		`extra    "c" "zz"`,
-	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
-		}
-	}
+	got := wantDifferences(t, "verify after changes", r, 121)
 	r = tk(t, cs, "verify", src, dst, "--show", "1")
 	if n := strings.Count(r.stdout, `"0`); n != 1 {
 		t.Errorf("--show 1 printed %d differences:\n%s", n, r.stdout)
