@@ -201,6 +201,7 @@ func TestE2EVerifyFileRuns(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
+	setFanIn(t, 3) // 9 runs of up to 7 lines, merged 3 at a time, then into one
 	var got []string
 	for e, err := range sortedFile(tbl, path, formatJSONL, ',', func(*table.Entity) bool { return true }, runLimits{items: 7, bytes: 1 << 30}) {
 		if err != nil {

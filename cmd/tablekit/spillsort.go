@@ -14,7 +14,7 @@ import (
 // spillsort.go puts in key order what comes in none (an export file
 // without --ordered, a Cosmos DB table) with bounded memory: runs are
 // sorted in memory and, when there is more than one, written to temporary
-// files and merged.
+// files and merged, fanIn at a time.
 
 // runLimits bounds one run held in memory: its items, and their estimated
 // bytes.
@@ -23,6 +23,18 @@ type runLimits struct{ items, bytes int }
 // oneSort is the run of a sort that runs alone; sorts that run at once
 // share it (runLimits.share).
 var oneSort = runLimits{items: 100_000, bytes: 64 << 20}
+
+// fanIn is how many runs a merge reads at once. A sort keeps fewer than
+// fanIn runs of each size, merging fanIn of one size into one of the next,
+// so its open files and their buffers stay bounded however long its input,
+// and an item is written about log_fanIn(runs) times.
+var fanIn = 32
+
+// spilled is a run written to a file; level is how many merges made it.
+type spilled struct {
+	path  string
+	level int
+}
 
 // share is one of n sorts' part of l, never below a useful run.
 func (l runLimits) share(n int) runLimits {
@@ -49,24 +61,45 @@ func (s spiller[T]) sorted(src iter.Seq2[T, error], lim runLimits) iter.Seq2[T, 
 			}
 		}()
 		var run []T
-		var runs []string
-		size := 0
+		var runs []spilled // in the input's order: equal items keep it
+		size, files := 0, 0
 		sortRun := func() { slices.SortStableFunc(run, func(a, b T) int { return s.cmp(&a, &b) }) }
-		flush := func() error {
-			sortRun()
+		newFile := func() (string, error) {
 			if dir == "" {
 				var err error
 				if dir, err = os.MkdirTemp("", "tablekit-sort"); err != nil {
-					return err
+					return "", err
 				}
 			}
-			p := fmt.Sprintf("%s/run%d", dir, len(runs))
+			files++
+			return fmt.Sprintf("%s/run%d", dir, files), nil
+		}
+		flush := func() error {
+			sortRun()
+			p, err := newFile()
+			if err != nil {
+				return err
+			}
 			if err := s.writeRun(p, run); err != nil {
 				return err
 			}
-			runs = append(runs, p)
+			runs = append(runs, spilled{p, 0})
 			clear(run)
 			run, size = run[:0], 0
+			// The last fanIn runs, when of one size, become one run.
+			for n := len(runs); n >= fanIn && runs[n-fanIn].level == runs[n-1].level; n = len(runs) {
+				if p, err = newFile(); err != nil {
+					return err
+				}
+				tail := runs[n-fanIn:]
+				if err := s.mergeTo(p, tail); err != nil {
+					return err
+				}
+				for _, r := range tail {
+					os.Remove(r.path)
+				}
+				runs = append(runs[:n-fanIn], spilled{p, tail[0].level + 1})
+			}
 			return nil
 		}
 		for v, err := range src {
@@ -101,22 +134,45 @@ func (s spiller[T]) sorted(src iter.Seq2[T, error], lim runLimits) iter.Seq2[T, 
 }
 
 func (s spiller[T]) writeRun(path string, run []T) error {
+	return s.writeFile(path, func(write func(*T) error) error {
+		for i := range run {
+			if err := write(&run[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// mergeTo merges runs into one run file.
+func (s spiller[T]) mergeTo(path string, runs []spilled) error {
+	return s.writeFile(path, func(write func(*T) error) error {
+		var err error
+		s.merge(runs, func(v T, e error) bool {
+			if err = e; err == nil {
+				err = write(&v)
+			}
+			return err == nil
+		})
+		return err
+	})
+}
+
+// writeFile creates path and writes to it what each calls write with.
+func (s spiller[T]) writeFile(path string, each func(write func(*T) error) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	for i := range run {
-		if err := s.write(w, &run[i]); err != nil {
-			f.Close()
-			return err
-		}
+	w := bufio.NewWriterSize(f, 256<<10)
+	err = each(func(v *T) error { return s.write(w, v) })
+	if err == nil {
+		err = w.Flush()
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	return err
 }
 
 // runHead is the next item of a sorted run.
@@ -148,8 +204,9 @@ func (h *runHeap[T]) Pop() any {
 	return x
 }
 
-// merge yields the items of sorted run files in order.
-func (s spiller[T]) merge(runs []string, yield func(T, error) bool) {
+// merge yields the items of sorted run files in order, equal items in the
+// order of their runs.
+func (s spiller[T]) merge(runs []spilled, yield func(T, error) bool) {
 	var zero T
 	h := &runHeap[T]{cmp: s.cmp}
 	advance := func(r *runHead[T]) (bool, error) {
@@ -163,8 +220,8 @@ func (s spiller[T]) merge(runs []string, yield func(T, error) bool) {
 		r.v = v
 		return true, nil
 	}
-	for i, p := range runs {
-		f, err := os.Open(p)
+	for i, sp := range runs {
+		f, err := os.Open(sp.path)
 		if err != nil {
 			yield(zero, err)
 			return

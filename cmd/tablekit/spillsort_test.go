@@ -10,6 +10,7 @@ import (
 	"iter"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -88,6 +89,55 @@ func TestRowSpillSorted(t *testing.T) {
 				t.Errorf("left in the temporary directory: %v", left)
 			}
 		})
+	}
+}
+
+// setFanIn sets fanIn for the test.
+func setFanIn(t *testing.T, n int) {
+	old := fanIn
+	fanIn = n
+	t.Cleanup(func() { fanIn = old })
+}
+
+// TestRowSpillFanIn: runs are merged fanIn at a time as they come, so a
+// long input leaves few files to merge at the end, and equal keys keep
+// their order through every merge.
+func TestRowSpillFanIn(t *testing.T) {
+	setFanIn(t, 4)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	var in []row
+	for range 5 {
+		in = append(in, spillRows()...) // 200 rows, each key 5 times or more
+	}
+	for i := range in {
+		in[i].raw = json.RawMessage(fmt.Sprintf(`{"I":%d}`, i))
+	}
+	want := slices.Clone(in)
+	slices.SortStableFunc(want, func(a, b row) int { return compareRows(&a, &b) })
+	var got []row
+	files := -1
+	for r, err := range rowSpill.sorted(seqOf(in, nil), runLimits{items: 1, bytes: 1 << 20}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if files < 0 {
+			dirs, _ := filepath.Glob(filepath.Join(tmp, "tablekit-sort*", "run*"))
+			files = len(dirs)
+		}
+		got = append(got, r)
+	}
+	// 200 runs of one row: fewer than 4 of each of 1, 4, 16, 64 rows.
+	if files < 2 || files > 4*3 {
+		t.Errorf("files at the last merge: got %d, want 2 to %d", files, 4*3)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d rows, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if g, w := got[i], want[i]; g.PartitionKey != w.PartitionKey || g.RowKey != w.RowKey || !bytes.Equal(g.raw, w.raw) {
+			t.Fatalf("row %d: got %q %q %s, want %q %q %s", i, g.PartitionKey, g.RowKey, g.raw, w.PartitionKey, w.RowKey, w.raw)
+		}
 	}
 }
 
