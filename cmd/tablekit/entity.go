@@ -43,29 +43,28 @@ tablekit rm orders alice 0001 --if-match "$ETAG"`,
 // and sends one request per entity; import is the command for more.
 const maxPut = 1000
 
-// entityKeys checks the keys given on the command line.
-func entityKeys(pk, rk string) error {
-	for _, k := range []struct{ name, v string }{{"PARTITIONKEY", pk}, {"ROWKEY", rk}} {
+// entityArgs reads the arguments TABLE PK RK of command c (its own flags
+// from extra), checks the keys and opens the table.
+func entityArgs(e *env, c *command, args []string, extra func(*flag.FlagSet)) (t *table.Table[table.Entity], pk, rk string, err error) {
+	conn, pos, err := tableArgs(e, c, args, 3, 3, extra)
+	if err != nil {
+		return nil, "", "", err
+	}
+	for _, k := range []struct{ name, v string }{{"PARTITIONKEY", pos[1]}, {"ROWKEY", pos[2]}} {
 		if bad := wire.CheckKey(k.v); bad != nil {
-			return usagef("%s %q: %s", k.name, k.v, bad)
+			return nil, "", "", usagef("%s %q: %s", k.name, k.v, bad)
 		}
 	}
-	return nil
+	t, err = table.New[table.Entity](conn.svc, pos[0])
+	return t, pos[1], pos[2], err
 }
 
 func runGet(ctx context.Context, e *env, args []string) error {
-	conn, pos, err := tableArgs(e, commands["get"], args, 3, 3, nil)
+	t, pk, rk, err := entityArgs(e, commands["get"], args, nil)
 	if err != nil {
 		return err
 	}
-	if err := entityKeys(pos[1], pos[2]); err != nil {
-		return err
-	}
-	t, err := table.New[table.Entity](conn.svc, pos[0])
-	if err != nil {
-		return err
-	}
-	ent, err := t.Get(ctx, pos[1], pos[2], nil)
+	ent, err := t.Get(ctx, pk, rk, nil)
 	if err != nil {
 		return err
 	}
@@ -184,16 +183,9 @@ func readPut(t *dynTable, path string) ([]item, error) {
 
 func runRm(ctx context.Context, e *env, args []string) error {
 	var ifMatch string
-	conn, pos, err := tableArgs(e, commands["rm"], args, 3, 3, func(fs *flag.FlagSet) {
+	t, pk, rk, err := entityArgs(e, commands["rm"], args, func(fs *flag.FlagSet) {
 		fs.StringVar(&ifMatch, "if-match", "", "delete only if the stored entity has this ETag (from tablekit get)")
 	})
-	if err != nil {
-		return err
-	}
-	if err := entityKeys(pos[1], pos[2]); err != nil {
-		return err
-	}
-	t, err := table.New[table.Entity](conn.svc, pos[0])
 	if err != nil {
 		return err
 	}
@@ -201,8 +193,8 @@ func runRm(ctx context.Context, e *env, args []string) error {
 	if ifMatch != "" {
 		etag = azcore.ETag(ifMatch)
 	}
-	if err := t.Delete(ctx, pos[1], pos[2], etag); err != nil {
-		return fmt.Errorf("%q, %q: %w", pos[1], pos[2], writeOutcome(err))
+	if err := t.Delete(ctx, pk, rk, etag); err != nil {
+		return fmt.Errorf("%q, %q: %w", pk, rk, writeOutcome(err))
 	}
 	return nil
 }
