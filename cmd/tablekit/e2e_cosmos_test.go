@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -51,7 +48,6 @@ func (c cosmosRun) tk(t *testing.T, args ...string) result {
 func (c cosmosRun) interrupted(t *testing.T, ckpt string, args ...string) {
 	t.Helper()
 	var pages atomic.Int32
-	scanning := func() bool { return pages.Load() >= 2 }
 	c.cs.SetThrottle(cosmos.Throttle{Match: func(r *http.Request) bool {
 		if r.URL.Query().Get("$top") == "1000" {
 			pages.Add(1)
@@ -60,30 +56,7 @@ func (c cosmosRun) interrupted(t *testing.T, ckpt string, args ...string) {
 	}})
 	c.cs.SetLatency(200 * time.Millisecond)
 	defer func() { c.cs.SetLatency(0); c.cs.SetThrottle() }()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = c.env
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for deadline := time.Now().Add(time.Minute); !scanning(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("%s did not start its scan within a minute\n%s", args[0], errb.String())
-		}
-	}
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	if err := cmd.Wait(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
-			t.Fatalf("interrupted %s: %v, want exit %d\n%s", args[0], err, exitInterrupted, errb.String())
-		}
-		if _, err := os.Stat(ckpt); err != nil {
-			t.Fatalf("no checkpoint after SIGINT during the scan: %v\n%s", err, errb.String())
-		}
-		return
-	}
-	t.Logf("%s finished before the signal: the resumed run has nothing left", args[0])
+	interruptWhen(t, c.env, ckpt, func() bool { return pages.Load() >= 2 }, args...)
 }
 
 // keysIn reads a table's keys through the emulator itself.

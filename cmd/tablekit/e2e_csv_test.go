@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -146,10 +145,7 @@ func TestE2EImportFormat(t *testing.T) {
 func TestE2ECSVExportFirstPassResumes(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
-	var parts []string
-	for i := range 15 {
-		parts = append(parts, fmt.Sprintf("p%02d", i))
-	}
+	parts := partitionKeys("p%02d", 15)
 	name := seed(t, az, parts, 100)
 	// Rare columns on the first and the last entity of the scan.
 	tbl := dynTableOf(t, cs, name)

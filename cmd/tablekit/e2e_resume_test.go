@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,6 +54,52 @@ func killWhenCheckpointedEnv(t *testing.T, env []string, ckpt string, args ...st
 			<-exited
 			return
 		}
+	}
+}
+
+// interruptWhen runs the command with env and sends it SIGINT (Ctrl-C)
+// once ready reports true (asked every 5 ms, for at most a minute). It must
+// stop with exitInterrupted and its checkpoint ckpt saved, or have finished
+// before the signal; interruptWhen returns its stderr.
+func interruptWhen(t *testing.T, env []string, ckpt string, ready func() bool, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = env
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); !ready(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("%s was not ready to interrupt within a minute\n%s", args[0], errb.String())
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	if err := cmd.Wait(); err != nil {
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
+			t.Fatalf("interrupted %s: %v, want exit %d\n%s", args[0], err, exitInterrupted, errb.String())
+		}
+		if _, err := os.Stat(ckpt); err != nil {
+			t.Fatalf("no checkpoint after SIGINT: %v\n%s", err, errb.String())
+		}
+		return errb.String()
+	}
+	t.Logf("%s finished before the signal: the resumed run has nothing left", args[0])
+	return errb.String()
+}
+
+// afterDelay is a ready func for interruptWhen: true once d has passed since
+// its first call.
+func afterDelay(d time.Duration) func() bool {
+	var start time.Time
+	return func() bool {
+		if start.IsZero() {
+			start = time.Now()
+		}
+		return time.Since(start) >= d
 	}
 }
 
@@ -105,10 +152,7 @@ func TestE2EKillAndResume(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
 	np, per := bigSize(t)
-	var parts []string
-	for i := range np {
-		parts = append(parts, fmt.Sprintf("p%03d", i))
-	}
+	parts := partitionKeys("p%03d", np)
 	name := seed(t, az, parts, per)
 	total := np * per
 	dir := t.TempDir()

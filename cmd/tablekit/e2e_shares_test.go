@@ -55,10 +55,7 @@ func TestE2EPlanBalance(t *testing.T) {
 	for i := range 10000 {
 		ticks = append(ticks, [2]string{"device-7", table.ReverseTicks(time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * 3 * time.Second))})
 	}
-	var parts []string
-	for i := range 50 {
-		parts = append(parts, fmt.Sprintf("p%02d", i))
-	}
+	parts := partitionKeys("p%02d", 50)
 	tests := []struct {
 		name  string
 		table string
@@ -186,10 +183,7 @@ func runPods(t *testing.T, conn string, j manifestJob, names map[string]string, 
 func TestE2EIndexedJob(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
-	var parts []string
-	for i := range 50 {
-		parts = append(parts, fmt.Sprintf("p%02d", i))
-	}
+	parts := partitionKeys("p%02d", 50)
 	per := 100
 	if testing.Short() {
 		per = 40
@@ -322,10 +316,7 @@ func TestE2EPlanEmptyShares(t *testing.T) {
 func TestE2EPlanTableChanges(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
-	var parts []string
-	for i := range 30 {
-		parts = append(parts, fmt.Sprintf("k%02d", i))
-	}
+	parts := partitionKeys("k%02d", 30)
 	name := seed(t, az, parts, 40)
 	plan := planFile(t, cs, name, 3)
 	svc, err := table.NewService(cs, nil)
@@ -421,10 +412,7 @@ func keyLines(t *testing.T, file string) []string {
 func TestE2EExportOrderedLimit(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
-	var parts []string
-	for i := range 12 {
-		parts = append(parts, fmt.Sprintf("o%02d", i))
-	}
+	parts := partitionKeys("o%02d", 12)
 	name := seed(t, az, parts, 150)
 	var all []string
 	for _, p := range parts {

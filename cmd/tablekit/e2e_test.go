@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -112,6 +111,15 @@ type seedEntity struct {
 	PartitionKey string
 	RowKey       string
 	N            int32
+}
+
+// partitionKeys is format applied to 0 to n-1, keys for seed.
+func partitionKeys(format string, n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf(format, i)
+	}
+	return keys
 }
 
 // seed creates a table holding perPartition entities in each partition,
@@ -306,32 +314,11 @@ func TestE2EDelete(t *testing.T) {
 func TestE2EDeleteInterrupted(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
-	var parts []string
-	for i := range 40 {
-		parts = append(parts, fmt.Sprintf("p%02d", i))
-	}
+	parts := partitionKeys("p%02d", 40)
 	name := seed(t, az, parts, 150)
 	ckpt := filepath.Join(t.TempDir(), "del.ckpt")
 	args := []string{"delete", name, "--filter", "N ge 0", "--yes", "--checkpoint", ckpt, "--parallel", "1"}
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = childEnv(cs)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(2 * time.Second)
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	err := cmd.Wait()
-	if err != nil {
-		ee, ok := err.(*exec.ExitError)
-		if !ok || ee.ExitCode() != exitInterrupted {
-			t.Fatalf("interrupted delete: %v, want exit %d\n%s", err, exitInterrupted, errb.String())
-		}
-		if _, err := os.Stat(ckpt); err != nil {
-			t.Fatalf("no checkpoint after SIGINT: %v", err)
-		}
-	} // else it finished before the signal: the resume below has nothing to do
+	interruptWhen(t, childEnv(cs), ckpt, afterDelay(2*time.Second), args...)
 	wantCode(t, tk(t, cs, args...), 0, "resumed delete")
 	if got := count(t, cs, name); got != 0 {
 		t.Errorf("after the resumed delete: %d entities left, want 0", got)

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"iter"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -240,10 +238,7 @@ func TestE2EVerifyInterrupted(t *testing.T) {
 	}
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
-	var parts []string
-	for i := range 6 {
-		parts = append(parts, fmt.Sprintf("p%d", i))
-	}
+	parts := partitionKeys("p%d", 6)
 	src := seed(t, az, parts, 600)
 	_, dst := newDynTable(t, cs)
 	wantCode(t, tk(t, cs, "copy", src, dst), exitOK, "copy")
@@ -259,26 +254,12 @@ func TestE2EVerifyInterrupted(t *testing.T) {
 	px.SetRules(faults.Rule{Match: faults.PathContains(dst), Fault: faults.Latency(400 * time.Millisecond)})
 	ckpt := filepath.Join(t.TempDir(), "v.ckpt")
 	args := []string{"verify", src, dst, "--to-connection-string", azurite.ConnectionString(px.Endpoint(az.Account)), "--parallel", "1", "--checkpoint", ckpt}
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = childEnv(cs)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(1200 * time.Millisecond)
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	if err := cmd.Wait(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
-			t.Fatalf("interrupted verify: %v, want exit %d\n%s", err, exitInterrupted, errb.String())
-		}
-	}
+	first := interruptWhen(t, childEnv(cs), ckpt, afterDelay(1200*time.Millisecond), args...)
 	r := tk(t, cs, args...)
 	wantCode(t, r, exitDiffer, "resumed verify")
 	if got := verifyCounts(t, r.stdout); got["source"] != 3600 || got["target"] != 3599 || got["missing"] != 1 || !strings.Contains(r.stdout, `"p5" "0599"`) {
-		t.Errorf("resumed verify printed:\n%s\n(first run: %s)", r.stdout, errb.String())
+		t.Errorf("resumed verify printed:\n%s\n(first run: %s)", r.stdout, first)
 	}
-
 }
 
 func queryAll(tbl *dynTable) iter.Seq2[table.Entity, error] {
