@@ -6,26 +6,33 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
 func init() {
 	register(&command{
-		name: "get", args: "TABLE PARTITIONKEY ROWKEY",
+		name: "get", args: "TABLE PARTITIONKEY ROWKEY [--select a,b]",
 		summary: "print one entity as a JSON line, with its ETag and EDM annotations",
 		example: `tablekit get orders alice 0001
+tablekit get orders alice 0001 --select Total,Placed
 tablekit get orders alice 0001 > e.jsonl   # edit, then: tablekit put orders e.jsonl --if-match ETAG`,
 		run: runGet,
 	})
 	register(&command{
-		name: "put", args: "TABLE [FILE|-] [--merge] [--if-match ETAG]",
-		summary: "write entities from JSON lines, one request each: replace by default, --merge, or --if-match ETAG to change only an unchanged entity",
+		name: "put", args: "TABLE [FILE|-|NAME=VALUE...] [--merge] [--if-match ETAG] [--if-not-exists]",
+		summary: "write entities from JSON lines, or one from NAME=VALUE arguments, one request each: replace by default, --merge, --if-match ETAG to change only an unchanged entity, or --if-not-exists to insert only",
 		example: `echo '{"PartitionKey":"alice","RowKey":"0001","Total@odata.type":"Edm.Double","Total":12.5}' | tablekit put orders
+tablekit put orders PartitionKey=alice RowKey=0002 Total=12.5 Total@odata.type=Edm.Double Note='gift wrap'
+tablekit put orders PartitionKey=alice RowKey=0003 Qty=2 Qty@odata.type=Edm.Int32 --if-not-exists
 tablekit put orders e.jsonl --merge
 tablekit put orders e.jsonl --if-match 'W/"datetime''2024-05-01T10%3A00%3A00.1234567Z''"'`,
 		run: runPut,
@@ -60,11 +67,22 @@ func entityArgs(e *env, c *command, args []string, extra func(*flag.FlagSet)) (t
 }
 
 func runGet(ctx context.Context, e *env, args []string) error {
-	t, pk, rk, err := entityArgs(e, commands["get"], args, nil)
+	var sel string
+	t, pk, rk, err := entityArgs(e, commands["get"], args, func(fs *flag.FlagSet) {
+		fs.StringVar(&sel, "select", "", selectUsage)
+	})
 	if err != nil {
 		return err
 	}
-	ent, err := t.Get(ctx, pk, rk, nil)
+	var o *table.GetOptions
+	if sel != "" {
+		names, err := selectNames(sel)
+		if err != nil {
+			return err
+		}
+		o = &table.GetOptions{Select: withTimestamp(names)}
+	}
+	ent, err := t.Get(ctx, pk, rk, o)
 	if err != nil {
 		return err
 	}
@@ -89,24 +107,37 @@ func withETag(line []byte, etag azcore.ETag) []byte {
 }
 
 func runPut(ctx context.Context, e *env, args []string) error {
-	var merge bool
+	var merge, ifNotExists bool
 	var ifMatch string
-	conn, pos, err := tableArgs(e, commands["put"], args, 1, 2, func(fs *flag.FlagSet) {
+	conn, pos, err := tableArgs(e, commands["put"], args, 1, 1+maxProps, func(fs *flag.FlagSet) {
 		fs.BoolVar(&merge, "merge", false, "merge the properties into the stored entity instead of replacing it")
 		fs.StringVar(&ifMatch, "if-match", "", "write only if the stored entity has this ETag (from tablekit get); * for any existing entity; then the input holds one entity")
+		fs.BoolVar(&ifNotExists, "if-not-exists", false, "insert only: an entity with the same keys is left as it is, and the exit status is 4 (az's --if-exists fail)")
 	})
 	if err != nil {
 		return err
 	}
-	path := "-"
-	if len(pos) == 2 {
-		path = pos[1]
+	switch {
+	case ifNotExists && ifMatch != "":
+		return usagef("--if-not-exists inserts, --if-match updates a stored entity: give one of them")
+	case ifNotExists && merge:
+		return usagef("--if-not-exists inserts: there is no stored entity to --merge into")
 	}
 	t, err := table.New[table.Entity](conn.svc, pos[0])
 	if err != nil {
 		return err
 	}
-	ents, err := readPut(t, path)
+	var ents []item
+	switch {
+	case slices.ContainsFunc(pos[1:], func(a string) bool { return strings.Contains(a, "=") }):
+		ents, err = readProps(t, pos[1:])
+	case len(pos) > 2:
+		err = usagef("want one FILE, or NAME=VALUE arguments: got %q", pos[1:])
+	case len(pos) == 2:
+		ents, err = readPut(t, pos[1])
+	default:
+		ents, err = readPut(t, "-")
+	}
 	if err != nil {
 		return err
 	}
@@ -119,13 +150,16 @@ func runPut(ctx context.Context, e *env, args []string) error {
 	}
 	for i, it := range ents {
 		var res table.Meta
-		if ifMatch != "" {
+		switch {
+		case ifNotExists:
+			res, err = t.Add(ctx, it.ent)
+		case ifMatch != "":
 			res, err = t.Update(ctx, it.ent, mode, azcore.ETag(ifMatch))
-		} else {
+		default:
 			res, err = t.Upsert(ctx, it.ent, mode)
 		}
 		if err != nil {
-			err = fmt.Errorf("line %d (%q, %q): %w", it.line, it.ent.PartitionKey, it.ent.RowKey, writeOutcome(err))
+			err = fmt.Errorf("%s: %w", putWhere(it), writeOutcome(insertOutcome(err)))
 			if i > 0 {
 				err = fmt.Errorf("%w; the %d entities before it were written", err, i)
 			}
@@ -142,6 +176,112 @@ func runPut(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	return nil
+}
+
+// putWhere names an entity of put's input in an error: its line, if it
+// came from one, and its keys.
+func putWhere(it item) string {
+	if it.line == 0 {
+		return fmt.Sprintf("(%q, %q)", it.ent.PartitionKey, it.ent.RowKey)
+	}
+	return fmt.Sprintf("line %d (%q, %q)", it.line, it.ent.PartitionKey, it.ent.RowKey)
+}
+
+// insertOutcome marks the refusal of put --if-not-exists, an entity with
+// the same keys stored, as the failed condition it is (exit status 4).
+// ErrMaybeCommitted is left as it is: a retry that found the entity may
+// have found its own first attempt.
+func insertOutcome(err error) error {
+	if errors.Is(err, tablekit.ErrAlreadyExists) && !errors.Is(err, tablekit.ErrMaybeCommitted) {
+		return &existsError{err}
+	}
+	return err
+}
+
+// existsError is an insert refused because its entity exists.
+type existsError struct{ err error }
+
+func (e *existsError) Error() string {
+	return "an entity with these keys exists, left as it is (--if-not-exists): " + e.err.Error()
+}
+func (e *existsError) Unwrap() []error { return []error{errExists, e.err} }
+
+// maxProps bounds put's NAME=VALUE arguments: the keys, and a property
+// and its type for each of the 252 properties an entity may have.
+const maxProps = 2 + 2*252
+
+// readProps reads put's NAME=VALUE arguments as one entity. A value is a
+// string unless NAME@odata.type=Edm.X types it (never guessed from its
+// text, as az storage entity does); every value is checked against its
+// type before anything is sent.
+func readProps(t *dynTable, args []string) ([]item, error) {
+	vals := map[string]string{}
+	types := map[string]string{}
+	var names []string
+	for _, a := range args {
+		name, v, ok := strings.Cut(a, "=")
+		if !ok {
+			return nil, usagef("%q: want NAME=VALUE (NAME=VALUE arguments form one entity; a FILE comes alone)", a)
+		}
+		if prop, ok := strings.CutSuffix(name, "@odata.type"); ok {
+			if _, dup := types[prop]; dup {
+				return nil, usagef("%s: given twice", name)
+			}
+			typ, ok := edmTypeName(v)
+			if !ok {
+				return nil, usagef("%s=%s: unknown type (want Edm. and one of %s)", name, v, strings.Join(edmTypes, ", "))
+			}
+			types[prop] = typ
+			continue
+		}
+		if _, dup := vals[name]; dup {
+			return nil, usagef("%s: given twice", name)
+		}
+		switch {
+		case name == "PartitionKey" || name == "RowKey":
+		case name == "Timestamp":
+			return nil, usagef("Timestamp: the service sets it; it cannot be written")
+		default:
+			if bad := wire.CheckPropertyName(name); bad != nil {
+				return nil, usagef("%q: %s", a, bad)
+			}
+		}
+		vals[name] = v
+		names = append(names, name)
+	}
+	row := Row{PartitionKey: vals["PartitionKey"], RowKey: vals["RowKey"]}
+	for _, k := range []string{"PartitionKey", "RowKey"} {
+		if _, ok := vals[k]; !ok {
+			return nil, usagef("no %s=VALUE: an entity needs both keys", k)
+		}
+		if typ, ok := types[k]; ok && typ != edmString {
+			return nil, usagef("%s@odata.type=Edm.%s: keys are strings", k, typ)
+		}
+		if bad := wire.CheckKey(vals[k]); bad != nil {
+			return nil, usagef("%s %q: %s", k, vals[k], bad)
+		}
+	}
+	for _, prop := range slices.Sorted(maps.Keys(types)) {
+		if _, ok := vals[prop]; !ok {
+			typ := types[prop]
+			return nil, usagef("%s@odata.type=Edm.%s types no property: give %s=VALUE too", prop, typ, prop)
+		}
+	}
+	for _, name := range names {
+		if name == "PartitionKey" || name == "RowKey" {
+			continue
+		}
+		typ := types[name]
+		if typ == "" {
+			typ = edmString
+		}
+		row.Props = append(row.Props, Prop{Name: name, Type: typ, Value: vals[name]})
+	}
+	ent, err := rowEntity(t, row)
+	if err != nil {
+		return nil, usagef("%v (nothing was written)", err)
+	}
+	return []item{{ent: ent}}, nil
 }
 
 // readPut reads and checks every entity of put's input before anything is

@@ -16,7 +16,7 @@ const (
 	exitFailed       = 1 // a request failed, or some entities were rejected
 	exitUsage        = 2 // bad flags or arguments; nothing was done
 	exitNotFound     = 3 // the entity, table or stored access policy does not exist
-	exitPrecondition = 4 // --if-match: the entity's ETag is another one
+	exitPrecondition = 4 // --if-match: the entity's ETag is another one; --if-not-exists: it exists
 	exitUnknown      = 5 // a write's reply was lost: it may or may not be stored
 	exitDiffer       = 6 // verify: the two sides differ
 	exitInterrupted  = 130
@@ -27,6 +27,8 @@ var (
 	errInterrupted = errors.New("interrupted")
 	// errOutcomeUnknown marks a write whose reply never came.
 	errOutcomeUnknown = errors.New("the outcome is unknown")
+	// errExists is put --if-not-exists finding its entity stored.
+	errExists = errors.New("the entity exists")
 	// errDiffer is verify's finding that the two sides are not equal.
 	errDiffer = errors.New("differences found")
 )
@@ -47,7 +49,7 @@ func exitStatus(ctx context.Context, err error) (code int, show bool) {
 		return exitUnknown, true
 	case errors.Is(err, tablekit.ErrNotFound) || errors.Is(err, tablekit.ErrTableNotFound) || errors.Is(err, errPolicyNotFound):
 		return exitNotFound, true
-	case errors.Is(err, tablekit.ErrPreconditionFailed):
+	case errors.Is(err, tablekit.ErrPreconditionFailed) || errors.Is(err, errExists):
 		return exitPrecondition, true
 	case errors.Is(err, errDiffer):
 		return exitDiffer, true
