@@ -44,11 +44,13 @@
 //	     refuse to run without --yes, delete also without --filter,
 //	     --partition or --prefix; a plan that does not fit the command,
 //	     --segment i/n without --plan, or env:VAR/n without $VAR; a bad
-//	     line in put's input)
+//	     line or NAME=VALUE argument of put; a --marker query cannot go
+//	     on from)
 //	3    not found: the entity (get, rm, put --if-match), the table, or
 //	     the stored access policy (policy rm)
 //	4    precondition failed: --if-match names an ETag the entity no
-//	     longer has (someone changed it since it was read)
+//	     longer has (someone changed it since it was read), or put
+//	     --if-not-exists found an entity with the same keys
 //	5    the outcome is unknown: a write's reply was lost and it may or may
 //	     not be stored (read it back with get)
 //	6    verify found differences
@@ -58,17 +60,38 @@
 //
 // get prints one entity as a JSON line: the service's JSON with its
 // "odata.etag", every @odata.type annotation JSON would otherwise lose, and
-// Timestamp. query prints what --filter (OData) matches, at most --top
-// (default 1000, 0 for all) in key order, with --select's properties
-// only: --format jsonl (get's lines, the default), table (aligned
-// columns for a terminal; values longer than 60 characters are cut with
-// "…" and control characters escaped) or csv (Storage Explorer's
-// layout); table and csv hold up to 10,000 rows to print their columns
-// first.
+// Timestamp; get --select a,b reads only those properties (the keys and
+// Timestamp always come, and the ETag). query prints what --filter (OData)
+// matches, at most --top (default 1000, 0 for all) in key order, with
+// --select's properties only: --format jsonl (get's lines, the default),
+// table (aligned columns for a terminal; values longer than 60
+// characters are cut with "…" and control characters escaped) or csv
+// (Storage Explorer's layout).
+//
+// table and csv print any number of rows as they come, 1,000 at a time.
+// table prints a header over the first rows, and a blank line and a new
+// header whenever later rows need another column (a property first seen
+// then, added at the right) or a wider one. csv has one header, made of
+// --select's properties or else of those the first 1,000 rows hold; a
+// property first seen after them stops the output with exit status 1
+// and an error naming it (the rows before it are printed whole): give
+// --select with every column, or use export, which reads the table twice
+// to find every column. No value is ever left out silently.
+//
+// When --top stops a query that may have more, its last line on stderr
+// is "go on with --marker M": query --marker M, with the same table,
+// --filter and --select, prints the entities after the last one printed
+// (a marker is the query package's resumable token; any --top and
+// --format may follow it). A query cut short by a failed request or
+// Ctrl-C prints the same line before its error. A malformed marker, or one of another query, is exit
+// status 2 before any request. The line means "may": when the service
+// said there was more and nothing is left, the next run prints nothing.
 //
 //	tablekit get orders alice 0001 > e.jsonl
 //	tablekit put orders e.jsonl --if-match "$(jq -r '."odata.etag"' e.jsonl)"
 //	tablekit rm orders alice 0001
+//	tablekit query orders --top 50 --format table      # ... go on with --marker M
+//	tablekit query orders --top 50 --format table --marker M
 //
 // put writes JSON lines (a file, or standard input) one request per
 // entity: replace (insert or replace) by default, insert or merge with
@@ -76,11 +99,28 @@
 // command for more) before it writes any, so a bad line writes nothing.
 // With --if-match ETAG it updates only the stored entity with that ETag
 // (* for any existing one), and rm --if-match deletes only that version;
-// without, rm deletes whatever is stored. Each entity written is printed
-// with its new ETag. A conditional write retried after a lost reply that
-// then finds another ETag may have been the first attempt's own: exit
-// status 5, not 4. A delete whose retry finds the entity gone has done
-// what was asked (status 0).
+// without, rm deletes whatever is stored. With --if-not-exists it only
+// inserts: an entity with the same keys is left as it is, exit status 4
+// (az's --if-exists fail). Each entity written is printed with its new
+// ETag. A conditional write retried after a lost reply that then finds
+// another ETag, or an insert whose retry finds the entity, may have met
+// the first attempt's own write: exit status 5, not 4. A delete whose
+// retry finds the entity gone has done what was asked (status 0).
+//
+// Instead of a file, put takes one entity as NAME=VALUE arguments (any
+// argument with "=" makes them all so; a file whose name has one is read
+// from standard input). A value is a string unless NAME@odata.type=Edm.X
+// types it (Edm.String, Int32, Int64, Double, Boolean, DateTime, Guid or
+// Binary; the "Edm." may be left out), as az storage entity does: a value
+// is never typed by its look, so Age=42 is the string "42". DateTime is
+// RFC 3339 (2024-05-01T10:00:00Z), Binary base64, Double also NaN,
+// Infinity and -Infinity. PartitionKey and RowKey are required and are
+// strings; Timestamp is the service's. A name given twice, a type for no
+// value, an unknown type, a value not of its type or a name the service
+// refuses is exit status 2, before any request.
+//
+//	tablekit put orders PartitionKey=alice RowKey=0002 Total=12.5 Total@odata.type=Edm.Double Note='gift wrap'
+//	tablekit put orders PartitionKey=alice RowKey=0003 Qty=2 Qty@odata.type=Edm.Int32 --if-not-exists
 //
 // # Scans: count and delete
 //
@@ -288,7 +328,7 @@
 // # Internals
 //
 // exitcode.go maps errors to exit statuses (the one place), entity.go is
-// get, put and rm, querycmd.go is query and its aligned columns;
+// get, put and rm, querycmd.go is query and its streaming table and csv;
 // sas.go signs, policy.go holds every stored access policy call;
 // verify.go runs verify (segments side by side, or a table and a file),
 // verifymerge.go merges two key-ordered streams, verifyside.go reads a
