@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -111,40 +112,58 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("--marker: %v (a marker goes on only with the table, --filter and --select of the run that printed it)", err)
 	}
+	w := bufio.NewWriterSize(e.stdout, 64<<10)
 	var out rowsOut
+	hold := readAhead
 	switch format {
 	case formatJSONL:
-		out = &jsonlOut{o: e.stdout}
+		out, hold = &jsonlOut{o: w}, 1
 	case formatCSV:
-		out = &csvOut{o: e.stdout, cols: cols, fixed: sel != ""}
+		out = &csvOut{o: w, cols: cols, fixed: sel != ""}
 	default:
-		out = &tableOut{o: e.stdout, cols: cols, fixed: sel != ""}
+		out = &tableOut{o: w, cols: cols, fixed: sel != ""}
 	}
-	var held []table.Entity
-	for ent, qerr := range c.All(ctx) {
-		if qerr == nil {
-			held = append(held, ent)
-			if len(held) < readAhead && format != formatJSONL {
-				continue
-			}
-		}
-		if err := out.rows(held); err != nil {
-			return err
-		}
-		held = held[:0]
-		if qerr != nil {
-			goOn(e, c)
-			return qerr
-		}
-	}
-	if err := out.rows(held); err != nil {
-		return err
-	}
-	if err := out.close(); err != nil {
-		return err
+	qerr, werr := printRows(ctx, c, out, w, hold)
+	if werr != nil {
+		return werr // the output is not whole: no marker goes on from it
 	}
 	goOn(e, c)
-	return nil
+	return qerr
+}
+
+// printRows prints the cursor's entities through out, hold at a time (each
+// set is flushed to w, except single jsonl lines, which w gathers). qerr
+// is the query's error, after the entities before it were printed; werr
+// the output's.
+func printRows(ctx context.Context, c *query.Cursor[table.Entity], out rowsOut, w *bufio.Writer, hold int) (qerr, werr error) {
+	held := make([]table.Entity, 0, hold)
+	for ent, err := range c.All(ctx) {
+		if err != nil {
+			qerr = err
+			break
+		}
+		held = append(held, ent)
+		if len(held) < hold {
+			continue
+		}
+		if werr = out.rows(held); werr != nil {
+			return qerr, werr
+		}
+		held = held[:0]
+		if hold > 1 {
+			if werr = w.Flush(); werr != nil {
+				return qerr, werr
+			}
+		}
+	}
+	werr = out.rows(held)
+	if werr == nil && qerr == nil {
+		werr = out.close()
+	}
+	if err := w.Flush(); werr == nil {
+		werr = err
+	}
+	return qerr, werr
 }
 
 // goOn ends a query that may have more with the line that says how to go
@@ -215,7 +234,8 @@ func (c *csvOut) rows(ents []table.Entity) error {
 			return err
 		}
 	}
-	return nil
+	c.w.w.Flush()
+	return c.w.w.Error()
 }
 
 func (c *csvOut) close() error {
