@@ -29,7 +29,7 @@ tablekit get orders alice 0001 > e.jsonl   # edit, then: tablekit put orders e.j
 	})
 	register(&command{
 		name: "put", args: "TABLE [FILE|-|NAME=VALUE...] [--merge] [--if-match ETAG] [--if-not-exists]",
-		summary: "write entities from JSON lines, or one from NAME=VALUE arguments, one request each: replace by default, --merge, --if-match ETAG to change only an unchanged entity, or --if-not-exists to insert only",
+		summary: "write entities from JSON lines, or one from NAME=VALUE arguments (strings unless NAME@odata.type=Edm.X types them), one request each: replace by default, --merge, --if-match ETAG to change only an unchanged entity, or --if-not-exists to insert only",
 		example: `echo '{"PartitionKey":"alice","RowKey":"0001","Total@odata.type":"Edm.Double","Total":12.5}' | tablekit put orders
 tablekit put orders PartitionKey=alice RowKey=0002 Total=12.5 Total@odata.type=Edm.Double Note='gift wrap'
 tablekit put orders PartitionKey=alice RowKey=0003 Qty=2 Qty@odata.type=Edm.Int32 --if-not-exists
