@@ -36,8 +36,10 @@ const maxCell = 60
 func runQuery(ctx context.Context, e *env, args []string) error {
 	var filter, sel, format string
 	var top int
+	var sf scanFlags // its check of --filter
 	conn, name, err := tableCommand(e, commands["query"], args, func(fs *flag.FlagSet) {
 		fs.StringVar(&filter, "filter", "", "OData filter, e.g. \"PartitionKey eq 'alice'\"; default: every entity")
+		sf.registerCheck(fs)
 		fs.StringVar(&sel, "select", "", "only these properties, comma-separated (the keys and Timestamp always come)")
 		fs.IntVar(&top, "top", 1000, fmt.Sprintf("at most this many entities; 0: all (jsonl only: table and csv hold their rows, at most %d)", maxHeld))
 		fs.StringVar(&format, "format", formatJSONL, "jsonl (the service's JSON with annotations and ETag, as get prints), table (aligned columns) or csv (Storage Explorer's)")
@@ -63,6 +65,11 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 		q = q.Where(query.Raw(filter))
 		if err := q.Filter().Err(); err != nil {
 			return usagef("--filter: %v", err)
+		}
+		if sf.checkFilter {
+			if err := checkFilter(ctx, conn.svc, name, query.And(), filter); err != nil {
+				return err
+			}
 		}
 	}
 	var cols []string
