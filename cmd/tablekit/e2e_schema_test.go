@@ -327,3 +327,31 @@ func TestE2ESchemaUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestE2ECosmosSchema reads a table through the Cosmos DB stand-in, whose
+// pages come in no key order: partitions are counted one by one, exactly,
+// and the filter check works from the same sample.
+func TestE2ECosmosSchema(t *testing.T) {
+	c := newCosmosRun(t, nil)
+	parts := partitionKeys("p%02d", 12)
+	name := seed(t, c.az, parts, 15)
+	r := c.tk(t, "schema", name, "--format", "json", "--parallel", "3")
+	wantCode(t, r, exitOK, "schema on Cosmos DB")
+	var got schemaReport
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("schema printed %q: %v", r.stdout, err)
+	}
+	if got.Entities != 180 || got.Partitions.Count != 12 || !got.Partitions.Exact || len(got.Partitions.Biggest) != topPartitions {
+		t.Errorf("%d entities, %d partitions (exact %v), %d biggest; want 180, 12 exact, %d", got.Entities, got.Partitions.Count, got.Partitions.Exact, len(got.Partitions.Biggest), topPartitions)
+	}
+	for i, p := range got.Partitions.Biggest {
+		if want := (partCount{parts[i], 15}); p != want {
+			t.Errorf("biggest[%d] = %v, want %v (ties in key order)", i, p, want)
+		}
+	}
+	r = c.tk(t, "count", name, "--filter", "n lt 3")
+	wantCode(t, r, exitUsage, "count with a misspelled name on Cosmos DB")
+	if !strings.Contains(r.stderr, "did you mean N?") {
+		t.Errorf("stderr %q, want a suggestion of N", r.stderr)
+	}
+}
