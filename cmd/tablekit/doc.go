@@ -97,7 +97,10 @@
 //
 // Every command that takes --filter (count, delete, export, copy, verify,
 // query) checks it against the table before it acts: it reads a sample of
-// its scope (one request of up to 1,000 entities) and stops with exit
+// its scope (one request of up to 1,000 entities; within the filter's
+// PartitionKey and RowKey comparisons when the filter is a conjunction of
+// them and others, so PartitionKey eq 'alice' and ... samples alice's
+// partition) and stops with exit
 // status 2, before it writes, deletes or prints anything, when the filter
 // names a property that no entity read has (a misspelled name matches
 // nothing: "Totl: no entity has it (of the 1000 read); did you mean

@@ -135,7 +135,8 @@ func mapsEqual(a, b map[string]int) bool {
 }
 
 // TestE2EFilterRareName: a property that only entities beyond the sample
-// have is refused, and --check-filter=false finds them.
+// have is refused, and --check-filter=false finds them, as does a filter
+// whose key comparisons lead the sample to them.
 func TestE2EFilterRareName(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
@@ -158,6 +159,11 @@ func TestE2EFilterRareName(t *testing.T) {
 	}
 	if got := count(t, cs, name, "--filter", "Rare eq true", "--check-filter=false"); got != 10 {
 		t.Errorf("count --check-filter=false: %d, want 10", got)
+	}
+	// A filter that asks for the keys where Rare is has its sample read there.
+	narrowed := fmt.Sprintf("PartitionKey eq 'p' and RowKey ge '%05d' and Rare eq true", filterSample)
+	if got := count(t, cs, name, "--filter", narrowed); got != 10 {
+		t.Errorf("count --filter %q: %d, want 10", narrowed, got)
 	}
 }
 

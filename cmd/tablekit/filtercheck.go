@@ -22,7 +22,8 @@ import (
 // a literal of another EDM type than the property has. A typed query
 // checks its literals against the Go type's fields; the command has no Go
 // type, so it reads a sample of the scope first (one request) into a
-// shape, as schema does, and checks the filter against it.
+// shape, as schema does, and checks the filter against it. The sample is
+// of the command's scope and the key comparisons the filter requires.
 //
 // What a literal of another type does is documented only as a condition:
 // "Querying tables and entities" (Table service REST reference,
@@ -61,13 +62,34 @@ func checkFilter(ctx context.Context, svc *table.Service, tableName string, scop
 	for _, n := range filterNames(raw) {
 		if _, ok := systemTypes[n]; !ok {
 			var err error
-			if sh, err = sampleShape(ctx, svc, tableName, scope, filterSample); err != nil {
+			if sh, err = sampleShape(ctx, svc, tableName, query.And(scope, keyScope(raw)), filterSample); err != nil {
 				return fmt.Errorf("reading a sample of the table to check --filter (--check-filter=false skips it): %w", err)
 			}
 			break
 		}
 	}
 	return filterFindings(raw, sh)
+}
+
+// keyScope is the key comparisons (with a string) that raw asks of every
+// entity it matches, when raw is a conjunction (no or, no not): the sample
+// then reads where the filter reads, such as one partition of a table
+// that keeps other kinds of entities in others. Empty otherwise.
+func keyScope(raw string) query.Filter {
+	toks := filterTokens(raw)
+	for _, t := range toks {
+		if t.kind == tokOther && (strings.EqualFold(t.text, "or") || strings.EqualFold(t.text, "not")) {
+			return query.And()
+		}
+	}
+	var fs []query.Filter
+	for i := 0; i+2 < len(toks); i++ {
+		a, op, b := toks[i], toks[i+1], toks[i+2]
+		if op.kind == tokCompare && (a.text == "PartitionKey" || a.text == "RowKey") && a.kind == tokName && b.kind == tokLiteral && b.typ == edmString {
+			fs = append(fs, query.Raw(a.text+" "+strings.ToLower(op.text)+" "+b.text))
+		}
+	}
+	return query.And(fs...)
 }
 
 // sampleShape reads the shape of up to n entities of scope, in one

@@ -216,3 +216,20 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyScope(t *testing.T) {
+	tests := []struct{ filter, want string }{
+		{"PartitionKey eq 'cust-0001' and Quantity eq 3", "PartitionKey eq 'cust-0001'"},
+		{"(PartitionKey eq 'a') and RowKey GE 'b''c' and N lt 5", "(PartitionKey eq 'a') and (RowKey ge 'b''c')"},
+		{"PartitionKey eq 'a' or Quantity eq 3", ""},
+		{"not (PartitionKey eq 'a') and N eq 1", ""},
+		{"'a' eq PartitionKey and Total gt 5.0", ""}, // the literal first: not narrowed
+		{"PartitionKey eq 5 and Total gt 5.0", ""},
+		{"Total gt 5.0", ""},
+	}
+	for _, tt := range tests {
+		if got, _ := keyScope(tt.filter).Build(); got != tt.want {
+			t.Errorf("keyScope(%q) = %q, want %q", tt.filter, got, tt.want)
+		}
+	}
+}
