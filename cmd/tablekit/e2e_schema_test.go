@@ -80,7 +80,7 @@ func TestE2EFilterNames(t *testing.T) {
 		saying []string
 	}{
 		{"Totl gt 5.0", []string{"Totl: no entity has it (of the 40 read); did you mean Total?", "--check-filter=false"}},
-		{"PartitionKey eq 'cust-0001' and Quantity eq 3", []string{"Quantity is Edm.Int64 in the table, and 3 is an Edm.Int32 literal (write 3L)", "documentation"}},
+		{"PartitionKey eq 'cust-0001' and Quantity eq 3", []string{"Quantity is Edm.Int64 in the entities read, and 3 is an Edm.Int32 literal (write 3L)", "documentation"}},
 	}
 	sample := "GET /" + az.Account + "/" + name + "()"
 	for _, c := range commands {

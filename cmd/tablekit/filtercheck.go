@@ -136,15 +136,16 @@ func filterFindings(raw string, sh *shape) error {
 	typed := false
 	for _, c := range comparisons(raw) {
 		var have []string
+		where := "in the entities read"
 		if t, ok := systemTypes[c.prop]; ok {
-			have = []string{t}
+			have, where = []string{t}, "always"
 		} else if sh != nil {
 			have = sh.types(c.prop)
 		}
 		if c.typ == "" || len(have) == 0 || slices.Contains(have, c.typ) {
 			continue
 		}
-		msg := fmt.Sprintf("%s is %s in the table, and %s is an Edm.%s literal", c.prop, "Edm."+strings.Join(have, " or Edm."), c.literal, c.typ)
+		msg := fmt.Sprintf("%s is %s %s, and %s is an Edm.%s literal", c.prop, "Edm."+strings.Join(have, " or Edm."), where, c.literal, c.typ)
 		if len(have) == 1 {
 			if s, ok := convertLiteral(c, have[0]); ok {
 				msg += fmt.Sprintf(" (write %s)", s)
