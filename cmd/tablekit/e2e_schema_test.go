@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -97,7 +98,7 @@ func TestE2EFilterNames(t *testing.T) {
 				if r.stdout != "" {
 					t.Errorf("stdout %q, want nothing", r.stdout)
 				}
-				if got, want := px.Counts(), map[string]int{sample: 1}; !mapsEqual(got, want) {
+				if got, want := px.Counts(), map[string]int{sample: 1}; !maps.Equal(got, want) {
 					t.Errorf("requests %v, want only the sample's %v", got, want)
 				}
 			})
@@ -120,18 +121,6 @@ func TestE2EFilterNames(t *testing.T) {
 	}
 	r := tk(t, cs, "query", name, "--filter", "Totl gt 5.0", "--check-filter=false")
 	wantCode(t, r, exitOK, "query --check-filter=false")
-}
-
-func mapsEqual(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestE2EFilterRareName: a property that only entities beyond the sample
