@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -142,5 +144,19 @@ func TestKeyShapeBounded(t *testing.T) {
 	}
 	if got, want := sum+k.other, int64(maxPatterns+5); got != want {
 		t.Errorf("patterns and other count %d keys, want %d", got, want)
+	}
+}
+
+// TestShapeEmpty: a scope without entities reports zeros and empty lists,
+// not nulls, in JSON.
+func TestShapeEmpty(t *testing.T) {
+	b, err := json.Marshal(newShape(true, []string{"m"}).report("t", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"entities":0`, `"properties":[]`, `"biggest":[]`, `"patterns":[]`, `"count":0,"exact":true`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s does not hold %s", b, want)
+		}
 	}
 }
