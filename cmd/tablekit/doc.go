@@ -100,18 +100,17 @@
 // its scope (one request of up to 1,000 entities; within the filter's
 // PartitionKey and RowKey comparisons when the filter is a conjunction of
 // them and others, so PartitionKey eq 'alice' and ... samples alice's
-// partition) and stops with exit
-// status 2, before it writes, deletes or prints anything, when the filter
-// names a property that no entity read has (a misspelled name matches
-// nothing: "Totl: no entity has it (of the 1000 read); did you mean
-// Total?"), or compares a property with a literal of another EDM type
-// than the one it has there (naming both types and, when the value
-// converts, the literal to write: Quantity eq 3 against an Int64 is
-// "write 3L"). The service's documentation promises valid results only
-// for a literal of the property's own type; what it does with another is
-// not documented (Azurite compares Int32 and Double numerically, and
-// fails an Int64 literal against an Int32 property). PartitionKey,
-// RowKey (strings) and Timestamp (a DateTime) need no read.
+// partition) and stops with exit status 2, before it writes, deletes or
+// prints anything, when the filter names a property that no entity read
+// has (a misspelled name matches nothing: "Totl: no entity has it (of the
+// 1000 read); did you mean Total?"), or compares a property with a literal
+// of another EDM type than the one it has there (naming both types and,
+// when the value converts, the literal to write: Quantity eq 3 against an
+// Int64 is "write 3L"). The service's documentation promises valid results
+// only for a literal of the property's own type; what it does with another
+// is not documented (Azurite compares Int32 and Double numerically, and
+// fails an Int64 literal against an Int32 or Double property).
+// PartitionKey, RowKey (strings) and Timestamp (a DateTime) need no read.
 // --check-filter=false skips the check, for a property too rare for the
 // sample to have, or one that holds several types.
 //
@@ -337,9 +336,8 @@
 // writes rounds and sorts out rejects, addexisting.go settles adds that
 // find their entity stored, output.go keeps an output file's length for
 // resumes. filtercheck.go checks --filter's names and literals against a
-// sample's shape; shape.go is that shape (types, sizes, partitions, key
-// patterns in bounded memory), schema.go prints one of the whole table.
-// job.go is the
+// sample's shape; shape.go is that shape (types, sizes, partitions and key
+// patterns in bounded memory); schema.go prints a table's. job.go is the
 // checkpointed run every moving or reading command shares (checkpoint,
 // progress, resume or complete, the reader and writer side by side);
 // scan.go plans a scan (scope, share, segments) and runs any projection of
