@@ -17,7 +17,7 @@ import (
 func init() {
 	register(&command{
 		name: "schema", args: "TABLE [--sample N] [--format text|json] [--partition PK] [--prefix P] [--parallel N]",
-		summary: "the table's shape: every property with its EDM types and how many entities have it, entity sizes, partitions, key patterns",
+		summary: "the table's shape: properties with their EDM types and counts, entity sizes, partitions, key patterns",
 		example: `tablekit schema orders                    # the whole table, with a parallel scan
 tablekit schema orders --sample 1000      # a quick look at about 1,000 entities
 tablekit schema orders --partition alice --format json | jq .properties`,
