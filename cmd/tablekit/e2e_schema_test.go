@@ -189,12 +189,7 @@ func TestE2ESchema(t *testing.T) {
 	total := int64(len(ents))
 	sizes := readSizes(t, cs, name)
 
-	r := tk(t, cs, "schema", name, "--format", "json", "--parallel", "4")
-	wantCode(t, r, exitOK, "schema --format json")
-	var got schemaReport
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-		t.Fatalf("schema printed %q: %v", r.stdout, err)
-	}
+	got := schemaOf(t, tk(t, cs, "schema", name, "--format", "json", "--parallel", "4"))
 	t.Run("entities and properties", func(t *testing.T) {
 		if got.Entities != total || got.Sample {
 			t.Errorf("entities %d (sample %v), want %d of the whole table", got.Entities, got.Sample, total)
@@ -250,27 +245,28 @@ func TestE2ESchema(t *testing.T) {
 		}
 	})
 	t.Run("sample", func(t *testing.T) {
-		r := tk(t, cs, "schema", name, "--sample", "20", "--format", "json", "--parallel", "1")
-		wantCode(t, r, exitOK, "schema --sample 20")
-		var s schemaReport
-		if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
-			t.Fatal(err)
-		}
+		s := schemaOf(t, tk(t, cs, "schema", name, "--sample", "20", "--format", "json", "--parallel", "1"))
 		if s.Entities != 20 || !s.Sample {
 			t.Errorf("--sample 20: %d entities (sample %v), want 20, a sample", s.Entities, s.Sample)
 		}
 	})
 	t.Run("partition", func(t *testing.T) {
-		r := tk(t, cs, "schema", name, "--partition", "cust-0017", "--format", "json", "--parallel", "3")
-		wantCode(t, r, exitOK, "schema --partition")
-		var s schemaReport
-		if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
-			t.Fatal(err)
-		}
+		s := schemaOf(t, tk(t, cs, "schema", name, "--partition", "cust-0017", "--format", "json", "--parallel", "3"))
 		if s.Entities != 12 || s.Partitions.Count != 1 || s.Partitions.Biggest[0] != (partCount{"cust-0017", 12}) {
 			t.Errorf("--partition cust-0017: %d entities, %d partitions %v; want 12 in one", s.Entities, s.Partitions.Count, s.Partitions.Biggest)
 		}
 	})
+}
+
+// schemaOf is the report of a schema --format json run that succeeded.
+func schemaOf(t *testing.T, r result) schemaReport {
+	t.Helper()
+	wantCode(t, r, exitOK, "schema --format json")
+	var rep schemaReport
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("schema printed %q: %v", r.stdout, err)
+	}
+	return rep
 }
 
 // readSizes is the sorted sizes of a table's entities, as schema defines
@@ -290,7 +286,7 @@ func readSizes(t *testing.T, cs, name string) []int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sizes = append(sizes, len(e.PartitionKey)+len(e.RowKey)+len(e.Properties))
+		sizes = append(sizes, entitySize(e))
 	}
 	slices.Sort(sizes)
 	return sizes
@@ -330,12 +326,7 @@ func TestE2ECosmosSchema(t *testing.T) {
 	c := newCosmosRun(t, nil)
 	parts := partitionKeys("p%02d", 12)
 	name := seed(t, c.az, parts, 15)
-	r := c.tk(t, "schema", name, "--format", "json", "--parallel", "3")
-	wantCode(t, r, exitOK, "schema on Cosmos DB")
-	var got schemaReport
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-		t.Fatalf("schema printed %q: %v", r.stdout, err)
-	}
+	got := schemaOf(t, c.tk(t, "schema", name, "--format", "json", "--parallel", "3"))
 	if got.Entities != 180 || got.Partitions.Count != 12 || !got.Partitions.Exact || len(got.Partitions.Biggest) != topPartitions {
 		t.Errorf("%d entities, %d partitions (exact %v), %d biggest; want 180, 12 exact, %d", got.Entities, got.Partitions.Count, got.Partitions.Exact, len(got.Partitions.Biggest), topPartitions)
 	}
@@ -344,7 +335,7 @@ func TestE2ECosmosSchema(t *testing.T) {
 			t.Errorf("biggest[%d] = %v, want %v (ties in key order)", i, p, want)
 		}
 	}
-	r = c.tk(t, "count", name, "--filter", "n lt 3")
+	r := c.tk(t, "count", name, "--filter", "n lt 3")
 	wantCode(t, r, exitUsage, "count with a misspelled name on Cosmos DB")
 	if !strings.Contains(r.stderr, "did you mean N?") {
 		t.Errorf("stderr %q, want a suggestion of N", r.stderr)
