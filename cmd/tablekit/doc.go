@@ -3,13 +3,15 @@
 // entities, count and delete entities with parallel keys-only scans,
 // export, import and copy entities resumably, over many machines with a
 // plan of shares, verify that two tables (or a table and a file) hold the
-// same, issue table and account SAS URLs and manage stored access policies.
+// same, describe a table's shape (schema), issue table and account SAS
+// URLs and manage stored access policies.
 //
 //	go install github.com/tablekit/tablekit/cmd/tablekit@latest
 //	export TABLEKIT_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...'
 //	tablekit tables --prefix logs
 //	tablekit create orders
 //	tablekit count orders --partition alice
+//	tablekit schema orders --sample 1000
 //	tablekit get orders alice 0001
 //	tablekit query orders --filter "PartitionKey eq 'alice'" --format table
 //	tablekit delete logs --filter "Timestamp lt datetime'2024-01-01T00:00:00Z'" --yes --checkpoint logs.ckpt
@@ -45,7 +47,9 @@
 //	     --partition or --prefix; a plan that does not fit the command,
 //	     --segment i/n without --plan, or env:VAR/n without $VAR; a bad
 //	     line or NAME=VALUE argument of put; a --marker query cannot go
-//	     on from)
+//	     on from). A --filter that names a property no entity of the
+//	     sample has, or a literal of another type, is refused after that
+//	     one read and before anything is written, deleted or printed
 //	3    not found: the entity (get, rm, put --if-match), the table, or
 //	     the stored access policy (policy rm)
 //	4    precondition failed: --if-match names an ETag the entity no
@@ -131,15 +135,24 @@
 // --partition), which the service seeks on, and --filter, OData text
 // And-ed with them and the segment.
 //
-// The service compares a property only with a literal of its own EDM type:
-// against an Int64 property, N lt 10 matches nothing (10L would), so a
-// delete with it would delete nothing and say so only by its count. Before
-// any of them acts, each command reads a few entities of its scope (one
-// request of up to 100, only the properties --filter names) and stops with
-// exit status 2, naming both types and the literal to write, when a
-// literal's type is not one its property has there; PartitionKey, RowKey
-// (strings) and Timestamp (a DateTime) need no read. --check-filter=false
-// skips the check, for a property that holds several types.
+// Every command that takes --filter (count, delete, export, copy, verify,
+// query) checks it against the table before it acts: it reads a sample of
+// its scope (one request of up to 1,000 entities; within the filter's
+// PartitionKey and RowKey comparisons when the filter is a conjunction of
+// them and others, so PartitionKey eq 'alice' and ... samples alice's
+// partition) and stops with exit status 2, before it writes, deletes or
+// prints anything, when the filter names a property that no entity read
+// has (a misspelled name matches nothing: "Totl: no entity has it (of the
+// 1000 read); did you mean Total?"), or compares a property with a literal
+// of another EDM type than the one it has there (naming both types and,
+// when the value converts, the literal to write: Quantity eq 3 against an
+// Int64 is "write 3L"). The service's documentation promises valid results
+// only for a literal of the property's own type; what it does with another
+// is not documented (Azurite compares Int32 and Double numerically, and
+// fails an Int64 literal against an Int32 or Double property).
+// PartitionKey, RowKey (strings) and Timestamp (a DateTime) need no read.
+// --check-filter=false skips the check, for a property too rare for the
+// sample to have, or one that holds several types.
 //
 // delete is the design guide's high-volume delete: keys in rounds of
 // 2,000, deleted with unconditional deletes in entity group transactions
@@ -325,6 +338,27 @@
 // of 100,000 entities or 64 MiB shared by the sorts at once) before the
 // merge, and a file is compared with the table's sorted scan.
 //
+// # Schema: a table's shape
+//
+//	tablekit schema orders
+//	tablekit schema orders --sample 1000 --format json
+//
+// schema reads the table (every entity by default, with the parallel scan
+// of count and export; --partition, --prefix and --parallel as there; or
+// about --sample N entities spread over the scan's segments) and prints
+// every property with its EDM types and how many entities have each, and
+// how many lack it; the entity size (the bytes of its keys and of its
+// properties' JSON as the service sends them, annotations included:
+// neither backend's own measure of its limit) as min, median and max, with
+// the keys of the largest; the number of partitions and the 10 biggest;
+// and the keys' lengths and patterns (cust-0001 is [a-z]{4}-[0-9]{4}),
+// the 5 most frequent of each. --format json prints the same as one JSON
+// object. Memory does not grow with the table: a counter per distinct
+// size gives the exact median, and since each segment comes in key order
+// one partition per segment is open at a time. Cosmos DB for Table
+// returns no key order, so there partitions are counted one by one, up to
+// 1,048,576, beyond which the count says "at least".
+//
 // # Internals
 //
 // exitcode.go maps errors to exit statuses (the one place), entity.go is
@@ -341,7 +375,9 @@
 // entitytext.go turns rows and JSON lines into entities, roundwrite.go
 // writes rounds and sorts out rejects, addexisting.go settles adds that
 // find their entity stored, output.go keeps an output file's length for
-// resumes. filtercheck.go checks --filter's literals. job.go is the
+// resumes. filtercheck.go checks --filter's names and literals against a
+// sample's shape; shape.go is that shape (types, sizes, partitions and key
+// patterns in bounded memory); schema.go prints a table's. job.go is the
 // checkpointed run every moving or reading command shares (checkpoint,
 // progress, resume or complete, the reader and writer side by side);
 // scan.go plans a scan (scope, share, segments) and runs any projection of

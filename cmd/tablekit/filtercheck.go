@@ -3,28 +3,47 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
 
-// The service compares a property only with a literal of the property's
-// own EDM type: N eq 5 against an Int64 N matches nothing (5L would), so a
-// delete --filter with the wrong literal deletes nothing, silently. A typed
-// query checks its literals against the Go type's fields; the command has
-// no Go type, so it reads a few entities of the scan's scope (one request,
-// only the properties the filter names) and compares each literal's type
-// with the types the property has there.
+// checkFilter is the one check of --filter, for every command that takes
+// one: a name that no entity read has (a typo matches nothing, so a
+// delete deletes nothing, an export writes an empty file, silently), and
+// a literal of another EDM type than the property has. A typed query
+// checks its literals against the Go type's fields; the command has no Go
+// type, so it reads a sample of the scope first (one request) into a
+// shape, as schema does, and checks the filter against it. The sample is
+// of the command's scope and the key comparisons the filter requires.
+//
+// What a literal of another type does is documented only as a condition:
+// "Querying tables and entities" (Table service REST reference,
+// Constructing filter strings) says the constant must have the
+// property's data type for the filter to return valid results. Measured on
+// Azurite 3.37.0 (a table holding Int32, Int64, Double and String
+// properties of 0 to 900): an Int32 literal against a Double property and
+// a Double literal against an Int32 one compare the numbers (D gt 500,
+// I eq 500.0 match what 500.0 and 500 would); an Int64 literal against an
+// Int32 or Double property fails with status 500; against an Int64
+// property an Int32 literal matches for gt but nothing for eq; against a
+// String property an Int32 literal matches nothing for eq. So the check
+// says what is documented, not what the service would match.
 
-// filterSample is how many entities the check reads, in one request.
-const filterSample = 100
+// filterSample is how many entities of the scope the check reads: one
+// page of the service's largest, so one request.
+const filterSample = query.MaxPageSize
+
+// typeRule is the documented rule the check enforces (see above).
+const typeRule = "the service's documentation promises valid results only for a literal of the property's own type"
 
 // comparison is a property compared with a literal in --filter.
 type comparison struct {
@@ -32,64 +51,174 @@ type comparison struct {
 	typ           string // the literal's EDM type (edmInt32, ...); "" when its form does not say
 }
 
-// checkFilter reports the comparisons of raw whose literal's type is not a
-// type that property has in the table, before the command acts. Keys and
-// Timestamp have their types without a read.
+// systemTypes are the types of the properties every entity has.
+var systemTypes = map[string]string{"PartitionKey": edmString, "RowKey": edmString, "Timestamp": edmDateTime}
+
+// checkFilter checks raw against a sample of the entities of scope, before
+// the command acts; keys and Timestamp need no read. Backup or any other
+// command that takes --filter calls it the same way.
 func checkFilter(ctx context.Context, svc *table.Service, tableName string, scope query.Filter, raw string) error {
-	comps := comparisons(raw)
-	types := map[string]map[string]bool{
-		"PartitionKey": {edmString: true}, "RowKey": {edmString: true}, "Timestamp": {edmDateTime: true},
-	}
-	var names []string
-	for _, c := range comps {
-		if _, ok := types[c.prop]; !ok && wire.CheckPropertyName(c.prop) == nil {
-			types[c.prop] = map[string]bool{}
-			names = append(names, c.prop)
+	var sh *shape
+	for _, n := range filterNames(raw) {
+		if _, ok := systemTypes[n]; !ok {
+			var err error
+			if sh, err = sampleShape(ctx, svc, tableName, query.And(scope, keyScope(raw)), filterSample); err != nil {
+				return fmt.Errorf("reading a sample of the table to check --filter (--check-filter=false skips it): %w", err)
+			}
+			break
 		}
 	}
-	if len(names) > 0 {
-		t, err := table.New[table.Entity](svc, tableName)
+	return filterFindings(raw, sh)
+}
+
+// keyScope is the key comparisons (with a string) that raw asks of every
+// entity it matches, when raw is a conjunction (no or, no not): the sample
+// then reads where the filter reads, such as one partition of a table
+// that keeps other kinds of entities in others. Empty otherwise.
+func keyScope(raw string) query.Filter {
+	toks := filterTokens(raw)
+	for _, t := range toks {
+		if t.kind == tokOther && (strings.EqualFold(t.text, "or") || strings.EqualFold(t.text, "not")) {
+			return query.And()
+		}
+	}
+	var fs []query.Filter
+	for i := 0; i+2 < len(toks); i++ {
+		a, op, b := toks[i], toks[i+1], toks[i+2]
+		if op.kind == tokCompare && (a.text == "PartitionKey" || a.text == "RowKey") && a.kind == tokName && b.kind == tokLiteral && b.typ == edmString {
+			fs = append(fs, query.Raw(a.text+" "+strings.ToLower(op.text)+" "+b.text))
+		}
+	}
+	return query.And(fs...)
+}
+
+// sampleShape reads the shape of up to n entities of scope, in one
+// request when n is at most a page.
+func sampleShape(ctx context.Context, svc *table.Service, tableName string, scope query.Filter, n int) (*shape, error) {
+	raw, err := table.New[table.RawEntity](svc, tableName)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := table.New[table.Entity](svc, tableName)
+	if err != nil {
+		return nil, err
+	}
+	sh := newShape(svc.Backend() != table.CosmosDB, nil)
+	for e, err := range query.New(raw).Where(scope).PageSize(min(n, query.MaxPageSize)).Limit(n).All(ctx) {
+		if err == nil {
+			err = sh.addRaw(dyn, e)
+		}
 		if err != nil {
-			return err
-		}
-		q := query.New(t).Where(scope).Select(names...).PageSize(filterSample).Limit(filterSample)
-		for e, err := range q.All(ctx) {
-			if err != nil {
-				return fmt.Errorf("reading a few entities to check --filter's literals (--check-filter=false skips it): %w", err)
-			}
-			for _, n := range names {
-				if v, ok := e.Properties[n]; ok {
-					if typ, _, err := formatValue(v); err == nil {
-						types[n][typ] = true
-					}
-				}
-			}
+			return nil, err
 		}
 	}
+	return sh, nil
+}
+
+// filterFindings is the check of raw against sh (nil: nothing read, only
+// the system properties known): a usage error naming every name no entity
+// of sh has, with the nearest that one has, and every literal whose type
+// is not one its property has there, with the literal to write.
+func filterFindings(raw string, sh *shape) error {
 	var bad []string
-	for _, c := range comps {
-		seen := types[c.prop]
-		if c.typ == "" || len(seen) == 0 || seen[c.typ] {
+	if sh != nil && sh.entities > 0 {
+		for _, n := range filterNames(raw) {
+			if _, ok := systemTypes[n]; ok || sh.props[n] != nil {
+				continue
+			}
+			msg := fmt.Sprintf("%s: no entity has it (of the %d read)", n, sh.entities)
+			if near := nearestName(n, sh); near != "" {
+				msg += fmt.Sprintf("; did you mean %s?", near)
+			}
+			bad = append(bad, msg)
+		}
+	}
+	typed := false
+	for _, c := range comparisons(raw) {
+		var have []string
+		where := "in the entities read"
+		if t, ok := systemTypes[c.prop]; ok {
+			have, where = []string{t}, "always"
+		} else if sh != nil {
+			have = sh.types(c.prop)
+		}
+		if c.typ == "" || len(have) == 0 || slices.Contains(have, c.typ) {
 			continue
 		}
-		var have []string
-		for _, t := range edmTypes {
-			if seen[t] {
-				have = append(have, "Edm."+t)
-			}
-		}
-		msg := fmt.Sprintf("%s is compared with %s, an Edm.%s literal, but %s is %s in the table", c.prop, c.literal, c.typ, c.prop, strings.Join(have, " or "))
+		msg := fmt.Sprintf("%s is %s %s, and %s is an Edm.%s literal", c.prop, "Edm."+strings.Join(have, " or Edm."), where, c.literal, c.typ)
 		if len(have) == 1 {
-			if s, ok := convertLiteral(c, strings.TrimPrefix(have[0], "Edm.")); ok {
+			if s, ok := convertLiteral(c, have[0]); ok {
 				msg += fmt.Sprintf(" (write %s)", s)
 			}
 		}
 		bad = append(bad, msg)
+		typed = true
 	}
-	if len(bad) > 0 {
-		return usagef("--filter: %s. The service compares a property only with a literal of its own type, so this would match nothing; --check-filter=false skips this check", strings.Join(bad, "; "))
+	if len(bad) == 0 {
+		return nil
 	}
-	return nil
+	why := ""
+	if typed {
+		why = "; " + typeRule
+	}
+	return usagef("--filter: %s%s\n(--check-filter=false skips this check: for a property that is rare, or holds several types)", strings.Join(bad, "; "), why)
+}
+
+// filterNames is the property names raw uses, each once, in order.
+func filterNames(raw string) []string {
+	var names []string
+	for _, t := range filterTokens(raw) {
+		if t.kind == tokName && !slices.Contains(names, t.text) {
+			names = append(names, t.text)
+		}
+	}
+	return names
+}
+
+// nearestName is the name of sh (or a system property) that n was most
+// likely meant to be: the same but for case, else the nearest within
+// editDistance 2 (1 for names of up to 4 characters); "" for none.
+func nearestName(n string, sh *shape) string {
+	names := slices.Collect(maps.Keys(systemTypes))
+	for p := range sh.props {
+		names = append(names, p)
+	}
+	slices.Sort(names)
+	best, bestD := "", 3
+	if utf8.RuneCountInString(n) <= 4 {
+		bestD = 2
+	}
+	for _, p := range names {
+		if strings.EqualFold(p, n) {
+			return p
+		}
+		if d := editDistance(strings.ToLower(n), strings.ToLower(p)); d < bestD {
+			best, bestD = p, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, in characters.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 // comparisons finds the comparisons of a property with a literal in an

@@ -68,8 +68,10 @@ const maxCell = 60
 func runQuery(ctx context.Context, e *env, args []string) error {
 	var filter, sel, format, marker string
 	var top int
+	var sf scanFlags // its check of --filter
 	conn, name, err := tableCommand(e, commands["query"], args, func(fs *flag.FlagSet) {
 		fs.StringVar(&filter, "filter", "", "OData filter, e.g. \"PartitionKey eq 'alice'\"; default: every entity")
+		sf.registerCheck(fs)
 		fs.StringVar(&sel, "select", "", selectUsage)
 		fs.IntVar(&top, "top", 1000, "at most this many entities; 0: all. When more may follow, the last line on stderr gives the --marker that goes on")
 		fs.StringVar(&marker, "marker", "", "go on after the entities a run printed: the marker on its last line on stderr (the same table, --filter and --select)")
@@ -93,6 +95,11 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 		q = q.Where(query.Raw(filter))
 		if err := q.Filter().Err(); err != nil {
 			return usagef("--filter: %v", err)
+		}
+		if sf.checkFilter {
+			if err := checkFilter(ctx, conn.svc, name, query.And(), filter); err != nil {
+				return err
+			}
 		}
 	}
 	var cols []string

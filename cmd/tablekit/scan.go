@@ -32,11 +32,17 @@ func (s *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.filter, "filter", "", "OData filter, e.g. \"Timestamp lt datetime'2024-01-01T00:00:00Z'\" (And-ed with the rest)")
 	fs.StringVar(&s.partition, "partition", "", "only this PartitionKey (segments then split its RowKeys)")
 	fs.StringVar(&s.prefix, "prefix", "", "only PartitionKeys starting with this (RowKeys with --partition)")
-	fs.BoolVar(&s.checkFilter, "check-filter", true, "before acting, read a few entities (one request) to check that --filter compares each property with a literal of the type it has in the table; false skips it (a property with several types)")
+	s.registerCheck(fs)
 	fs.StringVar(&s.segment, "segment", "", "i/n: only share i of n (1 <= i <= n) of --plan's, for n machines; env:VAR/n takes i-1 from $VAR (a 0-based index such as Kubernetes' JOB_COMPLETION_INDEX)")
 	fs.StringVar(&s.plan, "plan", "", "the shares of --segment, from tablekit plan: every machine gets the same file, and the n shares cover the table exactly once")
 	fs.IntVar(&s.parallel, "parallel", query.DefaultParallelism, fmt.Sprintf("requests in flight, 1 to %d", query.MaxParallelism))
 	fs.StringVar(&s.checkpoint, "checkpoint", "", "file to save the position in, periodically and on Ctrl-C; a later run with the same file and flags resumes")
+}
+
+// registerCheck registers --check-filter, also for commands that take no
+// other scan flag (query).
+func (s *scanFlags) registerCheck(fs *flag.FlagSet) {
+	fs.BoolVar(&s.checkFilter, "check-filter", true, "before acting, read a sample of the table (one request) and refuse a --filter that names a property no entity read has, or compares one with a literal of another type than it has there; false skips it (a rare property, or one with several types)")
 }
 
 // scanPlan is a validated scan: the filter of the query and, once
@@ -44,6 +50,7 @@ func (s *scanFlags) register(fs *flag.FlagSet) {
 type scanPlan struct {
 	filter   query.Filter // the keys and --filter
 	segs     []query.Segment
+	bounds   []string // where discover split the share, on split
 	parallel int
 	ordered  bool   // export --ordered: the segments merged in key order
 	job      string // identifies the run in a checkpoint
@@ -206,6 +213,7 @@ func (p *scanPlan) discover(ctx context.Context, svc *table.Service, cp *Checkpo
 		}
 		bounds = sp.Bounds
 	}
+	p.bounds = bounds
 	p.segs = query.Split{Property: p.split, Bounds: bounds}.Segments()
 	if sv.Extra == nil {
 		sv.Extra = map[string]string{}
