@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,8 +20,10 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// killWhenCheckpointed runs the command and kills it (SIGKILL) as soon as
-// its checkpoint file appears: some work is saved, some is not.
+// killWhenCheckpointed runs the command with TABLEKIT_TEST_STOP=kill:1: it
+// kills itself (SIGKILL, as a crash would) at its first step after its
+// first checkpoint save, so some work is saved and some done after the
+// save is not. It fails unless the run was killed so.
 func killWhenCheckpointed(t *testing.T, conn, ckpt string, args ...string) {
 	t.Helper()
 	killWhenCheckpointedEnv(t, childEnv(conn), ckpt, args...)
@@ -29,78 +32,62 @@ func killWhenCheckpointed(t *testing.T, conn, ckpt string, args ...string) {
 // killWhenCheckpointedEnv is killWhenCheckpointed with the environment env.
 func killWhenCheckpointedEnv(t *testing.T, env []string, ckpt string, args ...string) {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = env
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	deadline := time.After(time.Minute)
-	for {
-		select {
-		case err := <-exited:
-			t.Logf("finished before the kill (%v): the resumed run has nothing left\n%s", err, errb.String())
-			return
-		case <-deadline:
-			_ = cmd.Process.Kill()
-			t.Fatalf("no checkpoint after a minute\n%s", errb.String())
-		case <-time.After(2 * time.Millisecond):
-		}
-		if _, err := os.Stat(ckpt); err == nil {
-			_ = cmd.Process.Kill()
-			<-exited
-			return
-		}
-	}
+	stopRun(t, env, "kill:1", ckpt, args...)
 }
 
-// interruptWhen runs the command with env and sends it SIGINT (Ctrl-C)
-// once ready reports true (asked every 5 ms, for at most a minute). It must
-// stop with exitInterrupted and its checkpoint ckpt saved, or have finished
-// before the signal; interruptWhen returns its stderr.
-func interruptWhen(t *testing.T, env []string, ckpt string, ready func() bool, args ...string) string {
+// interrupt runs the command with TABLEKIT_TEST_STOP=int:0: it sends
+// itself SIGINT (Ctrl-C) at its first step (an entity read or compared, a
+// transaction committed). It fails unless the run stopped with
+// exitInterrupted and its checkpoint saved; it returns the run's stderr.
+func interrupt(t *testing.T, env []string, ckpt string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = env
+	return stopRun(t, env, "int:0", ckpt, args...)
+}
+
+// stopRun runs the command with TABLEKIT_TEST_STOP=how (int:N or kill:N)
+// and checks that it stopped as asked, leaving a checkpoint ckpt of a job
+// not complete; it returns the run's stderr. A run that finished instead
+// fails the test: it was not the interrupted run the test is about.
+// Import and copy write rounds of 100 entities (TABLEKIT_TEST_ROUND_OPS,
+// unless env sets it), so that a few hundred make rounds to stop between.
+func stopRun(t *testing.T, env []string, how, ckpt string, args ...string) string {
+	t.Helper()
+	ctx := testenv.Context(t, 2*time.Minute)
+	cmd := exec.CommandContext(ctx, binary(t), args...)
+	cmd.Env = append(append([]string{roundOpsEnv + "=100"}, env...), stopEnv+"="+how)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("%s with %s=%s: %v, want it stopped\n%s", args[0], stopEnv, how, err, errb.String())
 	}
-	for deadline := time.Now().Add(time.Minute); !ready(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("%s was not ready to interrupt within a minute\n%s", args[0], errb.String())
+	ws, _ := ee.Sys().(syscall.WaitStatus)
+	if strings.HasPrefix(how, "kill:") {
+		if !ws.Signaled() || ws.Signal() != syscall.SIGKILL || ctx.Err() != nil {
+			t.Fatalf("%s with %s=%s: %v, want killed by SIGKILL\n%s", args[0], stopEnv, how, err, errb.String())
 		}
+	} else if got := ee.ExitCode(); got != exitInterrupted {
+		t.Fatalf("%s with %s=%s: exit %d, want %d\n%s", args[0], stopEnv, how, got, exitInterrupted, errb.String())
 	}
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	if err := cmd.Wait(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
-			t.Fatalf("interrupted %s: %v, want exit %d\n%s", args[0], err, exitInterrupted, errb.String())
-		}
-		if _, err := os.Stat(ckpt); err != nil {
-			t.Fatalf("no checkpoint after SIGINT: %v\n%s", err, errb.String())
-		}
-		return errb.String()
+	if cp := readCheckpoint(t, ckpt); cp.Complete {
+		t.Fatalf("%s stopped with %s=%s, but its checkpoint says complete\n%s", args[0], stopEnv, how, errb.String())
 	}
-	t.Logf("%s finished before the signal: the resumed run has nothing left", args[0])
 	return errb.String()
 }
 
-// afterDelay is a ready func for interruptWhen: true once d has passed since
-// its first call.
-func afterDelay(d time.Duration) func() bool {
-	var start time.Time
-	return func() bool {
-		if start.IsZero() {
-			start = time.Now()
-		}
-		return time.Since(start) >= d
+// readCheckpoint reads a checkpoint file as the command saved it.
+func readCheckpoint(t *testing.T, path string) Checkpoint {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("checkpoint: %v", err)
 	}
+	var cp Checkpoint
+	if err := json.Unmarshal(b, &cp); err != nil {
+		t.Fatalf("checkpoint %s: %v", path, err)
+	}
+	return cp
 }
 
 // keysOf reads a JSON Lines file's keys, failing on a torn line.

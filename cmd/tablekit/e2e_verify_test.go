@@ -254,7 +254,7 @@ func TestE2EVerifyInterrupted(t *testing.T) {
 	px.SetRules(faults.Rule{Match: faults.PathContains(dst), Fault: faults.Latency(400 * time.Millisecond)})
 	ckpt := filepath.Join(t.TempDir(), "v.ckpt")
 	args := []string{"verify", src, dst, "--to-connection-string", azurite.ConnectionString(px.Endpoint(az.Account)), "--parallel", "1", "--checkpoint", ckpt}
-	first := interruptWhen(t, childEnv(cs), ckpt, afterDelay(1200*time.Millisecond), args...)
+	first := interrupt(t, childEnv(cs), ckpt, args...)
 	r := tk(t, cs, args...)
 	wantCode(t, r, exitDiffer, "resumed verify")
 	if got := verifyCounts(t, r.stdout); got["source"] != 3600 || got["target"] != 3599 || got["missing"] != 1 || !strings.Contains(r.stdout, `"p5" "0599"`) {
