@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -327,4 +330,181 @@ func TestE2EPositionStartAndEnd(t *testing.T) {
 	if got, want := strings.TrimSpace(r.stdout), "150"; got != want || !strings.Contains(r.stderr, "complete") {
 		t.Errorf("count read to its end: got %q, %q; want %s, complete", got, r.stderr, want)
 	}
+}
+
+// summaryRe is a job's summary line: its entities, and those of this run
+// when it resumed an earlier one.
+var summaryRe = regexp.MustCompile(`(?m)^tablekit: (\w+): (\d+) entities(?: \((\d+) in this run\))?`)
+
+// resumedCounts reads the summary line of a resumed run: all the job's
+// entities and this run's.
+func resumedCounts(t *testing.T, stderr string) (all, thisRun int) {
+	t.Helper()
+	m := summaryRe.FindStringSubmatch(stderr)
+	if m == nil || m[3] == "" {
+		t.Fatalf("no summary of a resumed run in:\n%s", stderr)
+	}
+	all, _ = strconv.Atoi(m[2])
+	thisRun, _ = strconv.Atoi(m[3])
+	return all, thisRun
+}
+
+// TestE2EResumeCounts stops an import, an export and a copy with SIGINT at
+// their first step after their first checkpoint save (import and copy:
+// once a transaction of their second round committed, the rest of the
+// round not yet), then runs each again: the checkpoint counts exactly what
+// is before its position, and the resumed run's summary counts each entity
+// once, "N entities (M in this run)" with N the job's total.
+func TestE2EResumeCounts(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	const parts, per = 10, 60 // a round of 100 spans partitions
+	const total = parts * per
+	env := append(childEnv(cs), roundOpsEnv+"=100")
+	dir := t.TempDir()
+	// Lines go round the partitions, so that a round of 100 is several
+	// transactions.
+	var lines []string
+	for i := range total {
+		lines = append(lines, fmt.Sprintf(`{"PartitionKey":"p%d","RowKey":"%04d","N":%d}`, i%parts, i, i))
+	}
+	input := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(input, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// resumed runs the stopped command again, with the default rounds and
+	// saves (neither is part of the job), and checks its summary.
+	resumed := func(t *testing.T, cp Checkpoint, args []string) {
+		t.Helper()
+		r := tk(t, cs, args[:len(args)-2]...)
+		wantCode(t, r, 0, "resumed "+args[0])
+		all, thisRun := resumedCounts(t, r.stderr)
+		if all != total || thisRun != total-int(cp.Done) {
+			t.Errorf("summary: %d entities (%d in this run), want %d (%d in this run)", all, thisRun, total, total-int(cp.Done))
+		}
+	}
+	t.Run("import", func(t *testing.T) {
+		dst, dname := newDynTable(t, cs)
+		ckpt := filepath.Join(dir, "imp.ckpt")
+		args := []string{"import", dname, input, "--checkpoint", ckpt, "--parallel", "2", "--checkpoint-every", "1ns"}
+		stopRun(t, env, "int:1", ckpt, args...)
+		cp := readCheckpoint(t, ckpt)
+		next, err := strconv.ParseInt(strings.TrimPrefix(cp.Token, "line:"), 10, 64)
+		if err != nil || cp.Done == 0 || cp.Done != next-1 {
+			t.Fatalf("checkpoint at the interruption: %d entities before %q, want the lines before it", cp.Done, cp.Token)
+		}
+		if stored := len(readTable(t, dst)); stored <= int(cp.Done) {
+			t.Fatalf("%d entities stored at the interruption, want more than the checkpoint's %d: the round was not cut", stored, cp.Done)
+		}
+		resumed(t, cp, args)
+		checkSeeded(t, readTable(t, dst), total)
+	})
+	name := seed(t, az, partitionKeys("p%d", parts), per)
+	t.Run("export", func(t *testing.T) {
+		file, ckpt := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "exp.ckpt")
+		args := []string{"export", name, "-o", file, "--checkpoint", ckpt, "--parallel", "1", "--checkpoint-every", "1ns"}
+		stopRun(t, env, "int:1", ckpt, args...)
+		cp := readCheckpoint(t, ckpt)
+		if got := len(keysOf(t, file)); cp.Done == 0 || got != int(cp.Done) {
+			t.Fatalf("at the interruption: %d entities in the file, the checkpoint says %d", got, cp.Done)
+		}
+		resumed(t, cp, args)
+		wantOnce(t, "export", keysOf(t, file), total)
+	})
+	t.Run("copy", func(t *testing.T) {
+		dst, dname := newDynTable(t, cs)
+		ckpt := filepath.Join(dir, "copy.ckpt")
+		args := []string{"copy", name, dname, "--checkpoint", ckpt, "--parallel", "2", "--checkpoint-every", "1ns"}
+		stopRun(t, env, "int:1", ckpt, args...)
+		cp := readCheckpoint(t, ckpt)
+		if stored := len(readTable(t, dst)); cp.Done == 0 || stored <= int(cp.Done) {
+			t.Fatalf("%d entities stored at the interruption, the checkpoint says %d: want a round cut after a save", stored, cp.Done)
+		}
+		resumed(t, cp, args)
+		checkSeeded(t, readTable(t, dst), total)
+	})
+}
+
+// TestE2ECheckpointOfAJob runs an export, an import and a copy with their
+// checkpoints, then again: the same job finds its checkpoint complete
+// (exit 7, naming the output, writing nothing), another job's checkpoint
+// is refused before any request (exit 2, naming what differs), and
+// --restart does the job again from the start.
+func TestE2ECheckpointOfAJob(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	name := seed(t, az, []string{"a", "b"}, 30)
+	other := seed(t, az, []string{"c"}, 5)
+	dir := t.TempDir()
+	out, out2 := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "out2.jsonl")
+	exp, imp, cpy := filepath.Join(dir, "exp.ckpt"), filepath.Join(dir, "imp.ckpt"), filepath.Join(dir, "copy.ckpt")
+	_, dname := newDynTable(t, cs)
+	wantCode(t, tk(t, cs, "export", name, "-o", out, "--checkpoint", exp), 0, "export")
+	wantCode(t, tk(t, cs, "import", dname, out, "--checkpoint", imp), 0, "import")
+	wantCode(t, tk(t, cs, "copy", name, dname, "--checkpoint", cpy), 0, "copy")
+	written, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"export again", []string{"export", name, "-o", out, "--checkpoint", exp}, exitComplete,
+			"this export is already complete (60 entities, output " + out + ")"},
+		{"import again", []string{"import", dname, out, "--checkpoint", imp}, exitComplete,
+			"this import is already complete (60 entities, table " + dname + ", 0 already there, 0 rejects)"},
+		{"copy again", []string{"copy", name, dname, "--checkpoint", cpy}, exitComplete,
+			"this copy is already complete (60 entities, target table " + dname + ")"},
+		{"another table", []string{"export", other, "-o", out, "--checkpoint", exp}, exitUsage,
+			"of table " + name + ", not " + other},
+		{"another output", []string{"export", name, "-o", out2, "--checkpoint", exp}, exitUsage,
+			"of output " + out + ", not " + out2},
+		{"another filter", []string{"export", name, "-o", out, "--checkpoint", exp, "--filter", "N lt 3"}, exitUsage,
+			`of filter none, not "N lt 3"`},
+		{"another command", []string{"import", name, out, "--checkpoint", exp}, exitUsage,
+			"of command export, not import"},
+		{"another input", []string{"import", dname, out2, "--checkpoint", imp}, exitUsage,
+			"of input " + out + ", not " + out2},
+		{"another target", []string{"copy", name, other, "--checkpoint", cpy}, exitUsage,
+			"of target table " + dname + ", not " + other},
+		{"restart without a checkpoint", []string{"export", name, "-o", out, "--restart"}, exitUsage,
+			"--restart needs --checkpoint"},
+	}
+	for _, tt := range tests {
+		r := tk(t, cs, tt.args...)
+		if r.code != tt.code || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%s: exit %d, %q; want exit %d saying %q", tt.name, r.code, r.stderr, tt.code, tt.want)
+		}
+	}
+	if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, written) {
+		t.Errorf("the output changed: %d bytes, want the %d the export wrote (%v)", len(got), len(written), err)
+	}
+	if _, err := os.Stat(out2); err == nil {
+		t.Errorf("%s was created by a refused run", out2)
+	}
+
+	// The table grows; --restart exports it all again, into the same file.
+	if _, err := dynTableOf(t, cs, name).Upsert(context.Background(), table.NewEntity("b", "0030"), table.Replace); err != nil {
+		t.Fatal(err)
+	}
+	r := tk(t, cs, "export", name, "-o", out, "--checkpoint", exp, "--restart")
+	wantCode(t, r, 0, "export --restart")
+	wantOnce(t, "export --restart", keysOf(t, out), 61)
+	if cp := readCheckpoint(t, exp); !cp.Complete || cp.Done != 61 || strings.Contains(r.stderr, "in this run") {
+		t.Errorf("after --restart: checkpoint complete %v with %d entities, summary %q; want complete with 61, not a resumed run", cp.Complete, cp.Done, r.stderr)
+	}
+	// --restart replaces a checkpoint it cannot read; without it, that
+	// is refused.
+	if err := os.WriteFile(exp, []byte("{torn"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = tk(t, cs, "export", name, "-o", out, "--checkpoint", exp)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "unreadable") {
+		t.Errorf("a torn checkpoint: exit %d, %q; want exit %d saying unreadable", r.code, r.stderr, exitUsage)
+	}
+	wantCode(t, tk(t, cs, "export", name, "-o", out, "--checkpoint", exp, "--restart"), 0, "export --restart over a torn checkpoint")
+	wantOnce(t, "export --restart over a torn checkpoint", keysOf(t, out), 61)
 }
