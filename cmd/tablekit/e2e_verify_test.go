@@ -142,12 +142,12 @@ func TestE2EVerify(t *testing.T) {
 		t.Errorf("the shares add up to %v, want %v", sum, got)
 	}
 
-	// A complete checkpoint reports again without reading.
+	// A complete checkpoint reports again without reading, and exits 7.
 	ckpt := filepath.Join(dir, "v.ckpt")
 	wantCode(t, tk(t, cs, "verify", src, dst, "--checkpoint", ckpt), exitDiffer, "verify --checkpoint")
 	r = tk(t, cs, "verify", src, dst, "--checkpoint", ckpt)
-	wantCode(t, r, exitDiffer, "verify with a complete checkpoint")
-	if !strings.Contains(r.stderr, "complete") || verifyCounts(t, r.stdout)["missing"] != 1 {
+	wantCode(t, r, exitComplete, "verify with a complete checkpoint")
+	if !strings.Contains(r.stderr, "already complete") || verifyCounts(t, r.stdout)["missing"] != 1 {
 		t.Errorf("a complete checkpoint: stderr %q, stdout %q", r.stderr, r.stdout)
 	}
 
