@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -145,7 +146,11 @@ func (j *job) committed() func(batch.Progress) {
 	if j.sv.stop == nil {
 		return nil
 	}
-	return func(batch.Progress) { j.sv.stop.progressed() }
+	return func(p batch.Progress) {
+		if p.Chunks > 0 {
+			j.sv.stop.progressed()
+		}
+	}
 }
 
 // saveDue saves the checkpoint if the last save is old enough. Every loop
@@ -176,7 +181,12 @@ func (j *job) end(err error) error {
 	j.stop()
 	if err != nil {
 		if j.unsaved {
-			if j.sv.file != nil {
+			if j.sv.file == nil {
+				return err
+			}
+			if _, serr := os.Stat(j.sv.file.path); serr != nil {
+				fmt.Fprintf(j.e.stderr, "tablekit %s: no position was saved in %s: the same command starts over\n", j.verb, j.sv.file.path)
+			} else {
 				fmt.Fprintf(j.e.stderr, "tablekit %s: the position saved in %s is the last one before the failure: run the same command again to resume from there\n", j.verb, j.sv.file.path)
 			}
 			return err
