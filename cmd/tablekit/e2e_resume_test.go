@@ -508,3 +508,45 @@ func TestE2ECheckpointOfAJob(t *testing.T) {
 	wantCode(t, tk(t, cs, "export", name, "-o", out, "--checkpoint", exp, "--restart"), 0, "export --restart over a torn checkpoint")
 	wantOnce(t, "export --restart over a torn checkpoint", keysOf(t, out), 61)
 }
+
+// TestE2EExportRefusedEntityNotPassed stops a CSV export after its first
+// pass (the columns), adds a property to the last entity, and resumes: the
+// output refuses that entity (its column is not in the header), and the
+// run must not save a position past it. With the property gone again, the
+// same command completes the file with every entity, that one included.
+func TestE2EExportRefusedEntityNotPassed(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	name := seed(t, az, []string{"a", "b"}, 30)
+	dir := t.TempDir()
+	file, ckpt := filepath.Join(dir, "out.csv"), filepath.Join(dir, "exp.ckpt")
+	// Saves only at the end of the first pass, then at the end: the kill
+	// comes at the first entity of the second.
+	args := []string{"export", name, "-o", file, "--checkpoint", ckpt, "--parallel", "1", "--checkpoint-every", "1h"}
+	killWhenCheckpointed(t, cs, ckpt, args...)
+	tbl := dynTableOf(t, cs, name)
+	last := table.NewEntity("b", "0029")
+	last.Properties["N"] = int32(29)
+	late := table.NewEntity("b", "0029")
+	late.Properties["N"], late.Properties["Late"] = int32(29), "x"
+	ctx := testenv.Ctx(t)
+	if _, err := tbl.Upsert(ctx, late, table.Replace); err != nil {
+		t.Fatal(err)
+	}
+	r := tk(t, cs, args...)
+	if r.code != exitFailed || !strings.Contains(r.stderr, "b/0029") {
+		t.Fatalf("export with a property not in the header: exit %d, %q; want exit %d naming b/0029", r.code, r.stderr, exitFailed)
+	}
+	if _, err := tbl.Upsert(ctx, last, table.Replace); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, tk(t, cs, args...), 0, "export resumed once the property is gone")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(rows) != 61 || !strings.HasPrefix(rows[60], "b,0029,") {
+		t.Errorf("the file has %d rows ending with %q, want a header and 60 entities ending with b/0029", len(rows), rows[len(rows)-1])
+	}
+}

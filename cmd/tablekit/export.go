@@ -187,7 +187,7 @@ func (w *entityWriter) write(ent table.Entity) error {
 			return fmt.Errorf("%s/%s: %w", ent.PartitionKey, ent.RowKey, err)
 		}
 		if err := w.csv.Write(r); err != nil {
-			return fmt.Errorf("%s/%s: %w (a property added since the first pass? export again)", ent.PartitionKey, ent.RowKey, err)
+			return fmt.Errorf("%s/%s: %w (a property added since the first pass? export again with --restart)", ent.PartitionKey, ent.RowKey, err)
 		}
 		return nil
 	}
