@@ -77,7 +77,7 @@ func TestE2ECosmosKillAndResume(t *testing.T) {
 		wantCode(t, c.tk(t, resume(args)...), 0, "resumed export")
 		wantOnce(t, "export", keysOf(t, file), total)
 	})
-	// count and delete save on Ctrl-C: interrupt them, slowed down.
+	// count and delete save on Ctrl-C: interrupt them at their first step.
 	t.Run("count", func(t *testing.T) {
 		ckpt := filepath.Join(dir, "count.ckpt")
 		args := []string{"count", name, "--checkpoint", ckpt, "--parallel", "2"}
