@@ -7,6 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tablekit/tablekit"
@@ -14,19 +17,20 @@ import (
 
 // checkpointVersion is bumped when the file's meaning changes, so that an
 // old file is refused instead of misread.
-const checkpointVersion = 3
+const checkpointVersion = 4
 
 // Checkpoint is what a long run needs to continue after a crash or Ctrl-C:
 // the parallel scan's token and how much was done. Job names the run
-// (command, table, filter, segment, parallelism); a checkpoint of another
-// job is refused, since its token would resume a different scan.
+// (command, table, filter, segment, parallelism, output, ...); a
+// checkpoint of another job is refused, since its token would resume a
+// different scan or write into another file.
 type Checkpoint struct {
-	Version int       `json:"version"`
-	Job     string    `json:"job"`
-	Token   string    `json:"token"`
-	Done    int64     `json:"done"`
-	Bytes   int64     `json:"bytes,omitempty"`
-	Updated time.Time `json:"updated"`
+	Version int               `json:"version"`
+	Job     map[string]string `json:"job"`
+	Token   string            `json:"token"`
+	Done    int64             `json:"done"`
+	Bytes   int64             `json:"bytes,omitempty"`
+	Updated time.Time         `json:"updated"`
 	// Extra holds what a command needs besides the token, e.g. the output
 	// file's length at the checkpoint for an export.
 	Extra map[string]string `json:"extra,omitempty"`
@@ -41,8 +45,69 @@ type Checkpoint struct {
 // checkpoint, never a torn one.
 type checkpointFile struct{ path string }
 
+// jobField is one thing a run depends on, named as a refusal says it:
+// "the checkpoint is of table orders, not orders2".
+type jobField struct{ name, value string }
+
+// jobID is what a checkpoint must agree on to be resumed, in the order a
+// refusal names its differences.
+type jobID []jobField
+
+func (id jobID) fields() map[string]string {
+	m := make(map[string]string, len(id))
+	for _, f := range id {
+		m[f.name] = f.value
+	}
+	return m
+}
+
+// differences says, field by field, how the saved job differs from id.
+func (id jobID) differences(saved map[string]string) []string {
+	var diffs []string
+	seen := map[string]bool{}
+	for _, f := range id {
+		seen[f.name] = true
+		if old, ok := saved[f.name]; !ok || old != f.value {
+			diffs = append(diffs, fmt.Sprintf("of %s %s, not %s", f.name, shown(old, ok), shown(f.value, true)))
+		}
+	}
+	var extra []string
+	for name := range saved {
+		if !seen[name] {
+			extra = append(extra, name)
+		}
+	}
+	slices.Sort(extra)
+	for _, name := range extra {
+		diffs = append(diffs, fmt.Sprintf("of %s %s, not none", name, shown(saved[name], true)))
+	}
+	return diffs
+}
+
+// shown is a job field's value as a refusal writes it.
+func shown(v string, ok bool) string {
+	switch {
+	case !ok || v == "":
+		return "none"
+	case strings.ContainsAny(v, " \t\"'"):
+		return strconv.Quote(v)
+	}
+	return v
+}
+
+// filePath is a file argument as a job names it: absolute, so that the
+// same name in another directory is another job; "-" stays as it is.
+func filePath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil && path != "-" {
+		return abs
+	}
+	return path
+}
+
 // loadCheckpoint reads path. A missing file is (nil, nil): a fresh start.
-func loadCheckpoint(path, job string) (*Checkpoint, error) {
+// A checkpoint of another job or version is a usage error: nothing is
+// sent, and it says what differs.
+func loadCheckpoint(path string, job jobID) (*Checkpoint, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -52,13 +117,13 @@ func loadCheckpoint(path, job string) (*Checkpoint, error) {
 	}
 	var cp Checkpoint
 	if err := json.Unmarshal(b, &cp); err != nil {
-		return nil, fmt.Errorf("checkpoint %s: unreadable: %w", path, err)
+		return nil, usagef("checkpoint %s: unreadable (%v): give another file, or --restart to replace it", path, err)
 	}
 	if cp.Version != checkpointVersion {
-		return nil, fmt.Errorf("checkpoint %s: version %d, want %d", path, cp.Version, checkpointVersion)
+		return nil, usagef("checkpoint %s: version %d, this tablekit reads version %d: give another file, or --restart to replace it", path, cp.Version, checkpointVersion)
 	}
-	if cp.Job != job {
-		return nil, fmt.Errorf("checkpoint %s belongs to another run (%s); this run is %s: use another file or delete it", path, cp.Job, job)
+	if diffs := job.differences(cp.Job); len(diffs) > 0 {
+		return nil, usagef("checkpoint %s is of another job: it is %s; resume it with its own arguments, give another file, or --restart to replace it", path, strings.Join(diffs, "; "))
 	}
 	return &cp, nil
 }
@@ -112,7 +177,8 @@ func writeFileAtomic(path string, b []byte) error {
 // does nothing.
 type saver struct {
 	file  *checkpointFile
-	job   string
+	job   jobID
+	stop  *stopHook // nil but in tests
 	every time.Duration
 	last  time.Time
 	Extra map[string]string
@@ -123,13 +189,25 @@ type saver struct {
 var checkpointEvery = 5 * time.Second
 
 // startCheckpoint loads the checkpoint of this job, if --checkpoint names
-// one, and returns the saver and the position to resume from.
-func startCheckpoint(path, job string) (*saver, *Checkpoint, error) {
+// one, and returns the saver and the position to resume from. restart
+// removes the file unread instead: the run starts over, and its first
+// save replaces the checkpoint. Removing it at once (rather than at that
+// save) keeps a restart that stops early from leaving an old complete
+// checkpoint beside an output it truncated.
+func startCheckpoint(path string, job jobID, restart bool) (*saver, *Checkpoint, error) {
 	s := &saver{job: job, every: checkpointEvery, last: time.Now()}
 	if path == "" {
+		if restart {
+			return nil, nil, usagef("--restart needs --checkpoint FILE: without one every run starts over")
+		}
 		return s, &Checkpoint{}, nil
 	}
 	s.file = &checkpointFile{path}
+	if restart {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("checkpoint: %w", err)
+		}
+	}
 	cp, err := loadCheckpoint(path, job)
 	if err != nil {
 		return nil, nil, err
@@ -140,15 +218,24 @@ func startCheckpoint(path, job string) (*saver, *Checkpoint, error) {
 	return s, cp, nil
 }
 
-// due says whether the last save is old enough for another.
-func (s *saver) due() bool { return s.file != nil && time.Since(s.last) >= s.every }
+// due says whether the last save is old enough for another. Every loop
+// of a run asks it as its work moves on, so it is also where a test's
+// stop hook fires.
+func (s *saver) due() bool {
+	s.stop.progressed()
+	return s.file != nil && time.Since(s.last) >= s.every
+}
 
 func (s *saver) save(token string, done int64, complete bool) error {
 	if s.file == nil {
 		return nil
 	}
 	s.last = time.Now()
-	return s.file.save(Checkpoint{Job: s.job, Token: token, Done: done, Extra: s.Extra, Complete: complete})
+	err := s.file.save(Checkpoint{Job: s.job.fields(), Token: token, Done: done, Extra: s.Extra, Complete: complete})
+	if err == nil {
+		s.stop.saved()
+	}
+	return err
 }
 
 // tellResume says, after a run that stopped early with err, where its

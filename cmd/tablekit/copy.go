@@ -52,6 +52,10 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	dconn, err := dst.open(e, retries)
+	var account string // the target's, when it is another account
+	if err == nil {
+		account = dconn.svc.Endpoint()
+	}
 	if errors.Is(err, errNoTarget) {
 		dconn, err = sconn, nil
 		// Table names are case-insensitive: Events and events are one table.
@@ -62,7 +66,7 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	j, plan, err := sf.start(e, "copy", pos[0], fmt.Sprintf(" to=%s", pos[1]), every)
+	j, plan, err := sf.start(ctx, e, "copy", pos[0], every, jobField{"target table", pos[1]}, jobField{"target account", account})
 	if err != nil {
 		return err
 	}
@@ -76,7 +80,7 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if done, err := j.complete(); done {
+	if done, err := j.complete("target table " + pos[1]); done {
 		return err
 	}
 	if err := plan.discover(ctx, sconn.svc, j.cp, j.sv); err != nil {
@@ -94,15 +98,15 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	w := &roundWriter{rt: dt, kind: batch.Upsert, mode: table.Replace,
-		opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: dconn.policy}}
+		opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: dconn.policy, Progress: j.committed()}}
 	j.start(retries)
 	// Unbuffered: one round written, one being read, and no third waiting.
-	err = pipe(ctx, 0, func(ctx context.Context, out chan<- round) error { return scanRounds(ctx, cur, out) },
+	err = pipe(ctx, 0, func(ctx context.Context, out chan<- round) error { return scanRounds(ctx, cur, j.roundOps, out) },
 		func(ctx context.Context, r round) error {
 			stored, rejs, err := w.write(ctx, r.items)
-			j.done += int64(stored)
-			j.m.add(stored)
 			if err != nil {
+				// The position stays before the round, so the run that
+				// resumes writes all of it again and counts it then.
 				return err
 			}
 			if len(rejs) > 0 {
@@ -110,6 +114,8 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 				// input's fault: stop before the checkpoint passes it.
 				return fmt.Errorf("the target refused %d entities, first %s", len(rejs), rejs[0].Reason)
 			}
+			j.done += int64(stored)
+			j.m.add(stored)
 			j.token = r.next
 			return j.saveDue()
 		})
@@ -135,7 +141,7 @@ const maxCopyReaders = 4
 // after its last entity: the checkpoint moves there once the round is
 // written. At most two rounds are held (one written, one read), so memory
 // does not grow with the table.
-func scanRounds(ctx context.Context, cur *query.ParallelCursor[table.RawEntity], out chan<- round) error {
+func scanRounds(ctx context.Context, cur *query.ParallelCursor[table.RawEntity], ops int, out chan<- round) error {
 	defer close(out)
 	var r round
 	send := func() error {
@@ -158,7 +164,7 @@ func scanRounds(ctx context.Context, cur *query.ParallelCursor[table.RawEntity],
 		it := item{line: n, raw: ent, size: len(ent.PartitionKey) + len(ent.RowKey) + len(ent.Properties)}
 		r.items = append(r.items, it)
 		r.bytes += it.size
-		if len(r.items) >= roundOps || r.bytes >= roundBytes {
+		if len(r.items) >= ops || r.bytes >= roundBytes {
 			if err := send(); err != nil {
 				return err
 			}

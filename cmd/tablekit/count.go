@@ -29,7 +29,7 @@ func runCount(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	j, plan, err := sf.start(e, "count", name, "", 0)
+	j, plan, err := sf.start(ctx, e, "count", name, 0)
 	if err != nil {
 		return err
 	}
@@ -37,9 +37,10 @@ func runCount(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if done, err := j.complete(); done {
-		if err == nil {
-			_, err = fmt.Fprintln(e.stdout, j.cp.Done)
+	if done, err := j.complete("table " + name); done {
+		// The count its run found, as that run printed it.
+		if _, werr := fmt.Fprintln(e.stdout, j.cp.Done); err == nil {
+			err = werr
 		}
 		return err
 	}

@@ -50,7 +50,7 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if !yes {
 		return usagef("deleting is final: add --yes")
 	}
-	j, plan, err := sf.start(e, "delete", name, "", 0)
+	j, plan, err := sf.start(ctx, e, "delete", name, 0)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if done, err := j.complete(); done {
+	if done, err := j.complete("table " + name); done {
 		return err
 	}
 	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
@@ -109,7 +109,7 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	// The position moves only past rounds whose every delete committed,
 	// so a resumed run reads again whatever was not deleted.
 	gone, frozen := 0, false
-	wopts := &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: conn.policy}
+	wopts := &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: conn.policy, Progress: j.committed()}
 	var rejected error
 	consume := func(ctx context.Context, r round) error {
 		res, err := deleteKeys(ctx, t, r.keys, wopts)

@@ -47,9 +47,10 @@
 //	     --partition or --prefix; a plan that does not fit the command,
 //	     --segment i/n without --plan, or env:VAR/n without $VAR; a bad
 //	     line or NAME=VALUE argument of put; a --marker query cannot go
-//	     on from). A --filter that names a property no entity of the
-//	     sample has, or a literal of another type, is refused after that
-//	     one read and before anything is written, deleted or printed
+//	     on from; a --checkpoint of another job). A --filter that names a
+//	     property no entity of the sample has, or a literal of another
+//	     type, is refused after that one read and before anything is
+//	     written, deleted or printed
 //	3    not found: the entity (get, rm, put --if-match), the table, or
 //	     the stored access policy (policy rm)
 //	4    precondition failed: --if-match names an ETag the entity no
@@ -58,6 +59,8 @@
 //	5    the outcome is unknown: a write's reply was lost and it may or may
 //	     not be stored (read it back with get)
 //	6    verify found differences
+//	7    already complete: --checkpoint's file says this job is done, and
+//	     nothing was done (--restart does it again)
 //	130  interrupted (Ctrl-C)
 //
 // # Entities: get, query, put, rm
@@ -160,10 +163,21 @@
 //
 // With --checkpoint FILE the scan's position is saved every few seconds and
 // on Ctrl-C (written to a temporary file, synced, renamed: never torn).
-// Running the same command with the same file resumes; a checkpoint of
-// another command, table, filter, share, plan or --parallel is refused. delete
-// saves only positions whose deletes all committed, so resuming never skips
-// an entity.
+// Running the same command with the same file resumes. A checkpoint
+// belongs to one job: its command, table, filter, scope, share, plan and
+// --parallel, and export's output and format, import's input, copy's and
+// verify's target; with another, the run is refused before any request
+// (exit status 2) with what differs ("of table orders, not orders2"). A
+// checkpoint of a job that completed never turns a run into a silent
+// no-op: the run writes nothing (count and verify print what their run
+// found), names the output that is already complete, and exits with
+// status 7, so that a nightly job reusing its
+// checkpoint fails visibly. --restart starts the job over: it removes the
+// file unread (so also one of another job or version) and replaces it at
+// the first save; export then truncates its output. The summary counts
+// each entity once across resumes: "N entities (M in this run)", N the
+// job's. delete saves only positions whose deletes all committed, so
+// resuming never skips an entity.
 //
 // Cosmos DB for Table returns query results in no key order, so a position
 // in the middle of a page is the number of its entities already done (and
@@ -274,9 +288,9 @@
 // itself: in a resumed run, or after a lost reply (its transaction is
 // then read back, never assumed committed). A bad line is reported with
 // its line number, written to --rejects, and skipped; the exit status is
-// then 1, and the same command again with the checkpoint of the completed
-// run does nothing more and says the same. --checkpoint-every sets how
-// often to save.
+// then 1; the same command again with the checkpoint of the completed
+// run does nothing more and exits 7, saying how many were rejected.
+// --checkpoint-every sets how often to save.
 //
 // # SAS and stored access policies
 //
@@ -380,6 +394,9 @@
 // patterns in bounded memory); schema.go prints a table's. job.go is the
 // checkpointed run every moving or reading command shares (checkpoint,
 // progress, resume or complete, the reader and writer side by side);
+// checkpoint.go the file and the job it belongs to; stophook.go the
+// hidden hooks of the tests (TABLEKIT_TEST_STOP stops a run after its
+// Nth save, TABLEKIT_TEST_ROUND_OPS makes rounds smaller);
 // scan.go plans a scan (scope, share, segments) and runs any projection of
 // it; share.go reads --segment and plan files, plan.go writes them. copy's
 // target comes from targetFlags (--to-connection-string or

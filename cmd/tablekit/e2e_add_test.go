@@ -146,8 +146,8 @@ func TestE2EImportAddExisting(t *testing.T) {
 		rejBytes, _ := os.ReadFile(rej)
 
 		r = tk(t, cs, args...)
-		wantCode(t, r, exitFailed, "the same import again")
-		if !strings.Contains(r.stderr, "complete") {
+		wantCode(t, r, exitComplete, "the same import again")
+		if !strings.Contains(r.stderr, "already complete") || !strings.Contains(r.stderr, fmt.Sprintf("%d rejects", len(wantRejects))) {
 			t.Errorf("the second run did not find the import complete:\n%s", r.stderr)
 		}
 		again := readTable(t, dst)

@@ -3,13 +3,17 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,8 +23,10 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// killWhenCheckpointed runs the command and kills it (SIGKILL) as soon as
-// its checkpoint file appears: some work is saved, some is not.
+// killWhenCheckpointed runs the command with TABLEKIT_TEST_STOP=kill:1: it
+// kills itself (SIGKILL, as a crash would) at its first step after its
+// first checkpoint save, so some work is saved and some done after the
+// save is not. It fails unless the run was killed so.
 func killWhenCheckpointed(t *testing.T, conn, ckpt string, args ...string) {
 	t.Helper()
 	killWhenCheckpointedEnv(t, childEnv(conn), ckpt, args...)
@@ -29,78 +35,62 @@ func killWhenCheckpointed(t *testing.T, conn, ckpt string, args ...string) {
 // killWhenCheckpointedEnv is killWhenCheckpointed with the environment env.
 func killWhenCheckpointedEnv(t *testing.T, env []string, ckpt string, args ...string) {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = env
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	deadline := time.After(time.Minute)
-	for {
-		select {
-		case err := <-exited:
-			t.Logf("finished before the kill (%v): the resumed run has nothing left\n%s", err, errb.String())
-			return
-		case <-deadline:
-			_ = cmd.Process.Kill()
-			t.Fatalf("no checkpoint after a minute\n%s", errb.String())
-		case <-time.After(2 * time.Millisecond):
-		}
-		if _, err := os.Stat(ckpt); err == nil {
-			_ = cmd.Process.Kill()
-			<-exited
-			return
-		}
-	}
+	stopRun(t, env, "kill:1", ckpt, args...)
 }
 
-// interruptWhen runs the command with env and sends it SIGINT (Ctrl-C)
-// once ready reports true (asked every 5 ms, for at most a minute). It must
-// stop with exitInterrupted and its checkpoint ckpt saved, or have finished
-// before the signal; interruptWhen returns its stderr.
-func interruptWhen(t *testing.T, env []string, ckpt string, ready func() bool, args ...string) string {
+// interrupt runs the command with TABLEKIT_TEST_STOP=int:0: it sends
+// itself SIGINT (Ctrl-C) at its first step (an entity read or compared, a
+// transaction committed). It fails unless the run stopped with
+// exitInterrupted and its checkpoint saved; it returns the run's stderr.
+func interrupt(t *testing.T, env []string, ckpt string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = env
+	return stopRun(t, env, "int:0", ckpt, args...)
+}
+
+// stopRun runs the command with TABLEKIT_TEST_STOP=how (int:N or kill:N)
+// and checks that it stopped as asked, leaving a checkpoint ckpt of a job
+// not complete; it returns the run's stderr. A run that finished instead
+// fails the test: it was not the interrupted run the test is about.
+// Import and copy write rounds of 100 entities (TABLEKIT_TEST_ROUND_OPS,
+// unless env sets it), so that a few hundred make rounds to stop between.
+func stopRun(t *testing.T, env []string, how, ckpt string, args ...string) string {
+	t.Helper()
+	ctx := testenv.Context(t, 2*time.Minute)
+	cmd := exec.CommandContext(ctx, binary(t), args...)
+	cmd.Env = append(append([]string{roundOpsEnv + "=100"}, env...), stopEnv+"="+how)
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("%s with %s=%s: %v, want it stopped\n%s", args[0], stopEnv, how, err, errb.String())
 	}
-	for deadline := time.Now().Add(time.Minute); !ready(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			t.Fatalf("%s was not ready to interrupt within a minute\n%s", args[0], errb.String())
+	ws, _ := ee.Sys().(syscall.WaitStatus)
+	if strings.HasPrefix(how, "kill:") {
+		if !ws.Signaled() || ws.Signal() != syscall.SIGKILL || ctx.Err() != nil {
+			t.Fatalf("%s with %s=%s: %v, want killed by SIGKILL\n%s", args[0], stopEnv, how, err, errb.String())
 		}
+	} else if got := ee.ExitCode(); got != exitInterrupted {
+		t.Fatalf("%s with %s=%s: exit %d, want %d\n%s", args[0], stopEnv, how, got, exitInterrupted, errb.String())
 	}
-	_ = cmd.Process.Signal(syscall.SIGINT)
-	if err := cmd.Wait(); err != nil {
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitInterrupted {
-			t.Fatalf("interrupted %s: %v, want exit %d\n%s", args[0], err, exitInterrupted, errb.String())
-		}
-		if _, err := os.Stat(ckpt); err != nil {
-			t.Fatalf("no checkpoint after SIGINT: %v\n%s", err, errb.String())
-		}
-		return errb.String()
+	if cp := readCheckpoint(t, ckpt); cp.Complete {
+		t.Fatalf("%s stopped with %s=%s, but its checkpoint says complete\n%s", args[0], stopEnv, how, errb.String())
 	}
-	t.Logf("%s finished before the signal: the resumed run has nothing left", args[0])
 	return errb.String()
 }
 
-// afterDelay is a ready func for interruptWhen: true once d has passed since
-// its first call.
-func afterDelay(d time.Duration) func() bool {
-	var start time.Time
-	return func() bool {
-		if start.IsZero() {
-			start = time.Now()
-		}
-		return time.Since(start) >= d
+// readCheckpoint reads a checkpoint file as the command saved it.
+func readCheckpoint(t *testing.T, path string) Checkpoint {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("checkpoint: %v", err)
 	}
+	var cp Checkpoint
+	if err := json.Unmarshal(b, &cp); err != nil {
+		t.Fatalf("checkpoint %s: %v", path, err)
+	}
+	return cp
 }
 
 // keysOf reads a JSON Lines file's keys, failing on a torn line.
@@ -339,5 +329,224 @@ func TestE2EPositionStartAndEnd(t *testing.T) {
 	wantCode(t, r, 0, "count read to its end")
 	if got, want := strings.TrimSpace(r.stdout), "150"; got != want || !strings.Contains(r.stderr, "complete") {
 		t.Errorf("count read to its end: got %q, %q; want %s, complete", got, r.stderr, want)
+	}
+}
+
+// summaryRe is a job's summary line: its entities, and those of this run
+// when it resumed an earlier one.
+var summaryRe = regexp.MustCompile(`(?m)^tablekit: (\w+): (\d+) entities(?: \((\d+) in this run\))?`)
+
+// resumedCounts reads the summary line of a resumed run: all the job's
+// entities and this run's.
+func resumedCounts(t *testing.T, stderr string) (all, thisRun int) {
+	t.Helper()
+	m := summaryRe.FindStringSubmatch(stderr)
+	if m == nil || m[3] == "" {
+		t.Fatalf("no summary of a resumed run in:\n%s", stderr)
+	}
+	all, _ = strconv.Atoi(m[2])
+	thisRun, _ = strconv.Atoi(m[3])
+	return all, thisRun
+}
+
+// TestE2EResumeCounts stops an import, an export and a copy with SIGINT at
+// their first step after their first checkpoint save (import and copy:
+// once a transaction of their second round committed, the rest of the
+// round not yet), then runs each again: the checkpoint counts exactly what
+// is before its position, and the resumed run's summary counts each entity
+// once, "N entities (M in this run)" with N the job's total.
+func TestE2EResumeCounts(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	const parts, per = 10, 60 // a round of 100 spans partitions
+	const total = parts * per
+	env := append(childEnv(cs), roundOpsEnv+"=100")
+	dir := t.TempDir()
+	// Lines go round the partitions, so that a round of 100 is several
+	// transactions.
+	var lines []string
+	for i := range total {
+		lines = append(lines, fmt.Sprintf(`{"PartitionKey":"p%d","RowKey":"%04d","N":%d}`, i%parts, i, i))
+	}
+	input := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(input, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// resumed runs the stopped command again, with the default rounds and
+	// saves (neither is part of the job), and checks its summary.
+	resumed := func(t *testing.T, cp Checkpoint, args []string) {
+		t.Helper()
+		r := tk(t, cs, args[:len(args)-2]...)
+		wantCode(t, r, 0, "resumed "+args[0])
+		all, thisRun := resumedCounts(t, r.stderr)
+		if all != total || thisRun != total-int(cp.Done) {
+			t.Errorf("summary: %d entities (%d in this run), want %d (%d in this run)", all, thisRun, total, total-int(cp.Done))
+		}
+	}
+	t.Run("import", func(t *testing.T) {
+		dst, dname := newDynTable(t, cs)
+		ckpt := filepath.Join(dir, "imp.ckpt")
+		args := []string{"import", dname, input, "--checkpoint", ckpt, "--parallel", "2", "--checkpoint-every", "1ns"}
+		stopRun(t, env, "int:1", ckpt, args...)
+		cp := readCheckpoint(t, ckpt)
+		next, err := strconv.ParseInt(strings.TrimPrefix(cp.Token, "line:"), 10, 64)
+		if err != nil || cp.Done == 0 || cp.Done != next-1 {
+			t.Fatalf("checkpoint at the interruption: %d entities before %q, want the lines before it", cp.Done, cp.Token)
+		}
+		if stored := len(readTable(t, dst)); stored <= int(cp.Done) {
+			t.Fatalf("%d entities stored at the interruption, want more than the checkpoint's %d: the round was not cut", stored, cp.Done)
+		}
+		resumed(t, cp, args)
+		checkSeeded(t, readTable(t, dst), total)
+	})
+	name := seed(t, az, partitionKeys("p%d", parts), per)
+	t.Run("export", func(t *testing.T) {
+		file, ckpt := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "exp.ckpt")
+		args := []string{"export", name, "-o", file, "--checkpoint", ckpt, "--parallel", "1", "--checkpoint-every", "1ns"}
+		stopRun(t, env, "int:1", ckpt, args...)
+		cp := readCheckpoint(t, ckpt)
+		if got := len(keysOf(t, file)); cp.Done == 0 || got != int(cp.Done) {
+			t.Fatalf("at the interruption: %d entities in the file, the checkpoint says %d", got, cp.Done)
+		}
+		resumed(t, cp, args)
+		wantOnce(t, "export", keysOf(t, file), total)
+	})
+	t.Run("copy", func(t *testing.T) {
+		dst, dname := newDynTable(t, cs)
+		ckpt := filepath.Join(dir, "copy.ckpt")
+		args := []string{"copy", name, dname, "--checkpoint", ckpt, "--parallel", "2", "--checkpoint-every", "1ns"}
+		stopRun(t, env, "int:1", ckpt, args...)
+		cp := readCheckpoint(t, ckpt)
+		if stored := len(readTable(t, dst)); cp.Done == 0 || stored <= int(cp.Done) {
+			t.Fatalf("%d entities stored at the interruption, the checkpoint says %d: want a round cut after a save", stored, cp.Done)
+		}
+		resumed(t, cp, args)
+		checkSeeded(t, readTable(t, dst), total)
+	})
+}
+
+// TestE2ECheckpointOfAJob runs an export, an import and a copy with their
+// checkpoints, then again: the same job finds its checkpoint complete
+// (exit 7, naming the output, writing nothing), another job's checkpoint
+// is refused before any request (exit 2, naming what differs), and
+// --restart does the job again from the start.
+func TestE2ECheckpointOfAJob(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	name := seed(t, az, []string{"a", "b"}, 30)
+	other := seed(t, az, []string{"c"}, 5)
+	dir := t.TempDir()
+	out, out2 := filepath.Join(dir, "out.jsonl"), filepath.Join(dir, "out2.jsonl")
+	exp, imp, cpy := filepath.Join(dir, "exp.ckpt"), filepath.Join(dir, "imp.ckpt"), filepath.Join(dir, "copy.ckpt")
+	_, dname := newDynTable(t, cs)
+	wantCode(t, tk(t, cs, "export", name, "-o", out, "--checkpoint", exp), 0, "export")
+	wantCode(t, tk(t, cs, "import", dname, out, "--checkpoint", imp), 0, "import")
+	wantCode(t, tk(t, cs, "copy", name, dname, "--checkpoint", cpy), 0, "copy")
+	written, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"export again", []string{"export", name, "-o", out, "--checkpoint", exp}, exitComplete,
+			"this export is already complete (60 entities, output " + out + ")"},
+		{"import again", []string{"import", dname, out, "--checkpoint", imp}, exitComplete,
+			"this import is already complete (60 entities, table " + dname + ", 0 already there, 0 rejects)"},
+		{"copy again", []string{"copy", name, dname, "--checkpoint", cpy}, exitComplete,
+			"this copy is already complete (60 entities, target table " + dname + ")"},
+		{"another table", []string{"export", other, "-o", out, "--checkpoint", exp}, exitUsage,
+			"of table " + name + ", not " + other},
+		{"another output", []string{"export", name, "-o", out2, "--checkpoint", exp}, exitUsage,
+			"of output " + out + ", not " + out2},
+		{"another filter", []string{"export", name, "-o", out, "--checkpoint", exp, "--filter", "N lt 3"}, exitUsage,
+			`of filter none, not "N lt 3"`},
+		{"another command", []string{"import", name, out, "--checkpoint", exp}, exitUsage,
+			"of command export, not import"},
+		{"another input", []string{"import", dname, out2, "--checkpoint", imp}, exitUsage,
+			"of input " + out + ", not " + out2},
+		{"another target", []string{"copy", name, other, "--checkpoint", cpy}, exitUsage,
+			"of target table " + dname + ", not " + other},
+		{"restart without a checkpoint", []string{"export", name, "-o", out, "--restart"}, exitUsage,
+			"--restart needs --checkpoint"},
+	}
+	for _, tt := range tests {
+		r := tk(t, cs, tt.args...)
+		if r.code != tt.code || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%s: exit %d, %q; want exit %d saying %q", tt.name, r.code, r.stderr, tt.code, tt.want)
+		}
+	}
+	if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, written) {
+		t.Errorf("the output changed: %d bytes, want the %d the export wrote (%v)", len(got), len(written), err)
+	}
+	if _, err := os.Stat(out2); err == nil {
+		t.Errorf("%s was created by a refused run", out2)
+	}
+
+	// The table grows; --restart exports it all again, into the same file.
+	if _, err := dynTableOf(t, cs, name).Upsert(context.Background(), table.NewEntity("b", "0030"), table.Replace); err != nil {
+		t.Fatal(err)
+	}
+	r := tk(t, cs, "export", name, "-o", out, "--checkpoint", exp, "--restart")
+	wantCode(t, r, 0, "export --restart")
+	wantOnce(t, "export --restart", keysOf(t, out), 61)
+	if cp := readCheckpoint(t, exp); !cp.Complete || cp.Done != 61 || strings.Contains(r.stderr, "in this run") {
+		t.Errorf("after --restart: checkpoint complete %v with %d entities, summary %q; want complete with 61, not a resumed run", cp.Complete, cp.Done, r.stderr)
+	}
+	// --restart replaces a checkpoint it cannot read; without it, that
+	// is refused.
+	if err := os.WriteFile(exp, []byte("{torn"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = tk(t, cs, "export", name, "-o", out, "--checkpoint", exp)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "unreadable") {
+		t.Errorf("a torn checkpoint: exit %d, %q; want exit %d saying unreadable", r.code, r.stderr, exitUsage)
+	}
+	wantCode(t, tk(t, cs, "export", name, "-o", out, "--checkpoint", exp, "--restart"), 0, "export --restart over a torn checkpoint")
+	wantOnce(t, "export --restart over a torn checkpoint", keysOf(t, out), 61)
+}
+
+// TestE2EExportRefusedEntityNotPassed stops a CSV export after its first
+// pass (the columns), adds a property to the last entity, and resumes: the
+// output refuses that entity (its column is not in the header), and the
+// run must not save a position past it. With the property gone again, the
+// same command completes the file with every entity, that one included.
+func TestE2EExportRefusedEntityNotPassed(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	name := seed(t, az, []string{"a", "b"}, 30)
+	dir := t.TempDir()
+	file, ckpt := filepath.Join(dir, "out.csv"), filepath.Join(dir, "exp.ckpt")
+	// Saves only at the end of the first pass, then at the end: the kill
+	// comes at the first entity of the second.
+	args := []string{"export", name, "-o", file, "--checkpoint", ckpt, "--parallel", "1", "--checkpoint-every", "1h"}
+	killWhenCheckpointed(t, cs, ckpt, args...)
+	tbl := dynTableOf(t, cs, name)
+	last := table.NewEntity("b", "0029")
+	last.Properties["N"] = int32(29)
+	late := table.NewEntity("b", "0029")
+	late.Properties["N"], late.Properties["Late"] = int32(29), "x"
+	ctx := testenv.Ctx(t)
+	if _, err := tbl.Upsert(ctx, late, table.Replace); err != nil {
+		t.Fatal(err)
+	}
+	r := tk(t, cs, args...)
+	if r.code != exitFailed || !strings.Contains(r.stderr, "b/0029") {
+		t.Fatalf("export with a property not in the header: exit %d, %q; want exit %d naming b/0029", r.code, r.stderr, exitFailed)
+	}
+	if _, err := tbl.Upsert(ctx, last, table.Replace); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, tk(t, cs, args...), 0, "export resumed once the property is gone")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(rows) != 61 || !strings.HasPrefix(rows[60], "b,0029,") {
+		t.Errorf("the file has %d rows ending with %q, want a header and 60 entities ending with b/0029", len(rows), rows[len(rows)-1])
 	}
 }

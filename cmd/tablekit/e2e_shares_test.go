@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,8 +140,9 @@ func readManifest(t *testing.T) []manifestJob {
 // runPods runs the Job's command line as its pods run it, all at once:
 // the same arguments in each, $(JOB_COMPLETION_INDEX) expanded as the
 // kubelet expands it, JOB_COMPLETION_INDEX in the environment, and the
-// manifest's names and paths mapped to the test's.
-func runPods(t *testing.T, conn string, j manifestJob, names map[string]string, dir string) {
+// manifest's names and paths mapped to the test's. Each pod must exit
+// with status want.
+func runPods(t *testing.T, conn string, j manifestJob, names map[string]string, dir string, want int) {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make([]string, j.completions)
@@ -163,8 +166,14 @@ func runPods(t *testing.T, conn string, j manifestJob, names map[string]string, 
 		go func() {
 			defer wg.Done()
 			defer cancel()
-			if err := cmd.Run(); err != nil {
-				errs[i] = fmt.Sprintf("pod %d: %v\n%s", i, err, errb.String())
+			err := cmd.Run()
+			var ee *exec.ExitError
+			switch {
+			case errors.As(err, &ee) && ee.ExitCode() == want:
+			case err != nil:
+				errs[i] = fmt.Sprintf("pod %d: %v, want exit %d\n%s", i, err, want, errb.String())
+			case want != 0:
+				errs[i] = fmt.Sprintf("pod %d: exit 0, want %d\n%s", i, want, errb.String())
 			}
 		}()
 	}
@@ -200,7 +209,7 @@ func TestE2EIndexedJob(t *testing.T) {
 	n := jobs[0].completions
 	wantCode(t, tk(t, cs, "plan", src, "--shares", strconv.Itoa(n), "-o", filepath.Join(dir, "events.plan")), 0, "plan")
 
-	runPods(t, cs, jobs[0], names, dir)
+	runPods(t, cs, jobs[0], names, dir, exitOK)
 	union := map[string]int{}
 	for i := range n {
 		keys := keysOf(t, filepath.Join(dir, fmt.Sprintf("events-%d.jsonl", i)))
@@ -213,15 +222,16 @@ func TestE2EIndexedJob(t *testing.T) {
 	}
 	wantOnce(t, "the pods' exports", union, len(parts)*per)
 
-	runPods(t, cs, jobs[1], names, dir)
+	runPods(t, cs, jobs[1], names, dir, exitOK)
 	if got := count(t, cs, dst); got != len(parts)*per {
 		t.Errorf("the pods' copy holds %d entities, want %d", got, len(parts)*per)
 	}
-	// A pod started again (a failed one, here one that finished) resumes
-	// from its checkpoint: nothing more is written.
-	runPods(t, cs, jobs[0], names, dir)
-	if got := len(keysOf(t, filepath.Join(dir, "events-0.jsonl"))); got == 0 || got > len(parts)*per {
-		t.Errorf("pod 0 run again: its file has %d entities", got)
+	// A pod started again after it finished finds its checkpoint complete:
+	// it writes nothing and says so (exit status 7).
+	before := keysOf(t, filepath.Join(dir, "events-0.jsonl"))
+	runPods(t, cs, jobs[0], names, dir, exitComplete)
+	if got := keysOf(t, filepath.Join(dir, "events-0.jsonl")); !maps.Equal(got, before) {
+		t.Errorf("pod 0 run again: its file has %d entities, want the %d it had", len(got), len(before))
 	}
 }
 

@@ -302,15 +302,20 @@ func TestE2EDelete(t *testing.T) {
 		t.Errorf("after deleting N lt 100: %d, want 40", got)
 	}
 	r = tk(t, cs, "delete", name, "--filter", "N lt 100", "--yes", "--checkpoint", ckpt, "--segment", "1/1")
-	wantCode(t, r, 0, "resume a complete delete")
-	if !strings.Contains(r.stderr, "complete") {
+	wantCode(t, r, exitComplete, "a complete delete again")
+	if !strings.Contains(r.stderr, "already complete (200 entities, table "+name+")") {
 		t.Errorf("a complete checkpoint was not recognized: %q", r.stderr)
 	}
-	wantCode(t, tk(t, cs, "delete", name, "--filter", "N lt 50", "--yes", "--checkpoint", ckpt), exitFailed, "another job's checkpoint")
+	r = tk(t, cs, "delete", name, "--filter", "N lt 50", "--yes", "--checkpoint", ckpt, "--segment", "1/1")
+	wantCode(t, r, exitUsage, "another job's checkpoint")
+	if want := `of filter "N lt 100", not "N lt 50"`; !strings.Contains(r.stderr, want) {
+		t.Errorf("another job's checkpoint: %q, want it to say %s", r.stderr, want)
+	}
 }
 
-// TestE2EDeleteInterrupted sends SIGINT during a delete: the run must exit
-// non-zero with a checkpoint, and the same command must then finish the job.
+// TestE2EDeleteInterrupted sends SIGINT during a delete, once its first
+// transaction committed: the run must exit 130 with a checkpoint, and the
+// same command must then finish the job.
 func TestE2EDeleteInterrupted(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
@@ -318,7 +323,7 @@ func TestE2EDeleteInterrupted(t *testing.T) {
 	name := seed(t, az, parts, 150)
 	ckpt := filepath.Join(t.TempDir(), "del.ckpt")
 	args := []string{"delete", name, "--filter", "N ge 0", "--yes", "--checkpoint", ckpt, "--parallel", "1"}
-	interruptWhen(t, childEnv(cs), ckpt, afterDelay(2*time.Second), args...)
+	interrupt(t, childEnv(cs), ckpt, args...)
 	wantCode(t, tk(t, cs, args...), 0, "resumed delete")
 	if got := count(t, cs, name); got != 0 {
 		t.Errorf("after the resumed delete: %d entities left, want 0", got)

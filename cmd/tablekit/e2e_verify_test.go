@@ -142,12 +142,12 @@ func TestE2EVerify(t *testing.T) {
 		t.Errorf("the shares add up to %v, want %v", sum, got)
 	}
 
-	// A complete checkpoint reports again without reading.
+	// A complete checkpoint reports again without reading, and exits 7.
 	ckpt := filepath.Join(dir, "v.ckpt")
 	wantCode(t, tk(t, cs, "verify", src, dst, "--checkpoint", ckpt), exitDiffer, "verify --checkpoint")
 	r = tk(t, cs, "verify", src, dst, "--checkpoint", ckpt)
-	wantCode(t, r, exitDiffer, "verify with a complete checkpoint")
-	if !strings.Contains(r.stderr, "complete") || verifyCounts(t, r.stdout)["missing"] != 1 {
+	wantCode(t, r, exitComplete, "verify with a complete checkpoint")
+	if !strings.Contains(r.stderr, "already complete") || verifyCounts(t, r.stdout)["missing"] != 1 {
 		t.Errorf("a complete checkpoint: stderr %q, stdout %q", r.stderr, r.stdout)
 	}
 
@@ -254,7 +254,7 @@ func TestE2EVerifyInterrupted(t *testing.T) {
 	px.SetRules(faults.Rule{Match: faults.PathContains(dst), Fault: faults.Latency(400 * time.Millisecond)})
 	ckpt := filepath.Join(t.TempDir(), "v.ckpt")
 	args := []string{"verify", src, dst, "--to-connection-string", azurite.ConnectionString(px.Endpoint(az.Account)), "--parallel", "1", "--checkpoint", ckpt}
-	first := interruptWhen(t, childEnv(cs), ckpt, afterDelay(1200*time.Millisecond), args...)
+	first := interrupt(t, childEnv(cs), ckpt, args...)
 	r := tk(t, cs, args...)
 	wantCode(t, r, exitDiffer, "resumed verify")
 	if got := verifyCounts(t, r.stdout); got["source"] != 3600 || got["target"] != 3599 || got["missing"] != 1 || !strings.Contains(r.stdout, `"p5" "0599"`) {

@@ -19,6 +19,7 @@ const (
 	exitPrecondition = 4 // --if-match: the entity's ETag is another one; --if-not-exists: it exists
 	exitUnknown      = 5 // a write's reply was lost: it may or may not be stored
 	exitDiffer       = 6 // verify: the two sides differ
+	exitComplete     = 7 // --checkpoint: the job is complete already; nothing was done
 	exitInterrupted  = 130
 )
 
@@ -31,6 +32,8 @@ var (
 	errExists = errors.New("the entity exists")
 	// errDiffer is verify's finding that the two sides are not equal.
 	errDiffer = errors.New("differences found")
+	// errComplete is a run whose checkpoint says its job is done.
+	errComplete = errors.New("already complete")
 )
 
 // exitStatus is the exit status of a command's error, and whether the
@@ -53,6 +56,8 @@ func exitStatus(ctx context.Context, err error) (code int, show bool) {
 		return exitPrecondition, true
 	case errors.Is(err, errDiffer):
 		return exitDiffer, true
+	case errors.Is(err, errComplete):
+		return exitComplete, true
 	}
 	return exitFailed, true
 }

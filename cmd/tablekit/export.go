@@ -60,7 +60,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if sf.checkpoint != "" && out == "-" {
+	if sf.ckpt.path != "" && out == "-" {
 		return usagef("--checkpoint needs -o FILE: a resumed run truncates the file to the saved position")
 	}
 	if limit < 0 {
@@ -74,17 +74,15 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}
-	id := fmt.Sprintf(" format=%s select=%q", format, sel)
+	var delimID, limitID string
 	if format == formatCSV && delim != ',' {
-		id += fmt.Sprintf(" delimiter=%q", string(delim))
+		delimID = string(delim)
 	}
 	if limit > 0 {
-		id += fmt.Sprintf(" limit=%d", limit)
+		limitID = strconv.Itoa(limit)
 	}
-	if ordered {
-		id += " ordered"
-	}
-	j, plan, err := sf.start(e, "export", name, id, every)
+	j, plan, err := sf.start(ctx, e, "export", name, every, jobField{"output", filePath(out)}, jobField{"format", fmt.Sprint(format)},
+		jobField{"select", sel}, jobField{"delimiter", delimID}, jobField{"limit", limitID}, jobField{"ordered", strconv.FormatBool(ordered)})
 	if err != nil {
 		return err
 	}
@@ -107,7 +105,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if done, err := j.complete(); done {
+	if done, err := j.complete("output " + out); done {
 		return err
 	}
 	q := query.New(t)
@@ -189,7 +187,7 @@ func (w *entityWriter) write(ent table.Entity) error {
 			return fmt.Errorf("%s/%s: %w", ent.PartitionKey, ent.RowKey, err)
 		}
 		if err := w.csv.Write(r); err != nil {
-			return fmt.Errorf("%s/%s: %w (a property added since the first pass? export again)", ent.PartitionKey, ent.RowKey, err)
+			return fmt.Errorf("%s/%s: %w (a property added since the first pass? export again with --restart)", ent.PartitionKey, ent.RowKey, err)
 		}
 		return nil
 	}

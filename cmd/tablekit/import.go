@@ -44,7 +44,8 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	src := sourceFlags()
 	src.register(fs)
 	var ff formatFlags
-	var mode, ckpt, rejectsPath string
+	var mode, rejectsPath string
+	var ckpt checkpointFlags
 	var create bool
 	var parallel int
 	var every time.Duration
@@ -52,7 +53,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&mode, "mode", "upsert", "upsert (replace), merge (upsert merging properties), add (an existing entity is a reject) or add-missing (existing entities are left as they are)")
 	fs.BoolVar(&create, "create", false, "create the table if it does not exist")
 	fs.IntVar(&parallel, "parallel", batch.DefaultInFlight, fmt.Sprintf("transactions in flight, 1 to %d", query.MaxParallelism))
-	fs.StringVar(&ckpt, "checkpoint", "", "file to save the input position in; a later run with the same file and arguments resumes")
+	ckpt.register(fs)
 	fs.StringVar(&rejectsPath, "rejects", "", "file to write refused lines to, as JSON lines {line, reason, input}")
 	everyFlag(fs, &every)
 	pos, err := parse(fs, args, 2)
@@ -80,7 +81,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if parallel < 1 || parallel > query.MaxParallelism {
 		return usagef("--parallel %d: want 1 to %d", parallel, query.MaxParallelism)
 	}
-	if ckpt != "" && path == "-" {
+	if ckpt.path != "" && path == "-" {
 		return usagef("--checkpoint needs a FILE: standard input cannot be read again")
 	}
 	conn, err := src.open(e, new(retryCount))
@@ -93,18 +94,22 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	}
 	w.t = t
 	w.opts = &batch.WriteOptions{InFlight: parallel, ContinueOnError: true, Retry: conn.policy}
-	job := fmt.Sprintf("import table=%s input=%q format=%s mode=%s delimiter=%q rejects=%q", name, path, format, mode, string(d), rejectsPath)
-	j, err := newJob(e, "import", ckpt, job, every)
+	var rejectsID string
+	if rejectsPath != "" {
+		rejectsID = filePath(rejectsPath)
+	}
+	id := jobID{{"command", "import"}, {"table", name}, {"input", filePath(path)}, {"format", fmt.Sprint(format)},
+		{"mode", mode}, {"delimiter", string(d)}, {"rejects", rejectsID}}
+	j, err := newJob(ctx, e, "import", ckpt, id, every)
 	if err != nil {
 		return err
 	}
+	w.opts.Progress = j.committed()
 	cp := j.cp
 	if cp.Complete {
-		// Nothing to do; the outcome is the one the run that completed it had.
 		rejected, _ := strconv.ParseInt(cp.Extra[extraRejects], 10, 64)
 		existing, _ := strconv.ParseInt(cp.Extra[extraExisting], 10, 64)
-		fmt.Fprintf(e.stderr, "tablekit import: the checkpoint says this import is complete (%d entities, %d already there, %d rejects)\n", cp.Done, existing, rejected)
-		return rejectsError(rejected, rejectsPath)
+		return j.completed(fmt.Sprintf("table %s, %d already there, %d rejects", name, existing, rejected))
 	}
 	from := int64(0)
 	if cp.Token != "" {
@@ -166,14 +171,18 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		return saveImport(j.sv, rejOut, j.token, j.done, j.m.rejects.Load(), w.existing, complete)
 	}
 	shown := 0
-	err = pipe(ctx, 1, func(ctx context.Context, out chan<- round) error { return readRounds(ctx, next, from, out) },
+	err = pipe(ctx, 1, func(ctx context.Context, out chan<- round) error { return readRounds(ctx, next, from, j.roundOps, out) },
 		func(ctx context.Context, r round) error {
+			existing := w.existing
 			stored, rejs, err := w.write(ctx, r.items)
-			j.done += int64(stored)
-			j.m.add(stored)
 			if err != nil {
+				// The position stays before the round, so the run that
+				// resumes writes all of it again and counts it then.
+				w.existing = existing
 				return err
 			}
+			j.done += int64(stored)
+			j.m.add(stored)
 			rejs = append(r.rejects, rejs...)
 			for _, rj := range rejs {
 				if shown++; shown <= 20 {

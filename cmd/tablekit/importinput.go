@@ -36,8 +36,8 @@ type inputRecord struct {
 }
 
 // readRounds reads records from next, skips those before line from (a
-// resumed run), and cuts the rest into rounds.
-func readRounds(ctx context.Context, next func() (inputRecord, error), from int64, out chan<- round) error {
+// resumed run), and cuts the rest into rounds of at most ops entities.
+func readRounds(ctx context.Context, next func() (inputRecord, error), from int64, ops int, out chan<- round) error {
 	defer close(out)
 	var r round
 	send := func() bool {
@@ -67,7 +67,7 @@ func readRounds(ctx context.Context, next func() (inputRecord, error), from int6
 		}
 		r.items = append(r.items, *rec.ent)
 		r.bytes += rec.ent.size
-		if len(r.items) >= roundOps || r.bytes >= roundBytes {
+		if len(r.items) >= ops || r.bytes >= roundBytes {
 			if !send() {
 				return ctx.Err()
 			}

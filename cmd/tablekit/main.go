@@ -92,7 +92,8 @@ func mainUsage(w io.Writer) {
 	fmt.Fprintln(w, "--sas (or a SAS in the URL) or with Entra ID (az login). Run 'tablekit COMMAND --help'.")
 	fmt.Fprintln(w, "\nExit status: 0 done, 1 failed, 2 bad command line (nothing written), 3 not found,")
 	fmt.Fprintln(w, "4 precondition failed (--if-match), 5 outcome unknown (a write's reply was lost),")
-	fmt.Fprintln(w, "6 verify found differences, 130 interrupted.")
+	fmt.Fprintln(w, "6 verify found differences, 7 already complete (--checkpoint; --restart runs it again),")
+	fmt.Fprintln(w, "130 interrupted.")
 }
 
 // newFlags makes a command's flag set; its usage shows the arguments,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/tablekit/tablekit/internal/keyspace"
@@ -23,9 +24,10 @@ type keyEntity struct {
 // scanFlags select the entities of a scan and how it is split: every
 // command that reads a table (count, delete, export, copy) takes them all.
 type scanFlags struct {
-	filter, partition, prefix, segment, plan, checkpoint string
-	parallel                                             int
-	checkFilter                                          bool
+	filter, partition, prefix, segment, plan string
+	parallel                                 int
+	checkFilter                              bool
+	ckpt                                     checkpointFlags
 }
 
 func (s *scanFlags) register(fs *flag.FlagSet) {
@@ -36,7 +38,7 @@ func (s *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.segment, "segment", "", "i/n: only share i of n (1 <= i <= n) of --plan's, for n machines; env:VAR/n takes i-1 from $VAR (a 0-based index such as Kubernetes' JOB_COMPLETION_INDEX)")
 	fs.StringVar(&s.plan, "plan", "", "the shares of --segment, from tablekit plan: every machine gets the same file, and the n shares cover the table exactly once")
 	fs.IntVar(&s.parallel, "parallel", query.DefaultParallelism, fmt.Sprintf("requests in flight, 1 to %d", query.MaxParallelism))
-	fs.StringVar(&s.checkpoint, "checkpoint", "", "file to save the position in, periodically and on Ctrl-C; a later run with the same file and flags resumes")
+	s.ckpt.register(fs)
 }
 
 // registerCheck registers --check-filter, also for commands that take no
@@ -53,7 +55,7 @@ type scanPlan struct {
 	bounds   []string // where discover split the share, on split
 	parallel int
 	ordered  bool   // export --ordered: the segments merged in key order
-	job      string // identifies the run in a checkpoint
+	job      jobID  // identifies the run in a checkpoint
 	readers  int    // the scan's requests in flight; 0: parallel
 	raw      string // --filter, when its literals are to be checked
 
@@ -108,11 +110,8 @@ func (s *scanFlags) makePlan(command, tableName string, getenv func(string) stri
 	}
 	split := splitOf(s.partition)
 	p := scanPlan{parallel: s.parallel, table: tableName, split: split, share: scopeRange(s.prefix)}
-	job := fmt.Sprintf("%s table=%s filter=%q partition=%q segment=%s parallel=%d",
-		command, tableName, s.filter, s.partition, sh, s.parallel)
-	if s.prefix != "" {
-		job += fmt.Sprintf(" prefix=%q", s.prefix)
-	}
+	job := jobID{{"command", command}, {"table", tableName}, {"filter", s.filter}, {"partition", s.partition},
+		{"prefix", s.prefix}, {"segment", sh.String()}, {"parallel", strconv.Itoa(s.parallel)}}
 	keys := []query.Filter{sc}
 	if s.plan != "" {
 		pl, err := readPlan(s.plan)
@@ -130,7 +129,7 @@ func (s *scanFlags) makePlan(command, tableName string, getenv func(string) stri
 		if p.share.HasHi && (!whole.HasHi || p.share.Hi != whole.Hi) {
 			keys = append(keys, split.Lt(query.String(p.share.Hi)))
 		}
-		job += " plan=" + pl.id()
+		job = append(job, jobField{"plan", pl.id()})
 	}
 	p.keys = query.And(keys...)
 	p.filter = p.keys
@@ -148,15 +147,15 @@ func (s *scanFlags) makePlan(command, tableName string, getenv func(string) stri
 }
 
 // start plans a scan command's run and loads its checkpoint; extra names
-// what else the run depends on (export's format, copy's target), so that
-// the checkpoint of another run is refused.
-func (s *scanFlags) start(e *env, verb, name, extra string, every time.Duration) (*job, scanPlan, error) {
+// what else the run depends on (export's output and format, copy's
+// target), so that the checkpoint of another run is refused.
+func (s *scanFlags) start(ctx context.Context, e *env, verb, name string, every time.Duration, extra ...jobField) (*job, scanPlan, error) {
 	plan, err := s.makePlan(verb, name, e.getenv)
 	if err != nil {
 		return nil, plan, err
 	}
-	plan.job += extra
-	j, err := newJob(e, verb, s.checkpoint, plan.job, every)
+	plan.job = append(plan.job, extra...)
+	j, err := newJob(ctx, e, verb, s.ckpt, plan.job, every)
 	return j, plan, err
 }
 
@@ -169,6 +168,7 @@ func stream[T any](ctx context.Context, j *job, c *query.ParallelCursor[T], each
 			return err
 		}
 		if err := each(ent); err != nil {
+			j.unsaved = true // the position is past ent
 			return err
 		}
 		j.done++

@@ -48,7 +48,7 @@ func runSchema(ctx context.Context, e *env, args []string) error {
 	if sample < 0 {
 		return usagef("--sample %d: want 0 (every entity) or more", sample)
 	}
-	j, plan, err := sf.start(e, "schema", name, "", 0)
+	j, plan, err := sf.start(ctx, e, "schema", name, 0)
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	j, plan, err := sf.start(e, "verify", pos[0], fmt.Sprintf(" to=%s", pos[1]), 0)
+	j, plan, err := sf.start(ctx, e, "verify", pos[0], 0, jobField{"target", pos[1]})
 	if err != nil {
 		return err
 	}
@@ -122,8 +122,11 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if j.cp.Complete {
-		fmt.Fprintf(e.stderr, "tablekit verify: the checkpoint says this verify is complete\n")
-		return report(e, pos, &ta.vs)
+		// What its run found, as that run printed it.
+		if err := report(e, pos, &ta.vs); err != nil && !errors.Is(err, errDiffer) {
+			return err
+		}
+		return j.completed("target " + pos[1])
 	}
 	st, err := table.New[table.RawEntity](sconn.svc, pos[0])
 	if err != nil {

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// stopEnv is the tests' hook, hidden from --help: TABLEKIT_TEST_STOP=int:N
+// or kill:N makes a checkpointed run stop itself as its work moves on after
+// its Nth checkpoint save (N = 0: at its first step), by SIGINT as Ctrl-C
+// would or by SIGKILL as a crash would. A test of a resume then interrupts
+// the run at a known point, however fast the machine, instead of after a
+// delay the run may finish within.
+const stopEnv = "TABLEKIT_TEST_STOP"
+
+// roundOpsEnv is the other hook of tests, hidden too:
+// TABLEKIT_TEST_ROUND_OPS=N cuts import's and copy's rounds at N entities
+// instead of roundOps, so that a test's few thousand entities make several
+// rounds, with checkpoints between them to stop after.
+const roundOpsEnv = "TABLEKIT_TEST_ROUND_OPS"
+
+func testRoundOps(v string) (int, error) {
+	if v == "" {
+		return roundOps, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, usagef("%s=%q: want a number of entities, 1 or more", roundOpsEnv, v)
+	}
+	return n, nil
+}
+
+// stopHook is a run's TABLEKIT_TEST_STOP; nil when unset, and then its
+// methods do nothing.
+type stopHook struct {
+	kill  bool
+	after int // saves before the hook is armed
+
+	mu    sync.Mutex
+	saves int
+	fired bool
+}
+
+// parseStopHook reads TABLEKIT_TEST_STOP's value; "" is no hook.
+func parseStopHook(v string) (*stopHook, error) {
+	if v == "" {
+		return nil, nil
+	}
+	how, n, ok := strings.Cut(v, ":")
+	after, err := strconv.Atoi(n)
+	if !ok || err != nil || after < 0 || how != "int" && how != "kill" {
+		return nil, usagef("%s=%q: want int:N or kill:N, N >= 0 checkpoint saves", stopEnv, v)
+	}
+	return &stopHook{kill: how == "kill", after: after}, nil
+}
+
+// saved counts a checkpoint save.
+func (h *stopHook) saved() {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	h.saves++
+	h.mu.Unlock()
+}
+
+// progressed is called as the run's work moves on (an entity read or
+// compared, a transaction committed, a round written): once the saves are
+// counted, the first call stops the process.
+func (h *stopHook) progressed() {
+	if h == nil {
+		return
+	}
+	h.mu.Lock()
+	fire := !h.fired && h.saves >= h.after
+	h.fired = h.fired || fire
+	h.mu.Unlock()
+	if !fire {
+		return
+	}
+	p, err := os.FindProcess(os.Getpid())
+	switch {
+	case err != nil:
+	case h.kill:
+		if err = p.Kill(); err == nil {
+			select {} // a killed process does not go on
+		}
+	default:
+		err = p.Signal(os.Interrupt)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "tablekit: %s: %v\n", stopEnv, err)
+	}
+}
