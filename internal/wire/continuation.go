@@ -1,0 +1,42 @@
+package wire
+
+import (
+	"encoding/base64"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// A continuation of Table Storage (x-ms-continuation-NextPartitionKey and
+// NextRowKey) names the next key to read. The service writes it as "1!",
+// the length of the base64 text, "!", then the base64 (standard alphabet)
+// of the key's UTF-8 with each '=' written '-': "1!8!U21pdGg-" is "Smith"
+// (the Query Timeout and Pagination page of the REST reference). Azurite
+// writes the plain base64: "U21pdGg=". Cosmos DB for Table sends values of
+// its own that name no key: never parse those.
+
+// errContinuation is the cause of every continuation that names no key.
+var errContinuation = errors.New("not a continuation that names a key")
+
+// ParseContinuation returns the key a Table Storage (or Azurite)
+// continuation names, or an error when v is neither form: cut short,
+// garbled, or of a version this package does not know.
+func ParseContinuation(v string) (string, error) {
+	b64 := v
+	if rest, ok := strings.CutPrefix(v, "1!"); ok {
+		n, text, ok := strings.Cut(rest, "!")
+		length, err := strconv.Atoi(n)
+		if !ok || err != nil || length != len(text) {
+			return "", errContinuation
+		}
+		b64 = strings.ReplaceAll(text, "-", "=")
+	} else if strings.Contains(v, "!") {
+		return "", errContinuation
+	}
+	key, err := base64.StdEncoding.Strict().DecodeString(b64)
+	if err != nil || !utf8.Valid(key) {
+		return "", errContinuation
+	}
+	return string(key), nil
+}
