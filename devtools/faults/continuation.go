@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Continuation is how GarbleContinuation changes the continuation of a query
@@ -17,8 +18,8 @@ const (
 	ContinuationFirstKey Continuation = iota + 1
 	// ContinuationLastKey names the page's last entity: not past it.
 	ContinuationLastKey
-	// ContinuationTruncated cuts the last character off each header: a
-	// value that cannot be parsed.
+	// ContinuationTruncated cuts each header short, to a length no base64
+	// text has (4n+1 characters): a value that cannot be parsed.
 	ContinuationTruncated
 	// ContinuationDropped removes both headers: the reply says the query is
 	// done while more data exists.
@@ -129,8 +130,8 @@ func changeContinuation(h http.Header, r *http.Request, body []byte, f Fault) []
 		}
 	case ContinuationTruncated:
 		for _, k := range []string{hdrNextPK, hdrNextRK} {
-			if v := h.Get(k); v != "" {
-				h.Set(k, v[:len(v)-1])
+			if v := strings.TrimRight(h.Get(k), "="); len(v) >= 2 {
+				h.Set(k, v[:(len(v)-2)/4*4+1])
 			}
 		}
 	case ContinuationDropped:

@@ -13,8 +13,9 @@ import (
 // the length of the base64 text, "!", then the base64 (standard alphabet)
 // of the key's UTF-8 with each '=' written '-': "1!8!U21pdGg-" is "Smith"
 // (the Query Timeout and Pagination page of the REST reference). Azurite
-// writes the plain base64: "U21pdGg=". Cosmos DB for Table sends values of
-// its own that name no key: never parse those.
+// writes the plain base64, "U21pdGg=", and reads it as Node.js does, its
+// padding optional. Cosmos DB for Table sends values of its own that name
+// no key: never parse those.
 
 // errContinuation is the cause of every continuation that names no key.
 var errContinuation = errors.New("not a continuation that names a key")
@@ -23,18 +24,18 @@ var errContinuation = errors.New("not a continuation that names a key")
 // continuation names, or an error when v is neither form: cut short,
 // garbled, or of a version this package does not know.
 func ParseContinuation(v string) (string, error) {
-	b64 := v
+	var key []byte
+	var err error
 	if rest, ok := strings.CutPrefix(v, "1!"); ok {
 		n, text, ok := strings.Cut(rest, "!")
-		length, err := strconv.Atoi(n)
-		if !ok || err != nil || length != len(text) {
+		length, aerr := strconv.Atoi(n)
+		if !ok || aerr != nil || length != len(text) {
 			return "", errContinuation
 		}
-		b64 = strings.ReplaceAll(text, "-", "=")
-	} else if strings.Contains(v, "!") {
-		return "", errContinuation
+		key, err = base64.StdEncoding.Strict().DecodeString(strings.ReplaceAll(text, "-", "="))
+	} else {
+		key, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(v, "="))
 	}
-	key, err := base64.StdEncoding.Strict().DecodeString(b64)
 	if err != nil || !utf8.Valid(key) {
 		return "", errContinuation
 	}

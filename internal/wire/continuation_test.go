@@ -15,7 +15,9 @@ func TestParseContinuation(t *testing.T) {
 		{"w6k=", "é", true},                    // Azurite, non-ASCII
 		{"1!4!w6k-", "é", true},                // the service's form of the same
 		{"1!8!U21pdGg", "", false},             // cut short: the length disagrees
-		{"U21pdGg", "", false},                 // cut short: no padding
+		{"U21pdGg", "Smith", true},             // Azurite: padding is optional
+		{"U21pdGg==", "Smith", true},           // Azurite: padding is optional
+		{"U21pd", "", false},                   // cut short: no base64 has 4n+1 characters
 		{"1!x!U21pdGg-", "", false},            // no length
 		{"2!8!U21pdGg-", "", false},            // unknown version
 		{"1!8!U21p!Gg-", "", false},            // a character outside base64
