@@ -367,7 +367,7 @@ func TestSoakGarbledContinuations(t *testing.T) {
 	rule := func(f faults.Fault) faults.Rule {
 		return faults.Rule{Match: faults.Method(http.MethodGet), Probability: 0.06, Fault: f}
 	}
-	failed := 0
+	failed, injected := 0, 0
 	runs := testenv.Size(24, 4)
 	for run := range runs {
 		g.px.SetSeed(uint64(run + 1))
@@ -383,9 +383,7 @@ func TestSoakGarbledContinuations(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := Collect(pc.All(testenv.Ctx(t)))
-		if g.px.Injected() == 0 {
-			t.Errorf("run %d: no fault injected", run)
-		}
+		injected += g.px.Injected()
 		if err != nil {
 			if !errors.Is(err, tablekit.ErrUnavailable) {
 				t.Fatalf("run %d: got %v, want every entity or tablekit.ErrUnavailable", run, err)
@@ -397,5 +395,8 @@ func TestSoakGarbledContinuations(t *testing.T) {
 		sameSet(t, keysOf(got), all)
 	}
 	g.px.SetRules()
-	t.Logf("%d of %d runs failed with tablekit.ErrUnavailable, the others returned every entity once", failed, runs)
+	if injected == 0 {
+		t.Fatal("no fault injected: the test proves nothing")
+	}
+	t.Logf("%d continuations garbled; %d of %d runs failed with tablekit.ErrUnavailable, the others returned every entity once", injected, failed, runs)
 }
