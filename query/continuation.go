@@ -16,9 +16,12 @@ import (
 // backend it must differ from the request's own and name a partition with
 // any row. With key order it must also name a key (wire.ParseContinuation)
 // strictly after the page's last entity (it may be the next entity itself),
-// not before the request's own continuation (an empty page's can only be
-// checked so), and not past the upper end of the query's key range (a
-// parallel segment's included). A continuation that
+// and not before the request's own continuation (an empty page's can only
+// be checked so); one at or past the end of the query's key range (a
+// parallel segment's included) ends the range (endsRange). A continuation
+// of a version this package does not know (wire.ErrContinuationVersion) is
+// followed unchecked, so a service that changes its form slows no query
+// into a failure. A continuation that
 // fails is not followed: the page is read again, as a broken reply is, and
 // after continuationReads reads the query fails with tablekit.ErrUnavailable.
 
@@ -54,6 +57,9 @@ func checkContinuation(ordered bool, kr keyRange, from, next position, keys []ke
 		return nil // Cosmos DB's continuations name no key
 	}
 	at, err := continuationKey(next)
+	if errors.Is(err, wire.ErrContinuationVersion) {
+		return nil // a form of a later service version: followed unchecked
+	}
 	if err != nil {
 		return badContinuation("it cannot be parsed")
 	}
@@ -68,10 +74,21 @@ func checkContinuation(ordered bool, kr keyRange, from, next position, keys []ke
 			return badContinuation("it points before the request's own continuation")
 		}
 	}
-	if kr.past(at) {
-		return badContinuation("it points past the end of the query's key range")
-	}
 	return nil
+}
+
+// endsRange reports a continuation at or past the end of the query's key
+// range (a parallel segment's included): nothing the query can return is
+// left, so it is not followed. The service may name such a key, for
+// example a partition server's boundary that is the range's end, and a
+// scan that refused it would fail on every run; a garbled one that jumps
+// there is of the kind no client can tell from a true one (docs/queries.md).
+func endsRange(ordered bool, kr keyRange, next position) bool {
+	if !ordered || next.Done || next.NextPartitionKey == nil {
+		return false
+	}
+	at, err := continuationKey(next)
+	return err == nil && kr.past(at)
 }
 
 // continuationKey is the key a service continuation names: a missing

@@ -39,7 +39,7 @@ func TestBadContinuationEndsTheQuery(t *testing.T) {
 				return nil
 			}},
 			{"Parallel", func(ctx context.Context, q Query[item]) error {
-				pc, err := q.Parallel(PartitionSegments("a", "b"), nil)
+				pc, err := q.Parallel(RangeSegments("x"), nil) // "p", the first continuation, lies in both
 				if err != nil {
 					return err
 				}

@@ -288,6 +288,9 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top, segment int) (*r
 			}
 			continue
 		}
+		if endsRange(p.ordered, p.keys, page.next) {
+			page.next = position{Done: true}
+		}
 		if pos.Skip > 0 {
 			if err := checkSkip(pos, page.keys, segment); err != nil {
 				return nil, err

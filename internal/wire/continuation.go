@@ -20,6 +20,11 @@ import (
 // errContinuation is the cause of every continuation that names no key.
 var errContinuation = errors.New("not a continuation that names a key")
 
+// ErrContinuationVersion is the error of a continuation in the service's
+// versioned form ("N!...") with a version other than 1: a form this package
+// does not know, not a garbled one, so callers follow it unchecked.
+var ErrContinuationVersion = errors.New("a continuation of a version this package does not know")
+
 // ParseContinuation returns the key a Table Storage (or Azurite)
 // continuation names, or an error when v is neither form: cut short,
 // garbled, or of a version this package does not know.
@@ -33,6 +38,8 @@ func ParseContinuation(v string) (string, error) {
 			return "", errContinuation
 		}
 		key, err = base64.StdEncoding.Strict().DecodeString(strings.ReplaceAll(text, "-", "="))
+	} else if version(v) {
+		return "", ErrContinuationVersion
 	} else {
 		key, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(v, "="))
 	}
@@ -40,4 +47,19 @@ func ParseContinuation(v string) (string, error) {
 		return "", errContinuation
 	}
 	return string(key), nil
+}
+
+// version reports v in the versioned form "N!...", N digits other than 1
+// (a base64 text never holds '!').
+func version(v string) bool {
+	n, _, ok := strings.Cut(v, "!")
+	if !ok || n == "" || n == "1" {
+		return false
+	}
+	for _, r := range n {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,9 @@
 package wire
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 func TestParseContinuation(t *testing.T) {
 	tests := []struct {
@@ -30,6 +33,20 @@ func TestParseContinuation(t *testing.T) {
 		got, err := ParseContinuation(tc.in)
 		if (err == nil) != tc.ok || got != tc.want {
 			t.Errorf("ParseContinuation(%q): got %q, %v; want %q, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}
+
+// A versioned form other than 1 is a form this package does not know, told
+// apart from a garbled value so that callers follow it unchecked.
+func TestParseContinuationVersion(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{{"2!8!U21pdGg-", true}, {"10!x", true}, {"1!8!U21pdGg", false}, {"!8!U21pdGg-", false}, {"a!8!x", false}, {"\x00<garbled>", false}} {
+		_, err := ParseContinuation(tc.in)
+		if got := errors.Is(err, ErrContinuationVersion); got != tc.want {
+			t.Errorf("ParseContinuation(%q): got %v, want ErrContinuationVersion %v", tc.in, err, tc.want)
 		}
 	}
 }
