@@ -48,6 +48,9 @@ func (q Query[T]) Resume(token string) (*Cursor[T], error) {
 		if err := c.tracker.resumable(-1, backendName(q.t)); err != nil {
 			return nil, err
 		}
+		if err := checkResumable(c.tracker.ordered, tok.position); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }

@@ -129,6 +129,13 @@
 // bandwidth and decoding; the keys are always included (positions and
 // continuation need them).
 //
+// A continuation is followed only when it moves forward: on Table Storage
+// it must name a key past the page's last entity, not before the request's
+// own, and within the query's key range; a page whose continuation does not
+// is read again, then the query fails with [tablekit.ErrUnavailable], never
+// repeating an entity or ending early on a continuation it can check
+// (docs/queries.md says what Cosmos DB allows to check).
+//
 // A [Cursor]'s methods may be called from any goroutine, but iterate it from
 // one at a time; after a break or an error it continues where it stopped.
 //

@@ -115,6 +115,9 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 			if err := c.trackers[i].resumable(i, backendName(q.t)); err != nil {
 				return nil, err
 			}
+			if err := checkResumable(c.trackers[i].ordered, pos); err != nil {
+				return nil, fmt.Errorf("segment %d: %w", i, err)
+			}
 		}
 	}
 	return c, nil

@@ -175,6 +175,11 @@ type plan[T any] struct {
 	pk, rk      string
 	pageSize    int
 	limit       int
+	// ordered: the backend returns key order, and its continuations name
+	// keys; keys is what the filter fixes of the keys. Both check every
+	// continuation before it is followed (checkContinuation).
+	ordered bool
+	keys    keyRange
 }
 
 // check reports the query's own first error: a builder error, no table, or
@@ -209,7 +214,7 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 	if q.noTableScan && f.Scope() == ScopeTableScan {
 		return nil, errmap.Invalidf("query", "scope", "table scan refused (NoTableScan): filter %q", text)
 	}
-	p := &plan[T]{t: q.t, filter: text, pageSize: cmp.Or(q.pageSize, MaxPageSize), limit: q.limit}
+	p := &plan[T]{t: q.t, filter: text, pageSize: cmp.Or(q.pageSize, MaxPageSize), limit: q.limit, ordered: keyOrder(q.t), keys: f.keyRange()}
 	if q.hasSelect {
 		s, err := q.schema.SelectList(q.sel)
 		if err != nil {
@@ -251,7 +256,8 @@ func (p *rawPage[T]) keyed() pageKeys { return pageKeys{keys: p.keys, skip: p.sk
 // here, as the page must start with the entities it skips (segment names
 // the parallel segment in the error, -1 for a Cursor); skipping by key is
 // the caller's job. top is always >= 1: a request without $top gets the
-// service's default page.
+// service's default page. A page whose continuation cannot be followed
+// (checkContinuation) is read again, at most continuationReads times.
 func (p *plan[T]) fetch(ctx context.Context, pos position, top, segment int) (*rawPage[T], error) {
 	if top < 1 {
 		top = 1
@@ -265,6 +271,38 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top, segment int) (*r
 	if p.filter != "" {
 		q.Filter = &p.filter
 	}
+	for reads := 1; ; reads++ {
+		page, err := p.read(ctx, q, from)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkContinuation(p.ordered, p.keys, from, page.next, page.keys); err != nil {
+			if segment >= 0 {
+				err = fmt.Errorf("segment %d: %w", segment, err)
+			}
+			if reads == continuationReads {
+				return nil, errmap.Unavailable("query", reads, err)
+			}
+			if !readAgain(ctx, reads) {
+				return nil, fmt.Errorf("query: %w; last failure: %w", ctx.Err(), err)
+			}
+			continue
+		}
+		if endsRange(p.ordered, p.keys, page.next) {
+			page.next = position{Done: true}
+		}
+		if pos.Skip > 0 {
+			if err := checkSkip(pos, page.keys, segment); err != nil {
+				return nil, err
+			}
+			page.skip = pos.Skip
+		}
+		return page, nil
+	}
+}
+
+// read makes the request q of a page fetched at from.
+func (p *plan[T]) read(ctx context.Context, q core.PageQuery, from position) (*rawPage[T], error) {
 	resp, err := (*core.Table)(p.t).Page(ctx, q)
 	if err != nil {
 		return nil, errmap.Map("query", err)
@@ -277,15 +315,6 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top, segment int) (*r
 		page.next = position{Done: true}
 	} else {
 		page.next = position{NextPartitionKey: resp.NextPartitionKey, NextRowKey: resp.NextRowKey}
-	}
-	if err := checkContinuation(from, page.next); err != nil {
-		return nil, err
-	}
-	if pos.Skip > 0 {
-		if err := checkSkip(pos, page.keys, segment); err != nil {
-			return nil, err
-		}
-		page.skip = pos.Skip
 	}
 	return page, nil
 }

@@ -236,6 +236,10 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		rec := &recordWriter{h: make(http.Header), status: http.StatusOK}
 		p.rp.ServeHTTP(rec, r)
 		mangle(w, rec, f.kind)
+	case kindContinuation:
+		rec := &recordWriter{h: make(http.Header), status: http.StatusOK}
+		p.rp.ServeHTTP(rec, r)
+		garbleContinuation(w, r, rec, f)
 	default:
 		p.rp.ServeHTTP(w, r)
 	}

@@ -66,17 +66,22 @@ const (
 	kindLatency
 	kindTruncateAfterForward
 	kindGarbleAfterForward
+	kindContinuation
 )
 
 // Fault is what the proxy does to a request instead of (or besides)
 // forwarding it. Make one with [Status], [ResetBeforeForward],
-// [DropAfterForward], [TruncateAfterForward], [GarbleAfterForward] or [Latency]; the zero Fault forwards unchanged.
+// [DropAfterForward], [TruncateAfterForward], [GarbleAfterForward],
+// [GarbleContinuation], [ContinuationTo] or [Latency]; the zero Fault
+// forwards unchanged.
 type Fault struct {
 	kind   faultKind
 	status int
 	code   string
 	header http.Header
 	delay  time.Duration
+	cont   Continuation
+	pk, rk string // ContinuationTo's key
 }
 
 // Status answers with the HTTP status code and an Azure Table error body
@@ -125,6 +130,11 @@ func (f Fault) String() string {
 		return "garble after forward"
 	case kindLatency:
 		return "latency " + f.delay.String()
+	case kindContinuation:
+		if f.cont == 0 {
+			return "continuation to a chosen key"
+		}
+		return "continuation " + f.cont.String()
 	}
 	return "none"
 }
