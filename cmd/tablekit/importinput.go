@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
+	"os"
 	"sync/atomic"
 )
 
@@ -26,6 +28,66 @@ func (c countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
 	return n, err
+}
+
+// gzipMagic begins every gzip stream.
+const gzipMagic = "\x1f\x8b"
+
+// input is a file import or verify reads: through gzip when its name ends
+// in .gz. size is the file's length as stored (-1 when unknown: standard
+// input, a pipe), read counts those bytes, compressed, for the ETA.
+type input struct {
+	r     io.Reader
+	size  int64
+	close func() error
+}
+
+// openInput opens path ("-" is stdin). A file that cannot be opened, a .gz
+// that is not gzip and a gzip file not named .gz are usage errors: nothing
+// was read or sent. read may be nil.
+func openInput(path string, stdin io.Reader, read *atomic.Int64) (*input, error) {
+	in := &input{size: -1, close: func() error { return nil }}
+	var r io.Reader = stdin
+	what := "standard input"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, &usageCause{err.Error(), err}
+		}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			in.size = fi.Size()
+		}
+		r, in.close, what = f, f.Close, path
+	}
+	if read != nil {
+		r = countReader{r, read}
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	head, _ := br.Peek(len(gzipMagic))
+	gz := string(head) == gzipMagic
+	switch {
+	case isGzip(path) && len(head) == 0:
+		// An empty file: no entities, as an empty .jsonl holds.
+	case isGzip(path) && !gz:
+		in.close()
+		return nil, usagef("%s is named %s but is not gzip-compressed: rename it without %s", path, gzipExt, gzipExt)
+	case !isGzip(path) && gz && path == "-":
+		in.close()
+		return nil, usagef("standard input is gzip-compressed: pipe it through gunzip -c, or give the file's name ending in %s", gzipExt)
+	case !isGzip(path) && gz:
+		in.close()
+		return nil, usagef("%s is gzip-compressed: name it %s%s to have it read through gzip", what, path, gzipExt)
+	case gz:
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			in.close()
+			return nil, usagef("%s: not a gzip file tablekit can read: %v", path, err)
+		}
+		in.r = zr
+		return in, nil
+	}
+	in.r = br
+	return in, nil
 }
 
 // inputRecord is one entity read, or the reason a line was refused.

@@ -38,12 +38,15 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 	var top int
 	conn, name, err := tableCommand(e, commands["query"], args, func(fs *flag.FlagSet) {
 		fs.StringVar(&filter, "filter", "", "OData filter, e.g. \"PartitionKey eq 'alice'\"; default: every entity")
-		fs.StringVar(&sel, "select", "", "only these properties, comma-separated (the keys and Timestamp always come)")
+		fs.StringVar(&sel, "select", "", selectHelp)
 		fs.IntVar(&top, "top", 1000, fmt.Sprintf("at most this many entities; 0: all (jsonl only: table and csv hold their rows, at most %d)", maxHeld))
 		fs.StringVar(&format, "format", formatJSONL, "jsonl (the service's JSON with annotations and ETag, as get prints), table (aligned columns) or csv (Storage Explorer's)")
 	})
 	if err != nil {
 		return err
+	}
+	if f := formatName(format); f != "" {
+		format = f // json is jsonl, as for export and import
 	}
 	if format != formatJSONL && format != formatCSV && format != "table" {
 		return usagef("--format %q: want jsonl, table or csv", format)
@@ -67,12 +70,8 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 	}
 	var cols []string
 	if sel != "" {
-		for _, c := range strings.Split(sel, ",") {
-			if c = strings.TrimSpace(c); c != "" && c != "PartitionKey" && c != "RowKey" && c != "Timestamp" && !slices.Contains(cols, c) {
-				cols = append(cols, c)
-			}
-		}
-		q = q.Select(cols...)
+		cols = selectColumns(sel)
+		q = q.Select(selectNames(cols)...)
 	}
 	if top > 0 {
 		q = q.Limit(top)
