@@ -170,24 +170,25 @@ func jsonlRecords(t *dynTable, r io.Reader) func() (inputRecord, error) {
 }
 
 // csvRecords reads Storage Explorer CSV; a record's line is where it
-// starts (a quoted field may hold newlines).
+// starts (a quoted field may hold newlines), its text every line of it,
+// for --rejects.
 func csvRecords(t *dynTable, r io.Reader, delim rune) func() (inputRecord, error) {
 	cr := newCSVReader(bufio.NewReaderSize(r, 1<<20), delim)
 	return func() (inputRecord, error) {
 		row, err := cr.Read()
 		var rj *csvReject
 		if errors.As(err, &rj) {
-			return inputRecord{line: int64(rj.Line), rej: &reject{Line: int64(rj.Line), Reason: rj.Reason}}, nil
+			return inputRecord{line: int64(rj.Line), rej: &reject{Line: int64(rj.Line), Reason: rj.Reason, Input: rj.Input}}, nil
 		}
 		if err != nil {
 			return inputRecord{}, err
 		}
-		line := cr.Line()
+		line, text := cr.Line(), cr.Text()
 		ent, perr := rowEntity(t, row)
 		if perr != nil {
-			return inputRecord{line: int64(line), rej: &reject{Line: int64(line), Reason: perr.Error()}}, nil
+			return inputRecord{line: int64(line), rej: &reject{Line: int64(line), Reason: perr.Error(), Input: text}}, nil
 		}
-		return inputRecord{line: int64(line), ent: &item{line: int64(line), ent: ent, size: approxSize(ent)}}, nil
+		return inputRecord{line: int64(line), ent: &item{line: int64(line), ent: ent, text: []byte(text), size: approxSize(ent)}}, nil
 	}
 }
 
