@@ -313,13 +313,16 @@
 // table's side in key order (sorted on Cosmos DB), entitydiff.go compares
 // two entities, verifyfile.go reads a file's entities sorted, and
 // spillsort.go is the sort in bounded memory both use.
-// format.go picks a file's format and checks an input's first line,
+// format.go picks a file's format from its name (and --select's names)
+// and checks an input's first line, importinput.go opens an input (gzip
+// by name) and reads its records,
 // csvformat.go converts Storage Explorer's CSV to neutral rows, csvread.go
 // is its RFC 4180 reader, double.go the text of NaN and the infinities,
 // entitytext.go turns rows and JSON lines into entities, roundwrite.go
 // writes rounds and sorts out rejects, addexisting.go settles adds that
 // find their entity stored, output.go keeps an output file's length for
-// resumes. filtercheck.go checks --filter's literals. job.go is the
+// resumes (gzip members ending at each save). main.go prints every error,
+// once prefixed and escaped. filtercheck.go checks --filter's literals. job.go is the
 // checkpointed run every moving or reading command shares (checkpoint,
 // progress, resume or complete, the reader and writer side by side);
 // scan.go plans a scan (scope, share, segments) and runs any projection of
