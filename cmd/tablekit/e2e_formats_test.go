@@ -88,6 +88,33 @@ func TestE2EGzip(t *testing.T) {
 	}
 }
 
+// TestE2EGzipCutShort imports a .jsonl.gz cut in the middle: the run
+// fails (exit 1) with a message naming the file, never taking the part it
+// read for the whole.
+func TestE2EGzipCutShort(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	var lines bytes.Buffer
+	for i := range 2000 {
+		lines.WriteString(`{"PartitionKey":"p","RowKey":"` + strconv.Itoa(100000+i) + `","S":"` + strings.Repeat("x", i%50) + "\"}\n")
+	}
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write(lines.Bytes())
+	zw.Close()
+	file := filepath.Join(t.TempDir(), "cut.jsonl.gz")
+	if err := os.WriteFile(file, zb.Bytes()[:zb.Len()/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, dname := newDynTable(t, cs)
+	r := tk(t, cs, "import", dname, file)
+	wantCode(t, r, exitFailed, "import of a cut gzip file")
+	if !strings.Contains(r.stderr, file+": unexpected EOF") {
+		t.Errorf("stderr %q, want it to name the file and say it ends early", r.stderr)
+	}
+	checkMessage(t, "import of a cut gzip file", r.stderr, az.Key)
+}
+
 // stripTimestamps blanks the service's timestamps, which two exports of
 // one table share, so only the layout of the bytes is compared.
 func stripTimestamps(b []byte) []byte {

@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sync/atomic"
@@ -83,11 +84,26 @@ func openInput(path string, stdin io.Reader, read *atomic.Int64) (*input, error)
 			in.close()
 			return nil, usagef("%s: not a gzip file tablekit can read: %v", path, err)
 		}
-		in.r = zr
+		in.r = namedReader{zr, path}
 		return in, nil
 	}
 	in.r = br
 	return in, nil
+}
+
+// namedReader says which file a read error (a gzip stream cut short or
+// corrupt) comes from.
+type namedReader struct {
+	r    io.Reader
+	name string
+}
+
+func (n namedReader) Read(p []byte) (int, error) {
+	k, err := n.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%s: %w", n.name, err)
+	}
+	return k, err
 }
 
 // inputRecord is one entity read, or the reason a line was refused.

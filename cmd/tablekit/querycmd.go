@@ -40,7 +40,7 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 		fs.StringVar(&filter, "filter", "", "OData filter, e.g. \"PartitionKey eq 'alice'\"; default: every entity")
 		fs.StringVar(&sel, "select", "", selectHelp)
 		fs.IntVar(&top, "top", 1000, fmt.Sprintf("at most this many entities; 0: all (jsonl only: table and csv hold their rows, at most %d)", maxHeld))
-		fs.StringVar(&format, "format", formatJSONL, "jsonl (the service's JSON with annotations and ETag, as get prints), table (aligned columns) or csv (Storage Explorer's)")
+		fs.StringVar(&format, "format", formatJSONL, "jsonl (the service's JSON with annotations and ETag, as get prints; json is the same), table (aligned columns) or csv (Storage Explorer's)")
 	})
 	if err != nil {
 		return err
