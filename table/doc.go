@@ -143,8 +143,8 @@
 // wrong, here and in [Entity] and [RawEntity]; only a number without
 // annotation is typed by its form. A float field reads NaN and the
 // infinities in every spelling writers use ("NaN", "Infinity", "-Infinity",
-// "INF", "-INF"), with or without the annotation. The README's Entities
-// section has the full table.
+// "INF", "-INF"), with or without the annotation. docs/entities.md's
+// Typed entities section has the full table.
 //
 // # Dynamic entities
 //

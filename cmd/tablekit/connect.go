@@ -108,6 +108,9 @@ func (f *endpointFlags) open(e *env, retries *retryCount) (*connection, error) {
 		u.RawQuery, u.Fragment = "", ""
 		if query != "" {
 			c.svc, err = table.NewServiceWithSAS(u.String()+"?"+query, opts)
+			if err != nil {
+				return nil, notSent("--"+p+"account-url", err)
+			}
 			break
 		}
 		cred, cerr := azidentity.NewDefaultAzureCredential(nil)
@@ -116,9 +119,9 @@ func (f *endpointFlags) open(e *env, retries *retryCount) (*connection, error) {
 		}
 		c.svc, err = table.NewServiceWithToken(u.String(), cred, opts)
 	default:
-		cs := f.connString
+		cs, from := f.connString, "--"+p+"connection-string"
 		if cs == "" {
-			cs = e.getenv(f.envVar)
+			cs, from = e.getenv(f.envVar), "$"+f.envVar
 		}
 		if cs == "" {
 			if f.allowMissing {
@@ -128,13 +131,23 @@ func (f *endpointFlags) open(e *env, retries *retryCount) (*connection, error) {
 		}
 		c.conn, err = table.ParseConnectionString(cs)
 		if err != nil {
-			return nil, err
+			return nil, notSent(from, err)
 		}
 		c.hasConn = true
-		c.svc, err = table.NewService(cs, opts)
+		if c.svc, err = table.NewService(cs, opts); err != nil {
+			return nil, notSent(from, err)
+		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// notSent is the error of a connection that could not be made from what
+// flag gave (a malformed connection string or SAS): a usage error, since
+// nothing was sent, keeping the library's error. The library's errors
+// never repeat the string, so neither key nor signature is shown.
+func notSent(flag string, err error) error {
+	return &usageCause{flag + ": " + strings.TrimPrefix(err.Error(), "tablekit: "), err}
 }

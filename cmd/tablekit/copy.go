@@ -43,7 +43,7 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	}
 	for _, n := range pos {
 		if bad := wire.CheckTableName(n); bad != nil {
-			return &usageError{"table name " + bad.String()}
+			return badTableName(n, bad)
 		}
 	}
 	retries := new(retryCount)

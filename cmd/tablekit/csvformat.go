@@ -55,9 +55,12 @@ type Row struct {
 }
 
 // csvReject is a row that cannot be imported; reading goes on after it.
+// Input is the row as the file has it, so that it can be fixed and
+// imported again.
 type csvReject struct {
 	Line   int
 	Reason string
+	Input  string
 }
 
 func (e *csvReject) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Reason) }
@@ -182,7 +185,7 @@ func (c *csvReader) Read() (Row, error) {
 		if pe.Line != pe.StartLine {
 			reason += fmt.Sprintf(" (found on line %d)", pe.Line)
 		}
-		return Row{}, &csvReject{Line: pe.StartLine, Reason: reason}
+		return Row{}, &csvReject{Line: pe.StartLine, Reason: reason, Input: c.r.Text()}
 	}
 	if err != nil {
 		return Row{}, err
@@ -204,7 +207,7 @@ func (c *csvReader) Read() (Row, error) {
 		if typ != "" {
 			t, ok := edmTypeName(typ)
 			if !ok {
-				return Row{}, &csvReject{Line: line, Reason: fmt.Sprintf("%s: unknown type %q (want one of %s)", col.name, typ, strings.Join(edmTypes, ", "))}
+				return Row{}, &csvReject{Line: line, Reason: fmt.Sprintf("%s: unknown type %q (want one of %s)", col.name, typ, strings.Join(edmTypes, ", ")), Input: c.r.Text()}
 			}
 			typ = t
 			if col.stickyTyp == "" {
@@ -215,7 +218,7 @@ func (c *csvReader) Read() (Row, error) {
 		}
 		norm, err := checkValue(typ, v)
 		if err != nil {
-			return Row{}, &csvReject{Line: line, Reason: fmt.Sprintf("%s: %v", col.name, err)}
+			return Row{}, &csvReject{Line: line, Reason: fmt.Sprintf("%s: %v", col.name, err), Input: c.r.Text()}
 		}
 		row.Props = append(row.Props, Prop{Name: col.name, Type: typ, Value: norm})
 	}
@@ -224,6 +227,9 @@ func (c *csvReader) Read() (Row, error) {
 
 // Line is the line the last row returned by Read starts on.
 func (c *csvReader) Line() int { return c.line }
+
+// Text is the last row returned by Read as the file has it.
+func (c *csvReader) Text() string { return c.r.Text() }
 
 // edmTypeName accepts a type name as Storage Explorer writes it, with or
 // without the "Edm." prefix and in any case.

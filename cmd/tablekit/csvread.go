@@ -24,6 +24,7 @@ type rfcReader struct {
 	rawBuffer    []byte
 	recordBuffer []byte
 	fieldIndexes []int
+	record       []byte // the last record's lines as read, for a reject's input
 }
 
 func newRFCReader(r *bufio.Reader, comma rune) *rfcReader {
@@ -86,6 +87,7 @@ func (r *rfcReader) Read() (record []string, recLine int, err error) {
 	if errRead == io.EOF {
 		return nil, 0, errRead
 	}
+	r.record = append(r.record[:0], line...)
 
 	const quoteLen = len(`"`)
 	commaLen := utf8.RuneLen(r.comma)
@@ -153,6 +155,7 @@ parseField:
 				}
 				col += len(line) - (lengthNL(line) - colNL(line))
 				line, errRead = r.readLine()
+				r.record = append(r.record, line...)
 				if len(line) > 0 {
 					lineNo++
 					col = 1
@@ -187,4 +190,10 @@ parseField:
 		err = &csv.ParseError{StartLine: recLine, Line: recLine, Column: 1, Err: csv.ErrFieldCount}
 	}
 	return record, recLine, err
+}
+
+// Text is the last record Read returned as it was in the input, every
+// line of it, without the line ending after it.
+func (r *rfcReader) Text() string {
+	return string(r.record[:len(r.record)-lengthNL(r.record)])
 }

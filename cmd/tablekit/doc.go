@@ -34,23 +34,29 @@
 // # Output and exit status
 //
 // Results (table names, the count, the SAS URL) go to stdout; progress and
-// the final summary (entities, bytes where known, seconds, rate, retries
-// and how many of them followed throttling, rejects) go to stderr: a live
-// display on a terminal, a line every 10 seconds otherwise; both say when
-// the service throttled the run (Cosmos DB's 429, Table Storage's 503
-// ServerBusy). The exit status is 0 only when everything asked was done;
-// otherwise:
+// the final summary (entities, bytes where known: export's output and
+// import's input as stored, seconds, rate, retries and how many of them
+// followed throttling, rejects) go to stderr: a live display on a
+// terminal, a line every 10 seconds otherwise; both say when the service
+// throttled the run (Cosmos DB's 429, Table Storage's 503 ServerBusy).
+// Messages say "tablekit NAME: " once and what went wrong, with control
+// characters and bytes that are not UTF-8 escaped (a binary file's content
+// cannot garble the terminal). The exit status is 0 only when everything
+// asked was done; otherwise:
 //
 //	1    a failure, or any reject
-//	2    a bad command line: nothing was sent or written (drop and delete
-//	     refuse to run without --yes, delete also without --filter,
-//	     --partition or --prefix; a plan that does not fit the command,
-//	     --segment i/n without --plan, or env:VAR/n without $VAR; a bad
-//	     line or NAME=VALUE argument of put; a --marker query cannot go
-//	     on from; a --checkpoint of another job). A --filter that names a
-//	     property no entity of the sample has, or a literal of another
-//	     type, is refused after that one read and before anything is
-//	     written, deleted or printed
+//	2    a bad command line or input: nothing was sent or written (drop
+//	     and delete refuse to run without --yes, delete also without
+//	     --filter, --partition or --prefix; a plan that does not fit the
+//	     command, --segment i/n without --plan, or env:VAR/n without $VAR;
+//	     a bad line or NAME=VALUE argument of put; a --marker query cannot
+//	     go on from; a --checkpoint of another job; a malformed connection
+//	     string or SAS; a table name the service refuses; an input file
+//	     that cannot be opened, is not in its format or is gzip not named
+//	     .gz; an extension that names no format; an output that cannot be
+//	     created). A --filter that names a property no entity of the
+//	     sample has, or a literal of another type, is refused after that
+//	     one read and before anything is written, deleted or printed
 //	3    not found: the entity (get, rm, put --if-match), the table, or
 //	     the stored access policy (policy rm)
 //	4    precondition failed: --if-match names an ETag the entity no
@@ -239,11 +245,21 @@
 //	tablekit copy orders orders2 --to-connection-string '...' --checkpoint copy.ckpt
 //
 // The format follows the file's extension unless --format says otherwise:
-// .csv and .tsv (tab-delimited) are CSV, .jsonl and .json JSON Lines, and
-// anything else (standard input and output too) JSON Lines. JSON Lines is
+// .csv and .tsv (tab-delimited) are CSV, .jsonl and .json JSON Lines (and
+// --format json is jsonl), as are standard input and output and a name
+// without an extension. Any other extension (.parquet, .txt) is refused
+// with exit status 2 unless --format names the format: nothing is
+// written in a format the name does not say. A name ending in .gz
+// (orders.jsonl.gz, orders.csv.gz) is read and written through gzip, the
+// format taken from the extension before it; export writes one gzip
+// member per checkpoint, so a resumed export cuts the file at the end of
+// one. A gzip file not named .gz is refused, not read as text. -o may
+// name a device (-o /dev/null). JSON Lines is
 // the service's own JSON, one entity a line, annotated with @odata.type
 // wherever JSON would lose the type; export adds Timestamp, import ignores
-// it. CSV is Storage Explorer's layout (Name and Name@type columns);
+// it. --select names the properties to export; the keys and Timestamp
+// always come, in every format of export and query. CSV is Storage
+// Explorer's layout (Name and Name@type columns);
 // import also takes files without @type columns (all strings), types on
 // the first row only, TRUE and FALSE, a BOM, and any one-character
 // --delimiter. Quoted fields keep every byte, CR LF and lone CRs included,
@@ -287,10 +303,11 @@
 // with the same properties counts as done when it may have written it
 // itself: in a resumed run, or after a lost reply (its transaction is
 // then read back, never assumed committed). A bad line is reported with
-// its line number, written to --rejects, and skipped; the exit status is
-// then 1; the same command again with the checkpoint of the completed
-// run does nothing more and exits 7, saying how many were rejected.
-// --checkpoint-every sets how often to save.
+// its line number, written to --rejects with its input (a CSV row as the
+// file has it, all its lines: with the header, fixed rows import again),
+// and skipped; the exit status is then 1; the same command again with the
+// checkpoint of the completed run does nothing more and exits 7, saying
+// how many were rejected. --checkpoint-every sets how often to save.
 //
 // # SAS and stored access policies
 //
@@ -383,15 +400,19 @@
 // table's side in key order (sorted on Cosmos DB), entitydiff.go compares
 // two entities, verifyfile.go reads a file's entities sorted, and
 // spillsort.go is the sort in bounded memory both use.
-// format.go picks a file's format and checks an input's first line,
+// format.go picks a file's format from its name (and --select's names)
+// and checks an input's first line, importinput.go opens an input (gzip
+// by name) and reads its records,
 // csvformat.go converts Storage Explorer's CSV to neutral rows, csvread.go
 // is its RFC 4180 reader, double.go the text of NaN and the infinities,
 // entitytext.go turns rows and JSON lines into entities, roundwrite.go
 // writes rounds and sorts out rejects, addexisting.go settles adds that
 // find their entity stored, output.go keeps an output file's length for
-// resumes. filtercheck.go checks --filter's names and literals against a
-// sample's shape; shape.go is that shape (types, sizes, partitions and key
-// patterns in bounded memory); schema.go prints a table's. job.go is the
+// resumes (gzip members ending at each save). main.go prints every error,
+// once prefixed and escaped. filtercheck.go checks --filter's names and
+// literals against a sample's shape; shape.go is that shape (types, sizes,
+// partitions and key patterns in bounded memory); schema.go prints a
+// table's. job.go is the
 // checkpointed run every moving or reading command shares (checkpoint,
 // progress, resume or complete, the reader and writer side by side);
 // checkpoint.go the file and the job it belongs to; stophook.go the

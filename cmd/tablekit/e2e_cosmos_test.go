@@ -138,7 +138,7 @@ func TestE2ECosmosChangingOrder(t *testing.T) {
 		case 0:
 			wantOnce(t, fmt.Sprintf("run %d", i), keysOf(t, file), total)
 		case exitFailed:
-			if !strings.Contains(r.stderr, tablekit.ErrPositionLost.Error()) || !strings.Contains(r.stderr, "delete the file to start again") {
+			if !strings.Contains(r.stderr, strings.TrimPrefix(tablekit.ErrPositionLost.Error(), "tablekit: ")) || !strings.Contains(r.stderr, "delete the file to start again") {
 				t.Errorf("run %d: the refusal does not say why and what to do:\n%s", i, r.stderr)
 			}
 			refused++

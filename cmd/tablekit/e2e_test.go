@@ -229,7 +229,7 @@ func TestE2EExitStatus(t *testing.T) {
 		{"bad segment", cs, []string{"count", "t", "--segment", "5/4"}, exitUsage},
 		{"bad table name", cs, []string{"count", "no-dashes"}, exitUsage},
 		{"missing table", cs, []string{"count", testenv.TableName(t)}, exitNotFound},
-		{"bad connection string", "nonsense", []string{"tables"}, exitFailed},
+		{"bad connection string", "nonsense", []string{"tables"}, exitUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

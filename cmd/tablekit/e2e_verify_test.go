@@ -162,7 +162,7 @@ func TestE2EVerify(t *testing.T) {
 	} {
 		wantCode(t, tk(t, cs, append([]string{"verify"}, args...)...), exitUsage, fmt.Sprint("verify ", args))
 	}
-	wantCode(t, tk(t, cs, "verify", src, filepath.Join(dir, "none.jsonl")), exitFailed, "verify against a missing file")
+	wantCode(t, tk(t, cs, "verify", src, filepath.Join(dir, "none.jsonl")), exitUsage, "verify against a missing file: nothing sent")
 }
 
 // TestE2EVerifyFileRuns sorts a file larger than a run in several runs

@@ -69,7 +69,7 @@ func entityArgs(e *env, c *command, args []string, extra func(*flag.FlagSet)) (t
 func runGet(ctx context.Context, e *env, args []string) error {
 	var sel string
 	t, pk, rk, err := entityArgs(e, commands["get"], args, func(fs *flag.FlagSet) {
-		fs.StringVar(&sel, "select", "", selectUsage)
+		fs.StringVar(&sel, "select", "", selectHelp)
 	})
 	if err != nil {
 		return err

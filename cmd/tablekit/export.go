@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tablekit/tablekit/query"
@@ -21,7 +20,7 @@ func init() {
 		example: `tablekit export orders -o orders.jsonl --parallel 16 --checkpoint orders.ckpt
 # interrupted, even by kill -9? the same command again completes orders.jsonl
 tablekit export orders --select Name,Total -o orders.csv    # CSV, from the extension
-tablekit export logs --filter "Level eq 'error'" | gzip > errors.jsonl.gz
+tablekit export logs --filter "Level eq 'error'" -o errors.jsonl.gz   # gzip, from the name
 tablekit export orders --ordered -o orders.jsonl          # in key order: files of two runs diff
 tablekit export orders --ordered --limit 10               # the first 10 in key order`,
 		run: runExport,
@@ -49,7 +48,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		everyFlag(fs, &every)
 		fs.StringVar(&out, "o", "-", "output file, - for stdout (--checkpoint needs a file)")
 		ff.register(fs)
-		fs.StringVar(&sel, "select", "", "only these properties, comma-separated (the keys and Timestamp always come)")
+		fs.StringVar(&sel, "select", "", selectHelp)
 		fs.IntVar(&limit, "limit", 0, "at most this many entities (per share with --segment); 0: all")
 		fs.BoolVar(&ordered, "ordered", false, "write the entities in key order (PartitionKey, then RowKey), for files that diff: --parallel's segments are merged in key order")
 	})
@@ -66,13 +65,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if limit < 0 {
 		return usagef("--limit %d: want 0 (all) or more", limit)
 	}
-	var cols []string
-	if sel != "" {
-		for _, c := range strings.Split(sel, ",") {
-			if c = strings.TrimSpace(c); c != "" && c != "PartitionKey" && c != "RowKey" && c != "Timestamp" {
-				cols = append(cols, c)
-			}
-		}
+	cols, err := selectNames(sel)
+	if err != nil {
+		return err
 	}
 	var delimID, limitID string
 	if format == formatCSV && delim != ',' {
@@ -108,29 +103,33 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if done, err := j.complete("output " + out); done {
 		return err
 	}
-	q := query.New(t)
-	if sel != "" {
-		q = q.Select(cols...)
-	}
-	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
-		return err
-	}
 	var resume map[string]string
 	if j.cp.Token != "" {
 		resume = j.cp.Extra
+	}
+	// The output opens before any request: -o naming a file that cannot
+	// be written is a usage error, with nothing sent.
+	o, err := openOutput(out, e.stdout, resume)
+	if err != nil {
+		return err
+	}
+	q := query.New(t)
+	if sel != "" {
+		q = q.Select(withTimestamp(cols)...)
+	}
+	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
+		o.discard()
+		return err
 	}
 	tuneStreamGC() // for both passes of a CSV export
 	w := &entityWriter{}
 	if format == formatCSV {
 		if cols, err = csvColumns(ctx, e, q, plan, conn, j.cp, j.sv, sel != "", cols); err != nil {
+			o.discard()
 			return err
 		}
 		b, _ := json.Marshal(cols)
 		j.sv.Extra[extraColumns] = string(b)
-	}
-	o, err := openOutput(out, e.stdout, resume)
-	if err != nil {
-		return err
 	}
 	if format == formatCSV {
 		w.csv = newCSVWriter(o, delim, cols)
@@ -166,7 +165,15 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		j.sv.Extra[extraBytes] = strconv.FormatInt(n, 10)
 		return j.sv.save(j.at(), j.done, complete)
 	}
-	err = j.end(stream(ctx, j, c, w.write))
+	err = stream(ctx, j, c, w.write)
+	// The summary shows the output's bytes: written out first, so that
+	// every run (every segment) says them, not only one that saved on the way.
+	if w.flush() == nil {
+		if n, serr := o.sync(); serr == nil {
+			j.m.bytes.Store(n)
+		}
+	}
+	err = j.end(err)
 	if cerr := o.close(); err == nil {
 		err = cerr
 	}

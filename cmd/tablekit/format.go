@@ -24,26 +24,58 @@ type formatFlags struct {
 }
 
 func (f *formatFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.format, "format", "", "jsonl (the service's JSON, one entity a line) or csv (as Azure Storage Explorer writes it); default: from the file's extension (.csv and .tsv are csv, .jsonl and .json jsonl), else jsonl")
+	fs.StringVar(&f.format, "format", "", "jsonl (the service's JSON, one entity a line; json is the same) or csv (as Azure Storage Explorer writes it); default: from the file's extension (.jsonl and .json are jsonl, .csv and .tsv csv; .gz after one of them is gzip), jsonl for - or a name without one; another extension needs --format")
 	fs.StringVar(&f.delim, "delimiter", "", "CSV field delimiter: one character, or tab; default: tab for a .tsv file, else a comma")
 }
 
+// gzipExt ends the name of a file that is read and written through gzip.
+const gzipExt = ".gz"
+
+// isGzip reports whether path names a gzip file ("-" never does).
+func isGzip(path string) bool {
+	return path != "-" && strings.HasSuffix(strings.ToLower(path), gzipExt)
+}
+
+// extFormats are the extensions that name a format.
+var extFormats = map[string]string{".jsonl": formatJSONL, ".json": formatJSONL, ".csv": formatCSV, ".tsv": formatCSV}
+
+// formatName is a --format value as the format it names: json is JSON
+// Lines, as a .json file is read; "" for a name that is none.
+func formatName(s string) string {
+	switch strings.ToLower(s) {
+	case formatJSONL, "json":
+		return formatJSONL
+	case formatCSV:
+		return formatCSV
+	}
+	return ""
+}
+
 // resolve returns the format and the CSV delimiter for the file at path
-// ("-" is standard input or output, which has no extension).
+// ("-" is standard input or output, which has no extension). A name whose
+// extension names no format (.parquet, .txt) is refused unless --format
+// says what to write or read: writing JSON Lines into out.parquet would
+// be silently wrong.
 func (f *formatFlags) resolve(path string) (format string, delim rune, err error) {
 	ext := ""
 	if path != "-" {
-		ext = strings.ToLower(filepath.Ext(path))
-	}
-	format = f.format
-	if format == "" {
-		format = formatJSONL
-		if ext == ".csv" || ext == ".tsv" {
-			format = formatCSV
+		name := path
+		if isGzip(path) {
+			name = path[:len(path)-len(gzipExt)]
 		}
+		ext = strings.ToLower(filepath.Ext(filepath.Base(name)))
 	}
-	if format != formatJSONL && format != formatCSV {
-		return "", 0, usagef("--format %q: want jsonl or csv", format)
+	switch {
+	case f.format != "":
+		if format = formatName(f.format); format == "" {
+			return "", 0, usagef("--format %q: want jsonl (or json) or csv", f.format)
+		}
+	case ext == "":
+		format = formatJSONL
+	case extFormats[ext] != "":
+		format = extFormats[ext]
+	default:
+		return "", 0, usagef("%q: the extension %q names no format tablekit reads or writes: name the file .jsonl, .json, .csv or .tsv (then .gz to compress), or give --format jsonl or csv", path, ext)
 	}
 	s := f.delim
 	switch {
@@ -108,3 +140,6 @@ func hintFormat(format string, line []byte) string {
 	}
 	return ""
 }
+
+// selectHelp is --select's help, the same in every command that has it.
+const selectHelp = "only these properties, comma-separated (the keys and Timestamp always come)"

@@ -19,8 +19,17 @@ func TestFormatFromExtension(t *testing.T) {
 		{"a.tsv", "", ";", formatCSV, ';'},
 		{"a.jsonl", "", "", formatJSONL, ','},
 		{"a.json", "", "", formatJSONL, ','},
-		{"a.txt", "", "", formatJSONL, ','},
+		{"a.txt", "jsonl", "", formatJSONL, ','},
+		{"a.parquet", "csv", "", formatCSV, ','},
+		{"a", "", "", formatJSONL, ','},
 		{"-", "", "", formatJSONL, ','},
+		{"-", "json", "", formatJSONL, ','},
+		{"a.csv", "JSON", "", formatJSONL, ','},
+		{"a.jsonl.gz", "", "", formatJSONL, ','},
+		{"a.json.GZ", "", "", formatJSONL, ','},
+		{"a.csv.gz", "", "", formatCSV, ','},
+		{"a.tsv.gz", "", "", formatCSV, '\t'},
+		{"a.gz", "", "", formatJSONL, ','},
 		{"a.csv", "jsonl", "", formatJSONL, ','},
 		{"a.jsonl", "csv", "tab", formatCSV, '\t'},
 		{"dir.csv/a", "", "", formatJSONL, ','},
@@ -32,9 +41,31 @@ func TestFormatFromExtension(t *testing.T) {
 			t.Errorf("%s --format %q --delimiter %q: %s %q, %v; want %s %q", tt.path, tt.format, tt.delim, got, d, err, tt.want, tt.wantDelim)
 		}
 	}
-	for _, bad := range []formatFlags{{format: "xml"}, {delim: `"`}, {delim: "ab"}, {delim: "\n"}, {delim: "\xff"}} {
+	for _, bad := range []formatFlags{{format: "xml"}, {format: "parquet"}, {delim: `"`}, {delim: "ab"}, {delim: "\n"}, {delim: "\xff"}} {
 		if _, _, err := bad.resolve("a.csv"); !errors.Is(err, errUsage) {
 			t.Errorf("--format %q --delimiter %q: %v, want a usage error", bad.format, bad.delim, err)
+		}
+	}
+	// An extension that names no format, and no --format: refused, not
+	// written or read as JSON Lines.
+	for _, path := range []string{"out.parquet", "a.txt", "a.xlsx.gz", "a.csv.zip"} {
+		var f formatFlags
+		if got, _, err := f.resolve(path); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), "--format") {
+			t.Errorf("%s: got %q, %v; want a usage error naming --format", path, got, err)
+		}
+	}
+}
+
+func TestIsGzip(t *testing.T) {
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"a.jsonl.gz", true}, {"A.CSV.GZ", true}, {"a.jsonl", false}, {"-", false}, {"a.gzip", false}, {"gz", false},
+	}
+	for _, tt := range tests {
+		if got := isGzip(tt.path); got != tt.want {
+			t.Errorf("isGzip(%q) = %v, want %v", tt.path, got, tt.want)
 		}
 	}
 }

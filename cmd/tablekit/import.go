@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -119,21 +119,13 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		}
 		w.resumed = true
 	}
-	var in io.Reader = os.Stdin
-	var total int64 = -1
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			total = fi.Size()
-		}
-		in = f
+	var read atomic.Int64 // input bytes as stored, for the ETA
+	inp, err := openInput(path, os.Stdin, &read)
+	if err != nil {
+		return err
 	}
-	var read atomic.Int64 // input bytes, for the ETA
-	in = countReader{in, &read}
+	defer inp.close()
+	in, total := inp.r, inp.size
 	var next func() (inputRecord, error)
 	if format == formatCSV {
 		next = csvRecords(t, in, d)
@@ -142,11 +134,6 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	}
 	if next, err = checkFirst(next, format, path); err != nil {
 		return err
-	}
-	if create {
-		if err := conn.svc.CreateTable(ctx, name); err != nil {
-			return err
-		}
 	}
 	var rejOut *output
 	var rejected int64
@@ -163,6 +150,11 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		defer rejOut.close()
+	}
+	if create {
+		if err := conn.svc.CreateTable(ctx, name); err != nil {
+			return err
+		}
 	}
 	j.start(conn.retries)
 	j.m.inRead, j.m.inTotal = &read, total
@@ -186,7 +178,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			rejs = append(r.rejects, rejs...)
 			for _, rj := range rejs {
 				if shown++; shown <= 20 {
-					fmt.Fprintf(e.stderr, "tablekit import: line %d: %s\n", rj.Line, rj.Reason)
+					fmt.Fprintf(e.stderr, "tablekit import: line %d: %s\n", rj.Line, message(errors.New(rj.Reason)))
 				}
 				if rejOut != nil {
 					if _, err := rejOut.Write(rejectLine(rj)); err != nil {
@@ -198,6 +190,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 			j.token = r.next
 			return j.saveDue()
 		})
+	j.m.bytes.Store(read.Load()) // the input's, as stored: the summary says them
 	j.stop()
 	if shown > 20 {
 		fmt.Fprintf(e.stderr, "tablekit import: %d more rejects not shown\n", shown-20)

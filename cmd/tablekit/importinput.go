@@ -3,9 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"sync/atomic"
 )
 
@@ -26,6 +29,81 @@ func (c countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n.Add(int64(n))
 	return n, err
+}
+
+// gzipMagic begins every gzip stream.
+const gzipMagic = "\x1f\x8b"
+
+// input is a file import or verify reads: through gzip when its name ends
+// in .gz. size is the file's length as stored (-1 when unknown: standard
+// input, a pipe), read counts those bytes, compressed, for the ETA.
+type input struct {
+	r     io.Reader
+	size  int64
+	close func() error
+}
+
+// openInput opens path ("-" is stdin). A file that cannot be opened, a .gz
+// that is not gzip and a gzip file not named .gz are usage errors: nothing
+// was read or sent. read may be nil.
+func openInput(path string, stdin io.Reader, read *atomic.Int64) (*input, error) {
+	in := &input{size: -1, close: func() error { return nil }}
+	var r io.Reader = stdin
+	what := "standard input"
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, &usageCause{err.Error(), err}
+		}
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			in.size = fi.Size()
+		}
+		r, in.close, what = f, f.Close, path
+	}
+	if read != nil {
+		r = countReader{r, read}
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	head, _ := br.Peek(len(gzipMagic))
+	gz := string(head) == gzipMagic
+	switch {
+	case isGzip(path) && len(head) == 0:
+		// An empty file: no entities, as an empty .jsonl holds.
+	case isGzip(path) && !gz:
+		in.close()
+		return nil, usagef("%s is named %s but is not gzip-compressed: rename it without %s", path, gzipExt, gzipExt)
+	case !isGzip(path) && gz && path == "-":
+		in.close()
+		return nil, usagef("standard input is gzip-compressed: pipe it through gunzip -c, or give the file's name ending in %s", gzipExt)
+	case !isGzip(path) && gz:
+		in.close()
+		return nil, usagef("%s is gzip-compressed: name it %s%s to have it read through gzip", what, path, gzipExt)
+	case gz:
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			in.close()
+			return nil, usagef("%s: not a gzip file tablekit can read: %v", path, err)
+		}
+		in.r = namedReader{zr, path}
+		return in, nil
+	}
+	in.r = br
+	return in, nil
+}
+
+// namedReader says which file a read error (a gzip stream cut short or
+// corrupt) comes from.
+type namedReader struct {
+	r    io.Reader
+	name string
+}
+
+func (n namedReader) Read(p []byte) (int, error) {
+	k, err := n.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%s: %w", n.name, err)
+	}
+	return k, err
 }
 
 // inputRecord is one entity read, or the reason a line was refused.
@@ -108,24 +186,25 @@ func jsonlRecords(t *dynTable, r io.Reader) func() (inputRecord, error) {
 }
 
 // csvRecords reads Storage Explorer CSV; a record's line is where it
-// starts (a quoted field may hold newlines).
+// starts (a quoted field may hold newlines), its text every line of it,
+// for --rejects.
 func csvRecords(t *dynTable, r io.Reader, delim rune) func() (inputRecord, error) {
 	cr := newCSVReader(bufio.NewReaderSize(r, 1<<20), delim)
 	return func() (inputRecord, error) {
 		row, err := cr.Read()
 		var rj *csvReject
 		if errors.As(err, &rj) {
-			return inputRecord{line: int64(rj.Line), rej: &reject{Line: int64(rj.Line), Reason: rj.Reason}}, nil
+			return inputRecord{line: int64(rj.Line), rej: &reject{Line: int64(rj.Line), Reason: rj.Reason, Input: rj.Input}}, nil
 		}
 		if err != nil {
 			return inputRecord{}, err
 		}
-		line := cr.Line()
+		line, text := cr.Line(), cr.Text()
 		ent, perr := rowEntity(t, row)
 		if perr != nil {
-			return inputRecord{line: int64(line), rej: &reject{Line: int64(line), Reason: perr.Error()}}, nil
+			return inputRecord{line: int64(line), rej: &reject{Line: int64(line), Reason: perr.Error(), Input: text}}, nil
 		}
-		return inputRecord{line: int64(line), ent: &item{line: int64(line), ent: ent, size: approxSize(ent)}}, nil
+		return inputRecord{line: int64(line), ent: &item{line: int64(line), ent: ent, text: []byte(text), size: approxSize(ent)}}, nil
 	}
 }
 

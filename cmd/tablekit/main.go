@@ -8,11 +8,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"golang.org/x/term"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // usageError is a mistake on the command line; nothing was sent.
@@ -21,7 +26,21 @@ type usageError struct{ msg string }
 func (e *usageError) Error() string { return e.msg }
 func (e *usageError) Unwrap() error { return errUsage }
 
+// usageCause is a usageError found by another error, which errors.Is and
+// As still reach (a malformed connection string's tablekit.ErrInvalid).
+type usageCause struct {
+	msg string
+	err error
+}
+
+func (e *usageCause) Error() string   { return e.msg }
+func (e *usageCause) Unwrap() []error { return []error{errUsage, e.err} }
+
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// badTableName is a table name the service would refuse: the rule says
+// "table name" itself, so the message names the name once, quoted.
+func badTableName(name string, v *wire.Violation) error { return usagef("%q: %s", name, v) }
 
 // env is what a command may touch of the outside world, so that tests can
 // run commands in process as well as through the binary.
@@ -68,13 +87,45 @@ func run(ctx context.Context, e *env, args []string) int {
 	switch {
 	case !show:
 	case code == exitUsage:
-		fmt.Fprintf(e.stderr, "tablekit %s: %v\nRun 'tablekit %s --help' for usage.\n", c.name, err, c.name)
+		fmt.Fprintf(e.stderr, "tablekit %s: %s\nRun 'tablekit %s --help' for usage.\n", c.name, message(err), c.name)
 	case code == exitInterrupted:
-		fmt.Fprintf(e.stderr, "tablekit %s: interrupted: %v\n", c.name, err)
+		fmt.Fprintf(e.stderr, "tablekit %s: interrupted: %s\n", c.name, message(err))
 	default:
-		fmt.Fprintf(e.stderr, "tablekit %s: %v\n", c.name, err)
+		fmt.Fprintf(e.stderr, "tablekit %s: %s\n", c.name, message(err))
 	}
 	return code
+}
+
+// libPrefix begins the library's own errors ("tablekit: table not found"):
+// after the command's "tablekit NAME: " it would say tablekit twice.
+var libPrefix = regexp.MustCompile(`(^|[\s(:;])tablekit: `)
+
+// message is err as the command prints it: the library's prefix left out
+// and every byte printable, so that a file's binary content or a value's
+// control characters cannot garble the terminal.
+func message(err error) string {
+	return printable(libPrefix.ReplaceAllString(err.Error(), "$1"))
+}
+
+// printable escapes, as Go's %q does, the control characters (newlines
+// and tabs kept) and the bytes that are not UTF-8 in s.
+func printable(s string) string {
+	bad := func(r rune) bool { return (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || r == utf8.RuneError }
+	if !strings.ContainsFunc(s, bad) {
+		return s
+	}
+	var b strings.Builder
+	for i, w := 0, 0; i < len(s); i += w {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		w = n
+		if bad(r) {
+			q := strconv.QuoteToASCII(s[i : i+n])
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteString(s[i : i+n])
+	}
+	return b.String()
 }
 
 func mainUsage(w io.Writer) {
@@ -90,7 +141,7 @@ func mainUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w, "\nConnection: --connection-string or TABLEKIT_CONNECTION_STRING, or --account-url with")
 	fmt.Fprintln(w, "--sas (or a SAS in the URL) or with Entra ID (az login). Run 'tablekit COMMAND --help'.")
-	fmt.Fprintln(w, "\nExit status: 0 done, 1 failed, 2 bad command line (nothing written), 3 not found,")
+	fmt.Fprintln(w, "\nExit status: 0 done, 1 failed, 2 bad command line or input (nothing sent), 3 not found,")
 	fmt.Fprintln(w, "4 precondition failed (--if-match), 5 outcome unknown (a write's reply was lost),")
 	fmt.Fprintln(w, "6 verify found differences, 7 already complete (--checkpoint; --restart runs it again),")
 	fmt.Fprintln(w, "130 interrupted.")

@@ -2,8 +2,11 @@ package main
 
 import (
 	"bufio"
+	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 )
@@ -14,11 +17,18 @@ const extraBytes = "output-bytes"
 
 // output is an export's destination: stdout, or a file that a resumed run
 // truncates to the length saved with the checkpoint, so that a line half
-// written before a crash is cut off and written again whole.
+// written before a crash is cut off and written again whole. A name ending
+// in .gz is written through gzip, one gzip member per sync: the saved
+// length is then always the end of a member, and gzip readers read the
+// members one after the other as one stream.
 type output struct {
-	f   *os.File // nil for stdout
-	cw  countWriter
-	buf *bufio.Writer
+	f       *os.File // nil for stdout
+	regular bool     // f can be truncated, sought and synced (not /dev/null or a pipe)
+	created bool     // f did not exist before: discard removes it
+	cw      countWriter
+	gz      *gzip.Writer // nil unless the name ends in .gz
+	inGz    bool         // the open gzip member holds bytes
+	buf     *bufio.Writer
 }
 
 type countWriter struct {
@@ -30,6 +40,14 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// gzipTo is the writer under an output's buffer when it compresses.
+type gzipTo struct{ o *output }
+
+func (g gzipTo) Write(p []byte) (int, error) {
+	g.o.inGz = true
+	return g.o.gz.Write(p)
 }
 
 // openOutput opens path ("-" is stdout). resume is the checkpoint's Extra,
@@ -45,10 +63,18 @@ func openOutputAt(path string, stdout io.Writer, resume map[string]string, key s
 		o.buf = bufio.NewWriterSize(&o.cw, 1<<20)
 		return o, nil
 	}
+	_, statErr := os.Stat(path)
+	o.created = errors.Is(statErr, fs.ErrNotExist)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
+		return nil, &usageCause{err.Error(), err} // opened before any request
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
 		return nil, err
 	}
+	o.regular = fi.Mode().IsRegular()
 	var at int64
 	if resume != nil {
 		at, err = strconv.ParseInt(resume[key], 10, 64)
@@ -56,21 +82,30 @@ func openOutputAt(path string, stdout io.Writer, resume map[string]string, key s
 			f.Close()
 			return nil, fmt.Errorf("checkpoint: bad %s %q", key, resume[key])
 		}
-		if fi, err := f.Stat(); err == nil && fi.Size() < at {
+		if o.regular && fi.Size() < at {
 			f.Close()
 			return nil, fmt.Errorf("%s has %d bytes, fewer than the %d the checkpoint saved: it was changed since; start again without the checkpoint", path, fi.Size(), at)
 		}
 	}
-	if err := f.Truncate(at); err != nil {
-		f.Close()
-		return nil, err
-	}
-	if _, err := f.Seek(at, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
+	if o.regular {
+		// Only a regular file has a length to cut and a position to seek;
+		// a device or a pipe (-o /dev/null) is written on as it is.
+		if err := f.Truncate(at); err != nil {
+			f.Close()
+			return nil, err
+		}
+		if _, err := f.Seek(at, io.SeekStart); err != nil {
+			f.Close()
+			return nil, err
+		}
 	}
 	o.f, o.cw = f, countWriter{w: f, n: at}
-	o.buf = bufio.NewWriterSize(&o.cw, 1<<20)
+	var under io.Writer = &o.cw
+	if isGzip(path) {
+		o.gz = gzip.NewWriter(&o.cw)
+		under = gzipTo{o}
+	}
+	o.buf = bufio.NewWriterSize(under, 1<<20)
 	return o, nil
 }
 
@@ -82,7 +117,14 @@ func (o *output) sync() (int64, error) {
 	if err := o.buf.Flush(); err != nil {
 		return 0, err
 	}
-	if o.f != nil {
+	if o.gz != nil && o.inGz {
+		if err := o.gz.Close(); err != nil {
+			return 0, err
+		}
+		o.gz.Reset(&o.cw)
+		o.inGz = false
+	}
+	if o.regular {
 		if err := o.f.Sync(); err != nil {
 			return 0, err
 		}
@@ -98,4 +140,13 @@ func (o *output) close() error {
 		}
 	}
 	return err
+}
+
+// discard closes an output the run failed before writing to, and removes
+// its file if the run created it: a failed export leaves no empty file.
+func (o *output) discard() {
+	o.close()
+	if o.created && o.cw.n == 0 {
+		os.Remove(o.f.Name())
+	}
 }

@@ -52,7 +52,7 @@ func runPolicy(ctx context.Context, e *env, args []string) error {
 		return usagef("--permissions, --start and --expiry are for policy set")
 	}
 	if bad := wire.CheckTableName(name); bad != nil {
-		return &usageError{"table name " + bad.String()}
+		return badTableName(name, bad)
 	}
 	var p sas.Policy
 	if verb == "set" {

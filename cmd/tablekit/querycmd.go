@@ -27,10 +27,6 @@ tablekit query logs --filter "Level eq 'error'" --top 0 --format csv > errors.cs
 	})
 }
 
-// selectUsage is the help of --select wherever it names the properties to
-// read.
-const selectUsage = "only these properties, comma-separated (the keys and Timestamp always come)"
-
 // selectNames reads --select: the property names besides the keys and
 // Timestamp, which always come; a name the service cannot hold is a usage
 // error.
@@ -72,13 +68,16 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 	conn, name, err := tableCommand(e, commands["query"], args, func(fs *flag.FlagSet) {
 		fs.StringVar(&filter, "filter", "", "OData filter, e.g. \"PartitionKey eq 'alice'\"; default: every entity")
 		sf.registerCheck(fs)
-		fs.StringVar(&sel, "select", "", selectUsage)
+		fs.StringVar(&sel, "select", "", selectHelp)
 		fs.IntVar(&top, "top", 1000, "at most this many entities; 0: all. When more may follow, the last line on stderr gives the --marker that goes on")
 		fs.StringVar(&marker, "marker", "", "go on after the entities a run printed: the marker on its last line on stderr (the same table, --filter and --select)")
-		fs.StringVar(&format, "format", formatJSONL, "jsonl (the service's JSON with annotations and ETag, as get prints), table (aligned columns) or csv (Storage Explorer's)")
+		fs.StringVar(&format, "format", formatJSONL, "jsonl (the service's JSON with annotations and ETag, as get prints; json is the same), table (aligned columns) or csv (Storage Explorer's)")
 	})
 	if err != nil {
 		return err
+	}
+	if f := formatName(format); f != "" {
+		format = f // json is jsonl, as for export and import
 	}
 	if format != formatJSONL && format != formatCSV && format != "table" {
 		return usagef("--format %q: want jsonl, table or csv", format)

@@ -20,7 +20,7 @@ type item struct {
 	line int64
 	ent  table.Entity
 	raw  table.RawEntity
-	text []byte // the input line, for --rejects (JSON Lines only)
+	text []byte // the input line (a CSV row: all its lines), for --rejects
 	size int    // estimated bytes, to bound a round's memory
 	// inDoubt: a transaction holding this item may have committed (its
 	// reply was lost), so an add finding the entity may find its own.

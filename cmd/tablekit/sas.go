@@ -117,7 +117,7 @@ func runSAS(ctx context.Context, e *env, args []string) error {
 	}
 	if !f.account {
 		if bad := wire.CheckTableName(pos[0]); bad != nil {
-			return &usageError{"table name " + bad.String()}
+			return badTableName(pos[0], bad)
 		}
 	}
 	sig, acct, err := f.signature(pos, set, time.Now())

@@ -83,7 +83,7 @@ func tableArgs(e *env, c *command, args []string, min, max int, extra func(*flag
 		return nil, nil, err
 	}
 	if bad := wire.CheckTableName(pos[0]); bad != nil {
-		return nil, nil, &usageError{"table name " + bad.String()}
+		return nil, nil, badTableName(pos[0], bad)
 	}
 	conn, err := src.open(e, new(retryCount))
 	return conn, pos, err

@@ -64,12 +64,12 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if bad := wire.CheckTableName(pos[0]); bad != nil {
-		return &usageError{"table name " + bad.String()}
+		return badTableName(pos[0], bad)
 	}
 	file := isFile(pos[1])
 	if !file {
 		if bad := wire.CheckTableName(pos[1]); bad != nil {
-			return &usageError{"table name " + bad.String() + " (a file's name holds a / or a .)"}
+			return usagef("%v (a file's name holds a / or a .)", badTableName(pos[1], bad))
 		}
 	}
 	if show < 0 {
@@ -87,6 +87,11 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		if format, delim, err = ff.resolve(pos[1]); err != nil {
 			return err
 		}
+		in, err := openInput(pos[1], nil, nil) // a missing or misnamed file before any request
+		if err != nil {
+			return err
+		}
+		in.close()
 	}
 	retries := new(retryCount)
 	sconn, err := src.open(e, retries)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"os"
 
 	"github.com/tablekit/tablekit/table"
 )
@@ -20,13 +19,13 @@ import (
 // entity stops it with the line's number.
 func sortedFile(t *dynTable, path, format string, delim rune, keep func(*table.Entity) bool, lim runLimits) iter.Seq2[table.Entity, error] {
 	return func(yield func(table.Entity, error) bool) {
-		f, err := os.Open(path)
+		in, err := openInput(path, nil, nil)
 		if err != nil {
 			yield(table.Entity{}, err)
 			return
 		}
-		defer f.Close()
-		next := records(t, f, format, delim)
+		defer in.close()
+		next := records(t, in.r, format, delim)
 		kept := func(yield func(table.Entity, error) bool) {
 			for {
 				rec, err := next()

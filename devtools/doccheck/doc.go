@@ -26,4 +26,11 @@
 // Links: a relative link in README.md or docs/*.md must name a file or
 // directory that exists, and its #anchor a heading of the Markdown file it
 // names, as GitHub spells heading anchors.
+//
+// Comments: a Go comment anywhere in the module that names a page
+// (README's, docs/queries.md's, a page's name followed by a quoted
+// heading, or a path ending in .md) must name one that exists, and the
+// section it names must be a heading of it (or the start of one). A path
+// in a directory this repository does not have is another project's and
+// is not checked.
 package doccheck

@@ -5,9 +5,12 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
@@ -159,19 +162,47 @@ func (e *Env) NewService(tb testing.TB, o *table.Options) *table.Service {
 }
 
 // packagePrefix matches a tablekit package's prefix where a message or a
-// wrapped message starts: "table: ", "batch: ", ...
-var packagePrefix = regexp.MustCompile(`(?:^|[\s(;:])(table|query|batch|sas|retry|codec|txwire|wire): `)
+// wrapped message starts: "table: ", "batch: ", ..., and "tablekit: " or
+// the command's "tablekit NAME: ", which are one prefix, tablekit's.
+// The space after the colon is checked apart, not matched, so that it can
+// start the next prefix ("tablekit get: tablekit: ").
+var packagePrefix = regexp.MustCompile(`(?:^|[\s(;:])(tablekit(?: [a-z]+)?|table|query|batch|sas|retry|codec|txwire|wire):`)
+
+// commandPrefix begins a message of the tablekit command.
+var commandPrefix = regexp.MustCompile(`^tablekit [a-z]+: `)
 
 // RepeatedPrefix returns the first package prefix that msg says more than
-// once ("table: invalid key: table: invalid entity: ..."), or "": a wrapped
-// error says each thing once.
+// once ("table: invalid key: table: invalid entity: ..."), or a phrase of
+// two words or more said twice in a row ("table name table name must"),
+// or "": a wrapped error says each thing once. tablekit's own prefix counts
+// in the command's messages ("tablekit get: tablekit: not found"); the
+// library's errors carry it in each sentinel they wrap.
 func RepeatedPrefix(msg string) string {
+	command := commandPrefix.MatchString(msg)
 	seen := map[string]bool{}
-	for _, m := range packagePrefix.FindAllStringSubmatch(msg, -1) {
-		if seen[m[1]] {
-			return m[1] + ": "
+	for _, m := range packagePrefix.FindAllStringSubmatchIndex(msg, -1) {
+		if m[1] >= len(msg) || msg[m[1]] != ' ' {
+			continue
 		}
-		seen[m[1]] = true
+		p := msg[m[2]:m[3]]
+		if strings.HasPrefix(p, "tablekit") {
+			if !command {
+				continue
+			}
+			p = "tablekit"
+		}
+		if seen[p] {
+			return p + ": "
+		}
+		seen[p] = true
+	}
+	words := strings.Fields(msg)
+	for i := range words {
+		for n := 2; i+2*n <= len(words); n++ {
+			if slices.Equal(words[i:i+n], words[i+n:i+2*n]) && strings.ContainsFunc(strings.Join(words[i:i+n], ""), unicode.IsLetter) {
+				return strings.Join(words[i:i+n], " ") + " "
+			}
+		}
 	}
 	return ""
 }

@@ -13,6 +13,12 @@ func TestRepeatedPrefix(t *testing.T) {
 		{"table: invalid options: query: page size 0 is outside 1..1000", ""},
 		{"txwire: entity: wire: x", ""},
 		{"a mytable: b table: c", ""},
+		{"tablekit put: table name table name must have 3 to 63 characters", "table name "},
+		{"tablekit count: tablekit: table not found", "tablekit: "},
+		{"tablekit import: line 3: table: invalid key", ""},
+		{"tablekit export: 1 2 1 2", ""},
+		{"a b c a b d", ""},
+		{"tablekit: not every operation was committed: tablekit: already exists", ""},
 	}
 	for _, tt := range tests {
 		if got := RepeatedPrefix(tt.msg); got != tt.want {

@@ -30,7 +30,7 @@
 // it: each EDM type has its JSON form and range (edm.go), and a value outside
 // them is a [*tablekit.DecodeError] when read and, in a table.RawEntity, a
 // [*tablekit.ValidationError] when written. It never panics on malformed input. The
-// accepted conversions (README "Entities" has the same table):
+// accepted conversions (docs/entities.md "Typed entities" has the same table):
 //
 //	stored         field
 //	Edm.String     string, TextUnmarshaler, "json" field; time, GUID, []byte only with "parse"
