@@ -79,12 +79,12 @@ func ExampleOptions_location() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	from = table.ReadLocations{}
-	o, err = stale.Get(table.WithReadLocations(ctx, &from), "alice", "00000042", nil)
+	var fromReports table.ReadLocations
+	o, err = stale.Get(table.WithReadLocations(ctx, &fromReports), "alice", "00000042", nil)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("primary:", from.Primary(), "secondary:", from.Secondary(), "total:", o.Total)
+	fmt.Println("primary:", fromReports.Primary(), "secondary:", fromReports.Secondary(), "total:", o.Total)
 	// Output:
 	// primary: 1 secondary: 0
 	// primary: 0 secondary: 1 total: 10
