@@ -73,7 +73,7 @@ func ExampleDo_errors() {
 
 // NewPipelinePolicy makes every method of an existing aztables client retry
 // by the policy. azcore's own retry is switched off so that there is one
-// retry layer. A conflict cannot succeed on a retry: it is sent once.
+// retry layer. A conflict is not retried: no retry can make it succeed.
 func ExampleNewPipelinePolicy() {
 	ctx := context.Background()
 	p := retry.Default()
