@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # node_modules already matches the lock file and nothing is reinstalled.
 NPM_STAMP   := node_modules/.package-lock.json
 
-.PHONY: test short demo demo-cli bench lint vet examples npm clean _compile_tests _test_with_azurite
+.PHONY: test short demo demo-cli azurite bench lint vet examples npm clean _compile_tests _test_with_azurite
 
 # make test: install the pinned emulator (if not yet), lint, run every test
 # (integration tests included; a missing emulator fails the run), then every
@@ -57,6 +57,14 @@ demo: npm
 # make demo-cli: the tablekit command imports two entities and exports them.
 demo-cli: npm
 	$(WITH_AZ) sh -c 'printf "%s\n" "{\"PartitionKey\":\"p\",\"RowKey\":\"1\",\"N\":\"7\",\"N@odata.type\":\"Edm.Int64\"}" "{\"PartitionKey\":\"p\",\"RowKey\":\"2\",\"D\":1.0,\"D@odata.type\":\"Edm.Double\"}" | $(GO) run ./cmd/tablekit import demo - --create && $(GO) run ./cmd/tablekit export demo && $(GO) run ./cmd/tablekit export demo --format csv'
+
+# make azurite: the pinned emulator in the foreground on 127.0.0.1, in memory,
+# until Ctrl-C, for a session of your own: it prints the connection string to
+# export in another terminal. AZURITE_PORT=0 picks a free port.
+AZURITE_PORT ?= 10002
+azurite: npm
+	@$(GO) build -o bin/withazurite ./devtools/cmd/withazurite
+	./bin/withazurite -port $(AZURITE_PORT)
 
 # make bench: side-by-side benchmarks against plain aztables; writes BENCHMARKS.md.
 bench: npm

@@ -1,10 +1,13 @@
 package batch_test
 
 import (
+	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
@@ -65,18 +68,63 @@ func TestEntityTransactionMixedTypes(t *testing.T) {
 			t.Errorf("line: got %+v, %v, want %+v", got, err, want)
 		}
 	}
+}
 
-	// A failing transaction leaves neither type behind.
-	bad := batch.New(dyn)
-	e2, _ := testenv.Convert[table.Entity](order{PartitionKey: "c1", RowKey: "o2", Kind: "order"})
-	bad.Add(e2)
-	e3, _ := testenv.Convert[table.Entity](lines[0]) // exists already
-	bad.Add(e3)
-	if _, err := bad.Submit(ctx); err == nil {
-		t.Fatalf("transaction with a duplicate: got nil error, want a failure")
+// TestEntityTransactionFailureStoresNothing sends a transaction of two Go
+// types whose second operation adds an entity that exists: the service
+// refuses it, the error names that operation and the service's code, and
+// neither entity of the transaction is stored.
+func TestEntityTransactionFailureStoresNothing(t *testing.T) {
+	ctx := testenv.Ctx(t)
+	rec := &batchRecorder{}
+	items := newRecordedTable(t, rec, nil)
+	dyn, err := table.As[table.Entity](items)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := orders.Get(ctx, "c1", "o2", nil); err == nil {
-		t.Errorf("order o2: got stored, want rolled back")
+	lineTbl, err := table.As[line](items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := line{"c1", "o1-l1", "line", "A", 2}
+	if _, err := lineTbl.Add(ctx, stored); err != nil {
+		t.Fatal(err)
+	}
+	newOrder, err := testenv.Convert[table.Entity](order{PartitionKey: "c1", RowKey: "o2", Kind: "order", Total: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup, err := testenv.Convert[table.Entity](line{"c1", "o1-l1", "line", "B", 9}) // its keys exist
+	if err != nil {
+		t.Fatal(err)
+	}
+	callsBefore, _ := rec.snapshot()
+
+	_, err = batch.New(dyn).Add(newOrder).Add(dup).Submit(ctx)
+
+	var se *tablekit.ServiceError
+	if !errors.As(err, &se) || !errors.Is(err, tablekit.ErrAlreadyExists) {
+		t.Fatalf("got %v, want a *tablekit.ServiceError matching tablekit.ErrAlreadyExists", err)
+	}
+	if got, want := fmt.Sprint(se.Operation, " ", se.Index, " ", se.StatusCode, " ", se.Code), "transaction 1 409 EntityAlreadyExists"; got != want {
+		t.Errorf("operation, index, status, code: got %q, want %q", got, want)
+	}
+	calls, batches := rec.snapshot()
+	if got, want := calls-callsBefore, 1; got != want {
+		t.Errorf("requests sent: got %d, want %d (one $batch)", got, want)
+	}
+	if len(batches) != 1 || batches[0].ops != 2 || batches[0].rk != "o2" {
+		t.Errorf("$batch requests: got %+v, want one of 2 operations starting at o2", batches)
+	}
+	orders, err := table.As[order](items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := orders.Get(ctx, "c1", "o2", nil); !errors.Is(err, tablekit.ErrNotFound) {
+		t.Errorf("order o2: got %+v, %v; want tablekit.ErrNotFound (rolled back)", got, err)
+	}
+	if got, err := lineTbl.Get(ctx, "c1", "o1-l1", nil); err != nil || got != stored {
+		t.Errorf("line o1-l1: got %+v, %v; want %+v unchanged", got, err, stored)
 	}
 }
 

@@ -73,24 +73,34 @@ func ExampleDo_errors() {
 
 // NewPipelinePolicy makes every method of an existing aztables client retry
 // by the policy. azcore's own retry is switched off so that there is one
-// retry layer.
+// retry layer. A conflict is not retried: no retry can make it succeed.
 func ExampleNewPipelinePolicy() {
+	ctx := context.Background()
 	p := retry.Default()
-	p.OnRetry = retry.SlogHook(slog.Default())
+	p.OnRetry = retry.SlogHook(slog.Default()) // 503s, resets, ... are retried and logged
 	opts := &aztables.ClientOptions{ClientOptions: azcore.ClientOptions{
 		Retry:           policy.RetryOptions{MaxRetries: -1},
 		PerCallPolicies: []policy.Policy{retry.NewPipelinePolicy(&p)},
 	}}
-	cred, err := aztables.NewSharedKeyCredential("devstoreaccount1",
-		"Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==")
+	svc, err := aztables.NewServiceClientFromConnectionString(os.Getenv("TABLEKIT_CONNECTION_STRING"), opts)
 	if err != nil {
 		log.Fatal(err)
 	}
-	client, err := aztables.NewClientWithSharedKey("http://127.0.0.1:10002/devstoreaccount1/orders", cred, opts)
-	if err != nil {
+	client := svc.NewClient("exampleretrypolicy")
+	if _, err := client.CreateTable(ctx, nil); err != nil {
 		log.Fatal(err)
 	}
-	_ = client // use it as usual: client.UpsertEntity(ctx, entity, nil) retries 503s, resets, ...
+	defer client.Delete(ctx, nil)
+
+	if _, err := client.AddEntity(ctx, []byte(`{"PartitionKey":"alice","RowKey":"0042"}`), nil); err != nil {
+		log.Fatal(err)
+	}
+	_, err = client.AddEntity(ctx, []byte(`{"PartitionKey":"alice","RowKey":"0042"}`), nil)
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		fmt.Println(re.StatusCode, re.ErrorCode, "retryable:", retry.IsRetryable(err))
+	}
+	// Output: 409 EntityAlreadyExists retryable: false
 }
 
 // IsRetryable tells permanent failures from transient ones.

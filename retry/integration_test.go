@@ -204,20 +204,21 @@ func TestRetryAfterMeasured(t *testing.T) {
 	tests := []struct {
 		name   string
 		header http.Header
+		max    time.Duration // the policy's MaxInterval
 		min    time.Duration
 	}{
-		{"Retry-After seconds", http.Header{"Retry-After": {"1"}}, time.Second},
-		{"Retry-After date", nil, time.Second}, // set below: now+2s, second resolution
-		{"retry-after-ms", http.Header{"Retry-After-Ms": {"400"}}, 400 * time.Millisecond},
-		{"x-ms-retry-after-ms", http.Header{"X-Ms-Retry-After-Ms": {"400"}}, 400 * time.Millisecond},
+		{"Retry-After seconds", http.Header{"Retry-After": {"1"}}, 5 * time.Second, time.Second},
+		// A date an hour ahead, however long the setup took: the wait is
+		// the policy's cap, where a date not read as one would give the
+		// 10 ms backoff. TestRetryAfter checks the arithmetic of dates.
+		{"Retry-After date", http.Header{"Retry-After": {time.Now().Add(time.Hour).UTC().Format(http.TimeFormat)}}, time.Second, time.Second},
+		{"retry-after-ms", http.Header{"Retry-After-Ms": {"400"}}, 5 * time.Second, 400 * time.Millisecond},
+		{"x-ms-retry-after-ms", http.Header{"X-Ms-Retry-After-Ms": {"400"}}, 5 * time.Second, 400 * time.Millisecond},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.header == nil {
-				tc.header = http.Header{"Retry-After": {time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat)}}
-			}
 			var ev events
-			p := retry.Policy{InitialInterval: 10 * time.Millisecond, MaxInterval: 5 * time.Second, OnRetry: ev.hook}
+			p := retry.Policy{InitialInterval: 10 * time.Millisecond, MaxInterval: tc.max, OnRetry: ev.hook}
 			c := r.client(t, &p, noAzRetry)
 			var rec arrivals
 			r.px.SetRules(faults.Rule{Match: r.writes(&rec), Times: 1, Fault: faults.Status(429, "TooManyRequests", tc.header)})

@@ -116,7 +116,8 @@
 // reaches a browser or a device. It prints as its account name and "REDACTED"
 // under every fmt verb (String and GoString included) and in log/slog, so it is
 // safe in logs and errors; the zero value has no key. No error from this
-// package contains a key or a signature. When the service refuses a token,
+// package contains a key, a signature or any other value it was given: a
+// *tablekit.ValidationError names the field or parameter and the rule. When the service refuses a token,
 // tablekit.ErrForbidden matches the 403 (permission mismatch, expired or
 // revoked token, wrong signature, protocol or address mismatch); errors.As
 // still reaches the *azcore.ResponseError and its ErrorCode.

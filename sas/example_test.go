@@ -2,12 +2,16 @@ package sas_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
+	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/sas"
@@ -143,13 +147,24 @@ func ExampleTableURL() {
 
 // A revocable token: the stored access policy holds the permissions and
 // times, the SAS only names it, and removing the policy withdraws every
-// such token. (Needs a table service, so it is compiled but not run.)
+// such token. (The service may take up to 30 seconds to apply a change of
+// policies; the emulator applies it at once.)
 func ExampleSetPolicies() {
 	ctx := context.Background()
-	cred, _ := sas.NewCredential(account, key)
-	svc, _ := table.NewServiceWithSharedKey("https://"+account+".table.core.windows.net", account, key, nil)
+	svc, err := table.NewService(os.Getenv("TABLEKIT_CONNECTION_STRING"), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	const name = "examplepolicies"
+	if err := svc.CreateTable(ctx, name); err != nil {
+		log.Fatal(err)
+	}
+	defer svc.DeleteTable(ctx, name)
+	if _, err := svc.Raw().NewClient(name).AddEntity(ctx, []byte(`{"PartitionKey":"customer-42","RowKey":"order-1"}`), nil); err != nil {
+		log.Fatal(err)
+	}
 
-	err := sas.SetPolicies(ctx, svc, "orders", []sas.Policy{{
+	err = sas.SetPolicies(ctx, svc, name, []sas.Policy{{
 		ID:          "mobile-readers",
 		Permissions: sas.Read,
 		Start:       time.Now().Add(-15 * time.Minute),
@@ -158,13 +173,34 @@ func ExampleSetPolicies() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	token, _ := sas.TableSignature{Table: "orders", Identifier: "mobile-readers"}.Sign(cred)
-	u, _ := sas.TableURL("https://"+account+".table.core.windows.net", "orders", token)
-	reader, _ := aztables.NewClientWithNoCredential(u, nil)
-	_, _ = reader.GetEntity(ctx, "customer-42", "order-1", nil)
-
-	// Later: every token naming the policy stops working.
-	if err := sas.SetPolicies(ctx, svc, "orders", nil); err != nil {
+	cred, err := sas.ServiceCredential(svc) // the key svc connects with
+	if err != nil {
 		log.Fatal(err)
 	}
+	// HTTPSAndHTTP only because the emulator serves http; keep the default.
+	token, err := sas.TableSignature{Table: name, Identifier: "mobile-readers", Protocol: sas.HTTPSAndHTTP}.Sign(cred)
+	if err != nil {
+		log.Fatal(err)
+	}
+	u, err := sas.TableURL(svc.Endpoint(), name, token)
+	if err != nil {
+		log.Fatal(err)
+	}
+	reader, err := aztables.NewClientWithNoCredential(u, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = reader.GetEntity(ctx, "customer-42", "order-1", nil)
+	fmt.Println("read with the policy:", err)
+
+	// Later: every token naming the policy stops working.
+	if err := sas.SetPolicies(ctx, svc, name, nil); err != nil {
+		log.Fatal(err)
+	}
+	_, err = reader.GetEntity(ctx, "customer-42", "order-1", nil)
+	var re *azcore.ResponseError
+	fmt.Println("read after removing it:", errors.As(err, &re) && re.StatusCode == http.StatusForbidden)
+	// Output:
+	// read with the policy: <nil>
+	// read after removing it: true
 }

@@ -49,14 +49,15 @@ func (r IPRange) validate() error {
 
 func parseIPRange(s string) (IPRange, error) {
 	first, last, isRange := strings.Cut(s, "-")
+	// netip's errors quote the input: keep only the rule.
 	start, err := netip.ParseAddr(first)
 	if err != nil {
-		return IPRange{}, invalidErr("sip", "not an IP address or range", err)
+		return IPRange{}, invalid("sip", "not an IP address or range")
 	}
 	r := IPRange{Start: start}
 	if isRange {
 		if r.End, err = netip.ParseAddr(last); err != nil {
-			return IPRange{}, invalidErr("sip", "not an IP address or range", err)
+			return IPRange{}, invalid("sip", "not an IP address or range")
 		}
 	}
 	if err := r.validate(); err != nil {

@@ -2,6 +2,7 @@ package sas
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -49,9 +50,13 @@ type Parsed struct {
 	redacted string
 }
 
+// parameters are the query parameters of a table or account SAS.
+var parameters = []string{"sv", "ss", "srt", "tn", "sp", "st", "se", "spk", "srk", "epk", "erk", "sip", "spr", "si", "sig"}
+
 // Parse reads a SAS URL or its query string, with or without the leading
 // "?", and checks its structure but not the signature, which needs the key.
-// Errors wrap ErrInvalid and never contain the signature.
+// Errors wrap ErrInvalid and name the parameter and the rule, never a value
+// from s (the signature least of all).
 func Parse(s string) (*Parsed, error) {
 	s = strings.TrimSpace(s)
 	p := &Parsed{}
@@ -72,7 +77,10 @@ func Parse(s string) (*Parsed, error) {
 	}
 	for k, vs := range q {
 		if len(vs) > 1 {
-			return nil, invalid(k, "appears more than once")
+			if !slices.Contains(parameters, k) {
+				k = "query" // a name from the input is named only if it is a SAS's
+			}
+			return nil, invalid(k, "a parameter appears more than once")
 		}
 	}
 	if q.Get("sig") == "" {

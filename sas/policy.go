@@ -7,6 +7,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
@@ -113,11 +114,13 @@ func SetPolicies(ctx context.Context, svc *table.Service, tableName string, ps [
 // pipeline: on a backend without stored access policies, that pipeline
 // refuses them before sending (tablekit.ErrUnsupported).
 func aclClient(svc *table.Service, tableName string) (*aztables.Client, error) {
-	if svc == nil || svc.Raw() == nil {
+	// The Service's own client: a zero Service has none (its Raw refuses
+	// every call instead).
+	if svc == nil || (*core.Service)(svc).Raw() == nil {
 		return nil, invalid("service", "nil or zero Service (make it with table.NewService or a sibling)")
 	}
 	if bad := wire.CheckTableName(tableName); bad != nil {
 		return nil, invalid("table name", bad.String())
 	}
-	return svc.Raw().NewClient(tableName), nil
+	return (*core.Service)(svc).Raw().NewClient(tableName), nil
 }

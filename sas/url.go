@@ -12,7 +12,7 @@ import (
 func TableURL(endpoint, table string, token url.Values) (string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return "", invalidErr("endpoint", "not a URL", err)
+		return "", invalid("endpoint", "not a URL") // url's errors quote the input
 	}
 	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return "", invalid("endpoint", "must be an absolute http or https URL")

@@ -43,12 +43,13 @@ func parseTime(field, s string) (time.Time, error) {
 			return t.UTC(), nil
 		}
 	}
-	return time.Time{}, invalidErr(field, "not an ISO 8601 UTC time", err)
+	// time.ParseError quotes the input: keep only the rule.
+	return time.Time{}, invalid(field, "not an ISO 8601 UTC time (such as 2025-06-01T12:00:00Z)")
 }
 
 func checkVersion(field, v string) error {
 	if _, err := time.Parse("2006-01-02", v); err != nil {
-		return invalidErr(field, "must be a service version such as "+DefaultVersion, err)
+		return invalid(field, "must be a service version such as "+DefaultVersion)
 	}
 	if v < minVersion {
 		return invalid(field, "versions before "+minVersion+" are not supported")

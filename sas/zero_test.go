@@ -1,9 +1,12 @@
 package sas
 
 import (
+	"errors"
 	"testing"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/testenv"
+	"github.com/tablekit/tablekit/table"
 )
 
 // TestZeroValuesDoNotPanic calls every exported method of every exported
@@ -18,12 +21,18 @@ func TestZeroValuesDoNotPanic(t *testing.T) {
 	testenv.CheckZeroValues(t, zero)
 }
 
-// TestNilArguments checks the functions that take pointers with nil.
+// TestNilArguments checks the functions that take a Service with a nil and
+// a zero one: each refuses it before sending anything.
 func TestNilArguments(t *testing.T) {
 	calls := map[string]func() error{
-		"ServiceCredential(nil)": func() error { _, err := ServiceCredential(nil); return err },
-		"Policies(nil)":          func() error { _, err := Policies(t.Context(), nil, "t1"); return err },
-		"SetPolicies(nil)":       func() error { return SetPolicies(t.Context(), nil, "t1", []Policy{{ID: "x"}}) },
+		"ServiceCredential(nil)":  func() error { _, err := ServiceCredential(nil); return err },
+		"Policies(nil)":           func() error { _, err := Policies(t.Context(), nil, "orders"); return err },
+		"SetPolicies(nil)":        func() error { return SetPolicies(t.Context(), nil, "orders", []Policy{{ID: "x"}}) },
+		"ServiceCredential(zero)": func() error { _, err := ServiceCredential(new(table.Service)); return err },
+		"Policies(zero)":          func() error { _, err := Policies(t.Context(), new(table.Service), "orders"); return err },
+		"SetPolicies(zero)": func() error {
+			return SetPolicies(t.Context(), new(table.Service), "orders", []Policy{{ID: "x"}})
+		},
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) {
@@ -36,8 +45,9 @@ func TestNilArguments(t *testing.T) {
 				}()
 				err = call()
 			}()
-			if err == nil {
-				t.Errorf("err = nil, want an error")
+			var ve *tablekit.ValidationError
+			if !errors.Is(err, tablekit.ErrInvalid) || !errors.As(err, &ve) || ve.Field != "service" {
+				t.Errorf("err = %v, want tablekit.ErrInvalid naming the service", err)
 			}
 		})
 	}

@@ -156,10 +156,13 @@ func (s *Service) Endpoint() string {
 }
 
 // Raw is the underlying aztables service client, for what tablekit does not
-// wrap.
+// wrap. A zero or nil Service has none: Raw then returns a client whose
+// every call fails with tablekit.ErrInvalid before anything is sent, so that
+// a Service made without its constructor fails as every method of it does,
+// not with a nil pointer panic inside aztables.
 func (s *Service) Raw() *aztables.ServiceClient {
-	if s == nil {
-		return nil
+	if s == nil || s.core().Raw() == nil {
+		return refusingServiceClient()
 	}
 	return s.core().Raw()
 }

@@ -37,6 +37,10 @@ func ExampleService_Tables() {
 // region (RA-GRS) when the primary fails with a retryable error; writes
 // always go to the primary. WithReadLocations counts which one answered:
 // the secondary may lag (Service.Stats reports its last sync time).
+//
+// The emulator serves an account's secondary beside its primary, with the
+// same data, and never fails: here the primary answers the first read, and
+// a service in SecondaryOnly mode reads from the secondary.
 func ExampleOptions_location() {
 	ctx := context.Background()
 	svc, err := table.NewService(os.Getenv("TABLEKIT_CONNECTION_STRING"),
@@ -44,10 +48,18 @@ func ExampleOptions_location() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	orders, err := table.New[Order](svc, "orders")
+	orders, err := table.New[Order](svc, "examplelocation")
 	if err != nil {
 		log.Fatal(err)
 	}
+	if err := svc.CreateTable(ctx, orders.Name()); err != nil {
+		log.Fatal(err)
+	}
+	defer svc.DeleteTable(ctx, orders.Name())
+	if _, err := orders.Add(ctx, Order{PartitionKey: "alice", RowKey: "00000042", Total: 10}); err != nil {
+		log.Fatal(err)
+	}
+
 	var from table.ReadLocations
 	o, err := orders.Get(table.WithReadLocations(ctx, &from), "alice", "00000042", nil)
 	if err != nil {
@@ -56,6 +68,26 @@ func ExampleOptions_location() {
 	if from.Secondary() > 0 {
 		log.Printf("order %s read from the secondary: it may be behind", o.RowKey)
 	}
+	fmt.Println("primary:", from.Primary(), "secondary:", from.Secondary())
+
+	reports, err := table.NewService(os.Getenv("TABLEKIT_CONNECTION_STRING"),
+		&table.Options{Location: table.SecondaryOnly})
+	if err != nil {
+		log.Fatal(err)
+	}
+	stale, err := table.New[Order](reports, orders.Name())
+	if err != nil {
+		log.Fatal(err)
+	}
+	var fromReports table.ReadLocations
+	o, err = stale.Get(table.WithReadLocations(ctx, &fromReports), "alice", "00000042", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("primary:", fromReports.Primary(), "secondary:", fromReports.Secondary(), "total:", o.Total)
+	// Output:
+	// primary: 1 secondary: 0
+	// primary: 0 secondary: 1 total: 10
 }
 
 // A table.Entity holds any entity: rows of several types in one table,

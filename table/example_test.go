@@ -2,6 +2,7 @@ package table_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -73,16 +74,35 @@ func Example() {
 // Existing aztables code keeps its calls and gains the tuned transport, the
 // retry policy and inserts without echo by swapping in the options.
 func ExampleClientOptions() {
-	cred, err := aztables.NewSharedKeyCredential("devstoreaccount1", "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==")
-	if err != nil {
-		log.Fatal(err)
-	}
-	client, err := aztables.NewClientWithSharedKey("http://127.0.0.1:10002/devstoreaccount1/orders", cred,
+	ctx := context.Background()
+	svc, err := aztables.NewServiceClientFromConnectionString(os.Getenv("TABLEKIT_CONNECTION_STRING"),
 		table.ClientOptions(&table.Options{PoolSize: 32}))
 	if err != nil {
 		log.Fatal(err)
 	}
-	_ = client // use as before: client.AddEntity, client.NewListEntitiesPager, ...
+	client := svc.NewClient("exampleclientoptions")
+	if _, err := client.CreateTable(ctx, nil); err != nil {
+		log.Fatal(err)
+	}
+	defer client.Delete(ctx, nil)
+
+	added, err := client.AddEntity(ctx, []byte(`{"PartitionKey":"alice","RowKey":"00000042","Total":10.5}`), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("echoed by the insert: %s\n", added.Value) // null: the entity was not sent back
+	got, err := client.GetEntity(ctx, "alice", "00000042", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var e struct{ Total float64 }
+	if err := json.Unmarshal(got.Value, &e); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("read back:", e.Total)
+	// Output:
+	// echoed by the insert: null
+	// read back: 10.5
 }
 
 func ExampleReverseTicks() {

@@ -45,3 +45,47 @@ func TestNilArguments(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroServiceRaw: the aztables client of a zero or nil Service fails
+// every call with the zero Service's error, before a request is sent,
+// instead of a nil pointer panic inside aztables.
+func TestZeroServiceRaw(t *testing.T) {
+	ctx := testenv.Ctx(t)
+	services := map[string]*table.Service{"nil": nil, "zero": new(table.Service)}
+	for name, svc := range services {
+		raw := svc.Raw()
+		if raw == nil {
+			t.Fatalf("%s Service: Raw() = nil, want a client that refuses every call", name)
+		}
+		calls := []struct {
+			name string
+			call func() error
+		}{
+			{"CreateTable", func() error { _, err := raw.CreateTable(ctx, "orders", nil); return err }},
+			{"GetProperties", func() error { _, err := raw.GetProperties(ctx, nil); return err }},
+			{"NewListTablesPager", func() error { _, err := raw.NewListTablesPager(nil).NextPage(ctx); return err }},
+			{"NewClient.GetEntity", func() error { _, err := raw.NewClient("orders").GetEntity(ctx, "p", "r", nil); return err }},
+			{"NewClient.AddEntity", func() error {
+				_, err := raw.NewClient("orders").AddEntity(ctx, []byte(`{"PartitionKey":"p","RowKey":"r"}`), nil)
+				return err
+			}},
+		}
+		for _, c := range calls {
+			t.Run(name+"/"+c.name, func(t *testing.T) {
+				var err error
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Fatalf("panic: %v", r)
+						}
+					}()
+					err = c.call()
+				}()
+				var ve *tablekit.ValidationError
+				if !errors.Is(err, tablekit.ErrInvalid) || !errors.As(err, &ve) || ve.Field != "service" {
+					t.Errorf("err = %v, want the zero Service's tablekit.ErrInvalid (field service)", err)
+				}
+			})
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -322,7 +323,12 @@ func TestE2EPlanEmptyShares(t *testing.T) {
 
 // TestE2EPlanTableChanges writes the table between the plan and the
 // shares' runs, and while they run: the shares still hold every entity
-// exactly once, those written during the run at most once.
+// stored before the run exactly once, and those written during the run at
+// most once. A writer keeps writing while the three shares are exported
+// one after the other, and each share starts only after one of its writes
+// landed since the share before ended: the entities of partitions w<i>
+// (after every planned bound: the last share's) that landed before the
+// last share started must be in it.
 func TestE2EPlanTableChanges(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
@@ -337,22 +343,32 @@ func TestE2EPlanTableChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	write := func(pks ...string) {
+	ctx := testenv.Ctx(t)
+	write := func(pks ...string) error {
 		var ops []batch.Op[seedEntity]
 		for _, pk := range pks {
 			for i := range 10 {
 				ops = append(ops, batch.Op[seedEntity]{Entity: seedEntity{pk, fmt.Sprintf("%04d", i), int32(i)}})
 			}
 		}
-		if _, err := batch.Write(ctx, tbl, ops, nil); err != nil {
-			t.Fatal(err)
-		}
+		_, err := batch.Write(ctx, tbl, ops, nil)
+		return err
 	}
 	// Before the run: partitions before, between and after the planned ones.
-	write("a", "k10x", "k200", "zz")
+	if err := write("a", "k10x", "k200", "zz"); err != nil {
+		t.Fatal(err)
+	}
 	before := len(parts)*40 + 40
-	// During the run: more of them, while the shares are exported.
+
+	// During the run: more of them, written by a goroutine that reports
+	// each write that landed (its number i) and its error, if any, to the
+	// test's goroutine.
+	var (
+		mu     sync.Mutex
+		landed []int
+	)
+	wrote := make(chan struct{}, 1)
+	errc := make(chan error, 1)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -363,20 +379,62 @@ func TestE2EPlanTableChanges(t *testing.T) {
 			case <-stop:
 				return
 			case <-time.After(20 * time.Millisecond):
-				write(fmt.Sprintf("k%02dw%d", i%30, i), fmt.Sprintf("w%d", i))
+			}
+			if err := write(fmt.Sprintf("k%02dw%d", i%30, i), fmt.Sprintf("w%d", i)); err != nil {
+				errc <- fmt.Errorf("write %d during the run: %w", i, err)
+				return
+			}
+			mu.Lock()
+			landed = append(landed, i)
+			mu.Unlock()
+			select {
+			case wrote <- struct{}{}:
+			default:
 			}
 		}
 	}()
+	stopWriter := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	t.Cleanup(stopWriter) // also when a check below ends the test
+	// nextWrite waits for a write that lands after the call.
+	nextWrite := func(after string) {
+		t.Helper()
+		select {
+		case <-wrote: // one that may have landed before
+		default:
+		}
+		select {
+		case <-wrote:
+		case err := <-errc:
+			t.Fatal(err)
+		case <-ctx.Done():
+			t.Fatalf("no write landed %s: %v", after, ctx.Err())
+		}
+	}
+
 	union := map[string]int{}
+	var beforeLast []int // the writes that landed before the last share started
 	for i := 1; i <= 3; i++ {
+		if i > 1 {
+			nextWrite(fmt.Sprintf("after share %d", i-1))
+		}
+		if i == 3 {
+			mu.Lock()
+			beforeLast = slices.Clone(landed)
+			mu.Unlock()
+		}
 		file := filepath.Join(t.TempDir(), "share.jsonl")
 		wantCode(t, tk(t, cs, "export", name, "-o", file, "--plan", plan, "--segment", fmt.Sprintf("%d/3", i), "--parallel", "2"), 0, "export share")
 		for k, c := range keysOf(t, file) {
 			union[k] += c
 		}
 	}
-	close(stop)
-	wg.Wait()
+	stopWriter()
+	select {
+	case err := <-errc:
+		t.Fatal(err)
+	default:
+	}
+
 	for k, c := range union {
 		if c != 1 {
 			t.Errorf("%s in %d shares, want 1", k, c)
@@ -390,6 +448,13 @@ func TestE2EPlanTableChanges(t *testing.T) {
 		for i := range n {
 			if k := fmt.Sprintf("%s/%04d", pk, i); union[k] != 1 {
 				t.Errorf("%s, stored before the run, in %d shares, want 1", k, union[k])
+			}
+		}
+	}
+	for _, w := range beforeLast {
+		for i := range 10 {
+			if k := fmt.Sprintf("w%d/%04d", w, i); union[k] != 1 {
+				t.Errorf("%s, written during the run before the last share started, in %d shares, want 1", k, union[k])
 			}
 		}
 	}

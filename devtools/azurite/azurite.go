@@ -75,10 +75,25 @@ func FindBinary() (string, error) {
 // Start launches Azurite in memory on a free loopback port and waits until it
 // answers. The process is placed in its own process group so that Stop ends
 // node and anything it spawned.
-func Start(ctx context.Context) (*Server, error) {
+func Start(ctx context.Context) (*Server, error) { return StartOn(ctx, 0) }
+
+// StartOn is Start on the given loopback port, or on a free one when port
+// is 0: `make azurite` serves on Azurite's usual 10002, where tools such as
+// Storage Explorer look for it.
+func StartOn(ctx context.Context, port int) (*Server, error) {
 	bin, err := FindBinary()
 	if err != nil {
 		return nil, err
+	}
+	if port != 0 {
+		// Another server on the port would answer the readiness check
+		// in place of this one.
+		l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err != nil {
+			return nil, fmt.Errorf("azurite: port %d is not free: %w", port, err)
+		}
+		l.Close()
+		return start(ctx, bin, port)
 	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
