@@ -97,8 +97,14 @@ func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
 func (t *Table[T]) Name() string { return t.handle().Name() }
 
 // Client is the underlying aztables client: the one given to Wrap, or one
-// on the service's transport, retry policy and credentials.
-func (t *Table[T]) Client() *aztables.Client { return t.handle().Client() }
+// on the service's transport, retry policy and credentials. A zero or nil
+// Table's is never nil: every call fails with tablekit.ErrInvalid, unsent.
+func (t *Table[T]) Client() *aztables.Client {
+	if c := t.handle().Client(); c != nil {
+		return c
+	}
+	return refusingServiceClient().NewClient("zero")
+}
 
 // Marshal encodes e as the service's JSON, with exact EDM type annotations,
 // after checking the backend's rules (a *tablekit.ValidationError

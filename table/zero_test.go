@@ -89,3 +89,22 @@ func TestZeroServiceRaw(t *testing.T) {
 		}
 	}
 }
+
+// A zero or nil Table's Client refuses every call as a zero Service's Raw
+// does, instead of a nil client that panics inside aztables.
+func TestZeroTableClient(t *testing.T) {
+	ctx := testenv.Ctx(t)
+	for name, tbl := range map[string]*table.Table[table.Entity]{"nil": nil, "zero": new(table.Table[table.Entity])} {
+		t.Run(name, func(t *testing.T) {
+			c := tbl.Client()
+			if c == nil {
+				t.Fatal("Client() = nil, want a client that refuses every call")
+			}
+			_, err := c.GetEntity(ctx, "p", "r", nil)
+			var ve *tablekit.ValidationError
+			if !errors.Is(err, tablekit.ErrInvalid) || !errors.As(err, &ve) || ve.Field != "service" {
+				t.Errorf("err = %v, want the zero Service's tablekit.ErrInvalid (field service)", err)
+			}
+		})
+	}
+}
