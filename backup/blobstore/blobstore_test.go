@@ -1,0 +1,82 @@
+package blobstore_test
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/backup/blobstore"
+	"github.com/tablekit/tablekit/devtools/testenv"
+)
+
+func TestMain(m *testing.M) { os.Exit(testenv.Run(m)) }
+
+func TestStoreContract(t *testing.T) {
+	b := testenv.AzuriteBlob(t)
+	cases := []struct {
+		name string
+		open func(container string) (*blobstore.Store, error)
+	}{
+		{"shared key, prefix", func(c string) (*blobstore.Store, error) {
+			return blobstore.NewWithSharedKey(b.Endpoint+"/"+c+"/nightly/orders", b.Account, b.Key, nil)
+		}},
+		{"shared key, no prefix", func(c string) (*blobstore.Store, error) {
+			return blobstore.NewWithSharedKey(b.Endpoint+"/"+c, b.Account, b.Key, nil)
+		}},
+		{"connection string", func(c string) (*blobstore.Store, error) {
+			return blobstore.NewFromConnectionString(b.ConnectionString, c, "p", nil)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			st, err := tc.open(testenv.ContainerName(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			testenv.CheckStore(t, st)
+		})
+	}
+}
+
+func TestBadURLs(t *testing.T) {
+	cases := []struct{ name, url string }{
+		{"no container", "https://acct.blob.core.windows.net/"},
+		{"path-style, no container", "http://127.0.0.1:10000/devstoreaccount1"},
+		{"not a URL", "acct/container"},
+		{"http to a remote host", "http://acct.blob.core.windows.net/c"},
+		{"dot-dot prefix", "https://acct.blob.core.windows.net/c/../x"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := blobstore.NewWithSharedKey(tc.url, "acct", "a2V5", nil)
+			if !errors.Is(err, tablekit.ErrInvalid) {
+				t.Errorf("got %v, want tablekit.ErrInvalid", err)
+			}
+		})
+	}
+}
+
+func TestSASNeverInErrors(t *testing.T) {
+	const sig = "c2VjcmV0c2lnbmF0dXJl"
+	// Nothing listens on port 1: the connection is refused, and net/http's
+	// error names the URL.
+	var o blobstore.Options
+	o.Client.Retry.MaxRetries = -1 // one attempt: the refusal is certain
+	st, err := blobstore.NewWithSAS("http://127.0.0.1:1/devstoreaccount1/c?sv=2024-01-01&sp=rl&sig="+sig, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testenv.Ctx(t)
+	_, err = st.List(ctx, "")
+	if err == nil {
+		t.Fatal("List on a closed port succeeded")
+	}
+	if got := err.Error(); strings.Contains(got, sig) {
+		t.Errorf("error holds the SAS signature: %s", got)
+	}
+	if _, err := blobstore.NewWithSAS("https://acct.blob.core.windows.net/c", nil); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("NewWithSAS without sig: got %v, want tablekit.ErrInvalid", err)
+	}
+}
