@@ -95,6 +95,7 @@ func (d *DirStore) Put(ctx context.Context, name string, r io.Reader) (err error
 		if err != nil {
 			f.Close()
 			os.Remove(f.Name())
+			d.prune(dir)
 		}
 	}()
 	if _, err = io.Copy(f, ctxReader{ctx, r}); err != nil {
@@ -174,7 +175,8 @@ func (d *DirStore) List(ctx context.Context, prefix string) ([]string, error) {
 	return names, nil
 }
 
-// Delete removes name; a missing file is not an error.
+// Delete removes name and the directories it leaves empty; a missing
+// file is not an error.
 func (d *DirStore) Delete(ctx context.Context, name string) error {
 	p, err := d.path(name)
 	if err != nil {
@@ -186,7 +188,19 @@ func (d *DirStore) Delete(ctx context.Context, name string) error {
 	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("backup: %w", err)
 	}
+	d.prune(filepath.Dir(p))
 	return nil
+}
+
+// prune removes dir and its parents below the root while they are empty,
+// as a container holds no empty folders; Remove fails on one that holds a
+// file, which stays.
+func (d *DirStore) prune(dir string) {
+	for root := filepath.Clean(d.root); dir != root && strings.HasPrefix(dir, root); dir = filepath.Dir(dir) {
+		if os.Remove(dir) != nil {
+			return
+		}
+	}
 }
 
 // ctxReader stops a copy when ctx is done.
