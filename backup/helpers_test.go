@@ -59,7 +59,7 @@ func entity(i, v int) table.Entity {
 		"Ratio":   doubles[i%len(doubles)],
 		"Ok":      i%2 == 0,
 		"When":    time.Date(2020, 1, 2, 3, 4, 5, 100*i, time.UTC),
-		"ID":      table.GUID{byte(i), 1, 2, 3},
+		"Guid":    table.GUID{byte(i), 1, 2, 3},
 		"Blob":    []byte{0, byte(i), 255},
 	}
 	if i%5 == 0 {
