@@ -17,7 +17,7 @@ func TestChain(t *testing.T) {
 			t.Run(sk.name+"/"+changes.String(), func(t *testing.T) {
 				ctx := testenv.Ctx(t)
 				st := sk.open(t)
-				const n = 300
+				n := testenv.Size(300, 120)
 				tb := newSeededTable(t, svc, n)
 				opts := &backup.Options{Changes: changes, FileBytes: 16 << 10}
 				var ids []string

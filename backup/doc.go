@@ -69,7 +69,9 @@
 //
 // [Keep] keeps the newest n backups and removes the older ones; when the
 // oldest kept is incremental, it is first folded into a full backup made
-// from the stored files alone, without reading the table.
+// from the stored files alone, without reading the table. A service that
+// backs itself up calls Run and then Keep on a ticker: the program in
+// examples/backup-timer does, and checks what each backup restores.
 //
 // # Limits
 //

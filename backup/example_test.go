@@ -6,7 +6,6 @@ import (
 	"log"
 	"os"
 	"strconv"
-	"time"
 
 	"github.com/tablekit/tablekit/backup"
 	"github.com/tablekit/tablekit/batch"
@@ -72,27 +71,4 @@ func Example() {
 	// full: true, 10 entities
 	// incremental: 0 written, 1 deleted, 9 entities
 	// restored: 10
-}
-
-// A service that backs up its own table every night and keeps a week.
-func ExampleRun_timer() {
-	run := func(ctx context.Context, svc *table.Service, st backup.Store) {
-		tick := time.NewTicker(24 * time.Hour)
-		defer tick.Stop()
-		for {
-			if in, err := backup.Run(ctx, svc, "orders", st, nil); err != nil {
-				log.Printf("backup: %v", err) // the next run starts it again
-			} else if _, err := backup.Keep(ctx, st, 7); err != nil {
-				log.Printf("backup: keep: %v", err)
-			} else {
-				log.Printf("backup %s: %d entities", in.ID, in.Entities)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-		}
-	}
-	_ = run // started by the service: go run(ctx, svc, backup.Dir("/var/backups/orders"))
 }
