@@ -2,12 +2,17 @@ package blobstore_test
 
 import (
 	"errors"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/backup/blobstore"
+	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
@@ -78,5 +83,33 @@ func TestSASNeverInErrors(t *testing.T) {
 	}
 	if _, err := blobstore.NewWithSAS("https://acct.blob.core.windows.net/c", nil); !errors.Is(err, tablekit.ErrInvalid) {
 		t.Errorf("NewWithSAS without sig: got %v, want tablekit.ErrInvalid", err)
+	}
+}
+
+// TestStoreThroughFaults holds the blob store to the Store contract with
+// a fifth of its requests answered 503 and some connections reset before
+// they reach the service: azblob's retries, which the store keeps, get
+// every file through whole.
+func TestStoreThroughFaults(t *testing.T) {
+	b := testenv.AzuriteBlob(t)
+	px, err := faults.Start(b.Endpoint[:strings.LastIndex(b.Endpoint, "/")])
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = px.Close() })
+	px.SetSeed(11)
+	px.SetRules(
+		faults.Rule{Probability: 0.20, Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil)},
+		faults.Rule{Probability: 0.05, Fault: faults.ResetBeforeForward()},
+	)
+	var o blobstore.Options
+	o.Client.Retry = policy.RetryOptions{MaxRetries: 10, RetryDelay: 5 * time.Millisecond, MaxRetryDelay: 50 * time.Millisecond}
+	st, err := blobstore.NewWithSharedKey(px.Endpoint(b.Account)+"/"+testenv.ContainerName(t), b.Account, b.Key, &o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.CheckStore(t, st)
+	if px.Injected() == 0 {
+		t.Fatal("no fault was injected: the test proved nothing")
 	}
 }
