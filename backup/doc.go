@@ -63,13 +63,18 @@
 // EDM types stored. A table that holds entities is refused ([ErrNotEmpty])
 // unless [RestoreOptions].Mode is [Replace] or [AddMissing].
 // [RestoreOptions].TimestampProperty keeps each entity's original
-// Timestamp in a property, since the service sets its own.
+// Timestamp in a property, since the service sets its own. A restore cut
+// short (tablekit.ErrIncomplete from the writes, a cancelled context) is
+// finished by running it again with [Replace].
 //
 // # Keeping N
 //
 // [Keep] keeps the newest n backups and removes the older ones; when the
 // oldest kept is incremental, it is first folded into a full backup made
-// from the stored files alone, without reading the table. A service that
+// from the stored files alone, without reading the table. Every file it
+// reads is checked against its SHA-256, and the fold's manifest is written
+// before anything is removed: an interrupted Keep leaves every backup
+// restorable, and running it again finishes it. A service that
 // backs itself up calls Run and then Keep on a ticker: the program in
 // examples/backup-timer does, and checks what each backup restores.
 //

@@ -16,15 +16,9 @@ type Kept struct {
 	Removed []string
 }
 
-// Keep keeps the newest n backups in st restorable and removes the older
-// ones. When the oldest one kept is incremental, Keep first folds it: it
-// writes a full backup of the same entities (ID + "-full", FoldOf set)
-// from the stored files of its chain, without reading the table, so that
-// a chain does not grow without end. The fold's manifest is written before
-// anything is removed: an interrupted Keep leaves every backup restorable,
-// and running it again finishes it. It checks every file it reads (a
-// damaged one is a *CorruptError naming it, and nothing is removed). Do
-// not run Keep while Run or Restore uses st.
+// Keep keeps the newest n backups in st and removes the older ones,
+// folding the oldest kept into a full backup from the stored files first
+// when it is incremental (see the package documentation).
 func Keep(ctx context.Context, st Store, n int) (Kept, error) {
 	if n < 1 {
 		return Kept{}, errmap.Invalidf("keep", "n", "is %d: keep at least 1 backup", n)

@@ -58,20 +58,10 @@ type Restored struct {
 	Deleted int  // entities of the table deleted (Replace)
 }
 
-// Restore writes the table name of svc as of a backup in st, creating the
-// table if it is missing. Each entity is written with its exact EDM types,
-// in transactions through batch.WriteSeq; a restore writes each entity
-// once, its latest version in the backup's chain (the full backup it
-// starts from and the incremental ones up to it).
-//
-// Before writing anything Restore reads every file it needs and checks
-// its SHA-256 against the manifest: a damaged or missing file is a
-// *CorruptError naming it (ErrCorrupt), and the table is left untouched.
-//
-// Errors: ErrNoBackup, ErrCorrupt, ErrNotEmpty (before any write); a
-// *tablekit.ValidationError for bad options; an error of batch.WriteSeq
-// (tablekit.ErrIncomplete) when some transactions did not commit: run
-// Restore again with Replace to finish.
+// Restore writes the table name of svc as of a backup in st, creating it
+// if missing, after checking every file it needs. Errors: ErrNoBackup,
+// ErrCorrupt, ErrNotEmpty before any write; tablekit.ErrInvalid; the
+// store's, the table's and batch.WriteSeq's (tablekit.ErrIncomplete).
 func Restore(ctx context.Context, svc *table.Service, name string, st Store, o *RestoreOptions) (Restored, error) {
 	var opts RestoreOptions
 	if o != nil {

@@ -103,18 +103,10 @@ func (c Changes) String() string {
 	return "timestamp"
 }
 
-// Run backs up the table name of svc into st and returns the new backup's
-// Info. The first backup in st is full; each later one is incremental
-// unless Options.Full says otherwise. Every backup ends with a keys-only
-// scan that finds the keys deleted since the previous one. Run writes the
-// backup's manifest last: an interrupted Run (a cancelled ctx, a crash)
-// leaves no backup, only files that the next Run deletes before it starts
-// again. One Run at a time per store.
-//
-// Errors: a *tablekit.ValidationError for bad options, a table name
-// another table's backups in st do not allow, or an entity the backend's
-// rules refuse; the table's errors as package query and table return
-// them; the store's errors.
+// Run backs up the table name of svc into st: full the first time (or
+// with Options.Full), else incremental, with its manifest written last.
+// Errors: tablekit.ErrInvalid for options or a store of another table's
+// backups; the table's and the store's errors.
 func Run(ctx context.Context, svc *table.Service, name string, st Store, o *Options) (Info, error) {
 	opts, err := o.resolve(svc)
 	if err != nil {
