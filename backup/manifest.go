@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"slices"
 	"strings"
@@ -176,14 +175,4 @@ func chain(infos []Info, target *Info) ([]*Info, error) {
 		cur = next
 	}
 	return out, nil
-}
-
-// readAll reads a small stored file whole.
-func readAll(ctx context.Context, st Store, name string) ([]byte, error) {
-	rc, err := st.Get(ctx, name)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return io.ReadAll(rc)
 }
