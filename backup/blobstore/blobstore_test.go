@@ -3,12 +3,15 @@ package blobstore_test
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/backup/blobstore"
@@ -33,6 +36,9 @@ func TestStoreContract(t *testing.T) {
 		{"connection string", func(c string) (*blobstore.Store, error) {
 			return blobstore.NewFromConnectionString(b.ConnectionString, c, "p", nil)
 		}},
+		{"container SAS, prefix", func(c string) (*blobstore.Store, error) {
+			return blobstore.NewWithSAS(containerSAS(t, b, c, "nightly"), nil)
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,6 +49,34 @@ func TestStoreContract(t *testing.T) {
 			testenv.CheckStore(t, st)
 		})
 	}
+}
+
+// containerSAS creates the container (a container SAS cannot) and returns
+// its URL with prefix and a SAS for read, add, create, write, delete and list.
+func containerSAS(t *testing.T, b *testenv.BlobEnv, name, prefix string) string {
+	t.Helper()
+	cred, err := container.NewSharedKeyCredential(b.Account, b.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := container.NewClientWithSharedKeyCredential(b.Endpoint+"/"+name, cred, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Create(testenv.Ctx(t), nil); err != nil {
+		t.Fatal(err)
+	}
+	perms := sas.ContainerPermissions{Read: true, Add: true, Create: true, Write: true, Delete: true, List: true}
+	raw, err := c.GetSASURL(perms, time.Now().Add(time.Hour), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path += "/" + prefix
+	return u.String()
 }
 
 func TestBadURLs(t *testing.T) {
