@@ -73,8 +73,11 @@ func TestWriterDuringBackup(t *testing.T) {
 		return c
 	}
 	for round := range 2 {
-		for writes.Load() < int64(50*(round+1)) { // the writer is busy
-			time.Sleep(5 * time.Millisecond)
+		for deadline := time.Now().Add(time.Minute); writes.Load() < int64(50*(round+1)); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) { // the writer failed or stalled
+				stop()
+				t.Fatalf("the writer made %d writes in a minute: %v", writes.Load(), <-done)
+			}
 		}
 		lo := copyMap(acked)
 		in, err := backup.Run(ctx, svc, tb.Name(), st, nil)
