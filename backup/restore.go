@@ -11,6 +11,7 @@ import (
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
@@ -270,7 +271,7 @@ func withTimestamp(e table.RawEntity, name string) (json.RawMessage, error) {
 			Rule: "names a property the entity has", Detail: e.PartitionKey + "/" + e.RowKey}
 	}
 	n, _ := json.Marshal(name)
-	ts, _ := json.Marshal(e.Timestamp.UTC().Format(timestampLayout))
+	ts, _ := json.Marshal(e.Timestamp.UTC().Format(wire.DateTimeLayout))
 	out := append([]byte(nil), props[:len(props)-1]...)
 	if len(members) > 0 {
 		out = append(out, ',')

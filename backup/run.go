@@ -12,6 +12,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
@@ -301,14 +302,11 @@ func entityLine(t *table.Table[table.RawEntity], buf []byte, e table.RawEntity) 
 	buf = append(buf[:0], b[:len(b)-1]...)
 	if !e.Timestamp.IsZero() {
 		buf = append(buf, `,"Timestamp@odata.type":"Edm.DateTime","Timestamp":`...)
-		ts, _ := json.Marshal(e.Timestamp.UTC().Format(timestampLayout))
+		ts, _ := json.Marshal(e.Timestamp.UTC().Format(wire.DateTimeLayout))
 		buf = append(buf, ts...)
 	}
 	return append(buf, '}', '\n'), nil
 }
-
-// timestampLayout is the service's own: seven fractional digits (100 ns).
-const timestampLayout = "2006-01-02T15:04:05.0000000Z"
 
 // keys reads every key and its ETag with a keys-only parallel scan.
 func (r *run) keys(ctx context.Context) (keySet, error) {
