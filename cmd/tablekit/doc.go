@@ -3,8 +3,8 @@
 // entities, count and delete entities with parallel keys-only scans,
 // export, import and copy entities resumably, over many machines with a
 // plan of shares, verify that two tables (or a table and a file) hold the
-// same, describe a table's shape (schema), issue table and account SAS
-// URLs and manage stored access policies.
+// same, describe a table's shape (schema), back tables up and restore
+// them, issue table and account SAS URLs and manage stored access policies.
 //
 //	go install github.com/tablekit/tablekit/cmd/tablekit@latest
 //	export TABLEKIT_CONNECTION_STRING='DefaultEndpointsProtocol=https;AccountName=...;AccountKey=...'
@@ -390,6 +390,40 @@
 // returns no key order, so there partitions are counted one by one, up to
 // 1,048,576, beyond which the count says "at least".
 //
+// # Backups: backup, restore, backups
+//
+// backup TABLE DEST writes a backup of the table into DEST, a directory or
+// a blob container URL (https://ACCOUNT.blob.core.windows.net/CONTAINER[/PREFIX],
+// or Azurite's http://127.0.0.1:10000/devstoreaccount1/CONTAINER), and
+// prints its ID as the last line of stdout. The first backup in DEST is
+// full; each later one is incremental (the entities added or changed since
+// the previous one, and the keys deleted since), unless --full. --changes
+// chooses how changes are found: timestamp (the default on Table Storage,
+// with --overlap before the previous backup's start) or etag (the default
+// on Cosmos DB, where Timestamp filters return nothing). A container is
+// reached with a SAS in DEST or --dest-sas, else with the account key of
+// the connection string when DEST is in the same account, else with Entra
+// ID. An interrupted backup (Ctrl-C, kill -9) leaves no backup; the next
+// run removes its files and starts again.
+//
+//	tablekit backup orders /var/backups/orders
+//	tablekit restore /var/backups/orders orders2 --at 2026-11-26T06:00:00Z
+//	tablekit backups /var/backups/orders --keep 7
+//
+// restore DEST TABLE writes the table as of a backup: --at an ID, or a
+// time (RFC 3339) for the last backup finished by then; the last by
+// default. The table is created if missing; one that holds entities is
+// refused (exit status 1) unless --mode replace (make it the backup) or
+// add-missing (write the entities it lacks). Every file's SHA-256 is
+// checked before anything is written: a damaged file is named and nothing
+// is written. --timestamp-property NAME keeps each entity's original
+// Timestamp in a property. backups DEST lists the backups (ID, when it
+// finished, full or incremental, entities written, keys deleted, entities
+// in the table as of it, bytes stored); --keep N keeps the newest N,
+// folding the oldest kept into a full backup from the stored files first.
+// docs/backup.md says what a backup guarantees. An unknown ID, or none
+// finished by the time, is exit status 1.
+//
 // # Internals
 //
 // exitcode.go maps errors to exit statuses (the one place), entity.go is
@@ -422,4 +456,6 @@
 // it; share.go reads --segment and plan files, plan.go writes them. copy's
 // target comes from targetFlags (--to-connection-string or
 // TABLEKIT_TARGET_CONNECTION_STRING, else the source account).
+// backupcmd.go is backup, restore and backups over package backup, and
+// backupdest.go opens their DEST (a directory or a container).
 package main

@@ -1,6 +1,7 @@
-// Package azurite starts and stops the Azurite table emulator installed by
-// `npm ci` in the repository's node_modules. Tests, examples and benchmarks
-// use it so that every run talks to a real Table endpoint on 127.0.0.1.
+// Package azurite starts and stops the Azurite emulator installed by
+// `npm ci` in the repository's node_modules: its table service, and its blob
+// service for backups kept in a container. Tests, examples and benchmarks use
+// it so that every run talks to real endpoints on 127.0.0.1.
 package azurite
 
 import (
@@ -24,25 +25,30 @@ const (
 	Key     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 )
 
-// ErrNotInstalled reports that node_modules/.bin/azurite-table was not found
-// above the working directory: run `npm ci` at the repository root.
+// ErrNotInstalled reports that node_modules/.bin/azurite-table (or
+// azurite-blob) was not found above the working directory: run `npm ci` at
+// the repository root.
 var ErrNotInstalled = errors.New("azurite: emulator not installed (run `npm ci` at the repository root)")
 
-// Server is a running Azurite table service.
+// Server is a running Azurite table or blob service.
 type Server struct {
-	Port int
-	cmd  *exec.Cmd
-	done chan struct{}
+	Port    int
+	service string // "table" or "blob"
+	cmd     *exec.Cmd
+	done    chan struct{}
 }
 
-// Endpoint is the table service URL, path-style, without a trailing slash.
+// Endpoint is the service URL, path-style, without a trailing slash.
 func (s *Server) Endpoint() string {
 	return fmt.Sprintf("http://127.0.0.1:%d/%s", s.Port, Account)
 }
 
 // ConnectionString is a connection string for the development account on
-// this server.
+// this server, naming its table or blob endpoint.
 func (s *Server) ConnectionString() string {
+	if s.service == "blob" {
+		return BlobConnectionString(s.Endpoint())
+	}
 	return ConnectionString(s.Endpoint())
 }
 
@@ -52,15 +58,23 @@ func ConnectionString(endpoint string) string {
 	return "DefaultEndpointsProtocol=http;AccountName=" + Account + ";AccountKey=" + Key + ";TableEndpoint=" + endpoint + ";"
 }
 
+// BlobConnectionString builds the development-account connection string for
+// a blob endpoint such as http://127.0.0.1:10000/devstoreaccount1.
+func BlobConnectionString(endpoint string) string {
+	return "DefaultEndpointsProtocol=http;AccountName=" + Account + ";AccountKey=" + Key + ";BlobEndpoint=" + endpoint + ";"
+}
+
 // FindBinary looks for node_modules/.bin/azurite-table in the working
 // directory and its parents, so that tests run from any package directory.
-func FindBinary() (string, error) {
+func FindBinary() (string, error) { return findBinary("azurite-table") }
+
+func findBinary(name string) (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		p := filepath.Join(dir, "node_modules", ".bin", "azurite-table")
+		p := filepath.Join(dir, "node_modules", ".bin", name)
 		if _, err := os.Stat(p); err == nil {
 			return p, nil
 		}
@@ -81,7 +95,18 @@ func Start(ctx context.Context) (*Server, error) { return StartOn(ctx, 0) }
 // is 0: `make azurite` serves on Azurite's usual 10002, where tools such as
 // Storage Explorer look for it.
 func StartOn(ctx context.Context, port int) (*Server, error) {
-	bin, err := FindBinary()
+	return startService(ctx, "table", port)
+}
+
+// StartBlob launches Azurite's blob service (azurite-blob, from the same
+// pinned package) as Start launches the table service.
+func StartBlob(ctx context.Context) (*Server, error) { return startService(ctx, "blob", 0) }
+
+// startService starts the azurite-<service> binary on port, or on a free
+// one when port is 0, trying another if one was taken between choosing and
+// binding it.
+func startService(ctx context.Context, service string, port int) (*Server, error) {
+	bin, err := findBinary("azurite-" + service)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +118,7 @@ func StartOn(ctx context.Context, port int) (*Server, error) {
 			return nil, fmt.Errorf("azurite: port %d is not free: %w", port, err)
 		}
 		l.Close()
-		return start(ctx, bin, port)
+		return start(ctx, bin, service, port)
 	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -101,7 +126,7 @@ func StartOn(ctx context.Context, port int) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s, err := start(ctx, bin, port)
+		s, err := start(ctx, bin, service, port)
 		if err == nil {
 			return s, nil
 		}
@@ -110,10 +135,10 @@ func StartOn(ctx context.Context, port int) (*Server, error) {
 	return nil, lastErr
 }
 
-func start(ctx context.Context, bin string, port int) (*Server, error) {
+func start(ctx context.Context, bin, service string, port int) (*Server, error) {
 	cmd := exec.Command(bin,
-		"--tableHost", "127.0.0.1",
-		"--tablePort", strconv.Itoa(port),
+		"--"+service+"Host", "127.0.0.1",
+		"--"+service+"Port", strconv.Itoa(port),
 		"--inMemoryPersistence",
 		"--skipApiVersionCheck",
 		"--disableTelemetry",
@@ -126,11 +151,14 @@ func start(ctx context.Context, bin string, port int) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("azurite: start: %w", err)
 	}
-	s := &Server{Port: port, cmd: cmd, done: make(chan struct{})}
+	s := &Server{Port: port, service: service, cmd: cmd, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.done) }()
 
 	deadline := time.Now().Add(60 * time.Second)
 	url := fmt.Sprintf("http://127.0.0.1:%d/%s/Tables", port, Account)
+	if service == "blob" {
+		url = fmt.Sprintf("http://127.0.0.1:%d/%s?comp=list", port, Account)
+	}
 	client := &http.Client{Timeout: 2 * time.Second}
 	for {
 		select {

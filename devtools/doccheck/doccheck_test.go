@@ -50,6 +50,8 @@ var imports = map[string]string{
 	"batch":      module + "/batch",
 	"retry":      module + "/retry",
 	"sas":        module + "/sas",
+	"backup":     module + "/backup",
+	"blobstore":  module + "/backup/blobstore",
 	"aztables":   "github.com/Azure/azure-sdk-for-go/sdk/data/aztables",
 	"azcore":     "github.com/Azure/azure-sdk-for-go/sdk/azcore",
 	"policy":     "github.com/Azure/azure-sdk-for-go/sdk/azcore/policy",

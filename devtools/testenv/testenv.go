@@ -74,6 +74,9 @@ func Run(m *testing.M) int {
 	if started != nil {
 		started.Stop()
 	}
+	if blobStarted != nil {
+		blobStarted.Stop()
+	}
 	return code
 }
 

@@ -15,9 +15,6 @@ import (
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
-// dateTimeLayout keeps the service's 100 ns resolution (7 digits).
-const dateTimeLayout = "2006-01-02T15:04:05.0000000Z"
-
 // Keys returns the PartitionKey and RowKey of v, a value of the plan's type.
 func (p *Plan) Keys(v reflect.Value) (pk, rk string) {
 	return v.FieldByIndex(p.keys[0].index).String(), v.FieldByIndex(p.keys[1].index).String()
@@ -250,7 +247,7 @@ func appendTimeValue(b *[]byte, name string, t time.Time) (int, error) {
 		return 0, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleDateTimeRange}
 	}
 	*b = append(*b, '"')
-	*b = t.AppendFormat(*b, dateTimeLayout)
+	*b = t.AppendFormat(*b, wire.DateTimeLayout)
 	*b = append(*b, '"')
 	return 8, nil
 }

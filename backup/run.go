@@ -1,0 +1,368 @@
+package backup
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/wire"
+	"github.com/tablekit/tablekit/query"
+	"github.com/tablekit/tablekit/table"
+)
+
+// Changes is how an incremental backup finds the entities changed since
+// the previous one.
+type Changes int
+
+const (
+	// ChangesByBackend: by Timestamp on Table Storage, by ETag on Cosmos
+	// DB, where Timestamp filters return nothing.
+	ChangesByBackend Changes = iota
+	// ChangesByTimestamp reads the entities whose Timestamp is at or after
+	// the previous backup's start minus Options.Overlap: one filtered scan.
+	ChangesByTimestamp
+	// ChangesByETag compares each key's ETag, from the keys-only scan every
+	// backup makes, with the one the previous backup stored, and reads
+	// each changed entity with a point read.
+	ChangesByETag
+)
+
+// Defaults of Options.
+const (
+	// DefaultOverlap covers the clock difference between this machine and
+	// the service, and writes that got their Timestamp before a backup
+	// started but became visible after its scan passed them.
+	DefaultOverlap = 10 * time.Minute
+	// DefaultFileBytes is the JSON bytes per data file, before compression.
+	DefaultFileBytes = 64 << 20
+)
+
+// Options tune Run; nil and zero fields mean the defaults. They are never
+// modified.
+type Options struct {
+	// Full forces a full backup; the first backup of a store is full anyway.
+	Full bool
+	// Changes chooses how an incremental backup finds changes; the zero
+	// value is ChangesByBackend.
+	Changes Changes
+	// Overlap is how far before the previous backup's start a Timestamp
+	// scan begins; DefaultOverlap when zero. Entities read again in the
+	// overlap with an unchanged ETag are not stored again.
+	Overlap time.Duration
+	// Parallelism is the requests in flight, as query.ParallelOptions has
+	// it (1 to query.MaxParallelism); query.DefaultParallelism when zero.
+	Parallelism int
+	// FileBytes is the JSON bytes of entities per data file; each file is
+	// compressed in memory before it is stored. DefaultFileBytes when zero.
+	FileBytes int
+}
+
+func (o *Options) resolve(svc *table.Service) (Options, error) {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	switch {
+	case r.Changes < ChangesByBackend || r.Changes > ChangesByETag:
+		return r, errmap.Invalidf("backup", "Changes", "unknown value %d", r.Changes)
+	case r.Overlap < 0:
+		return r, errmap.Invalid("backup", "Overlap", "is negative")
+	case r.Parallelism < 0 || r.Parallelism > query.MaxParallelism:
+		return r, errmap.Invalidf("backup", "Parallelism", "want 0 to %d", query.MaxParallelism)
+	case r.FileBytes < 0:
+		return r, errmap.Invalid("backup", "FileBytes", "is negative")
+	}
+	if r.Changes == ChangesByBackend {
+		r.Changes = ChangesByTimestamp
+		if svc.Backend() == table.CosmosDB {
+			r.Changes = ChangesByETag
+		}
+	}
+	if r.Overlap == 0 {
+		r.Overlap = DefaultOverlap
+	}
+	if r.Parallelism == 0 {
+		r.Parallelism = query.DefaultParallelism
+	}
+	if r.FileBytes == 0 {
+		r.FileBytes = DefaultFileBytes
+	}
+	return r, nil
+}
+
+func (c Changes) String() string {
+	if c == ChangesByETag {
+		return "etag"
+	}
+	return "timestamp"
+}
+
+// Run backs up the table name of svc into st: full the first time (or
+// with Options.Full), else incremental, with its manifest written last.
+// Errors: tablekit.ErrInvalid for options or a store of another table's
+// backups; the table's and the store's errors.
+func Run(ctx context.Context, svc *table.Service, name string, st Store, o *Options) (Info, error) {
+	opts, err := o.resolve(svc)
+	if err != nil {
+		return Info{}, err
+	}
+	t, err := table.New[table.RawEntity](svc, name)
+	if err != nil {
+		return Info{}, err
+	}
+	infos, err := List(ctx, st)
+	if err != nil {
+		return Info{}, err
+	}
+	var prev *Info
+	if len(infos) > 0 {
+		prev = &infos[len(infos)-1]
+		if prev.Table != name {
+			return Info{}, errmap.Invalidf("backup", "store", "holds backups of table %q, not %q", prev.Table, name)
+		}
+	}
+	full := opts.Full || prev == nil
+	started := time.Now().UTC()
+	id := started.Format(idLayout)
+	if prev != nil && id <= prev.ID {
+		return Info{}, errmap.Invalidf("backup", "clock", "this machine's clock (%s) is behind the last backup's ID %s", id, prev.ID)
+	}
+	if err := removeOrphans(ctx, st, infos); err != nil {
+		return Info{}, err
+	}
+	r := &run{t: t, st: st, opts: opts, written: keySet{}}
+	r.data = newFileWriter(st, filesDir+id+"/", dataPrefix, opts.FileBytes)
+	if !full {
+		f, ok := prev.file(keysFile)
+		if !ok {
+			return Info{}, &CorruptError{File: manifestName(prev.ID), Reason: "lists no keys file"}
+		}
+		if r.prev, err = readKeys(ctx, st, f); err != nil {
+			return Info{}, err
+		}
+	}
+	if err := r.segment(ctx); err != nil {
+		return Info{}, err
+	}
+	if full || opts.Changes == ChangesByTimestamp {
+		q := query.New(t)
+		if !full {
+			q = q.Where(query.Timestamp.Ge(query.DateTime(prev.Started.Add(-opts.Overlap))))
+		}
+		if err := r.scan(ctx, q); err != nil {
+			return Info{}, err
+		}
+	}
+	scanned, err := r.keys(ctx)
+	if err != nil {
+		return Info{}, err
+	}
+	if !full && opts.Changes == ChangesByETag {
+		if err := r.fetchChanged(ctx, scanned); err != nil {
+			return Info{}, err
+		}
+	}
+	if err := r.data.flush(ctx); err != nil {
+		return Info{}, err
+	}
+	// The key set as of this backup: the keys the scan found whose data
+	// this backup or an earlier one holds. A key the scan found but whose
+	// entity came after the data scan passed it is the next backup's.
+	state, deleted := keySet{}, keySet{}
+	for k := range scanned {
+		if et, ok := r.written[k]; ok {
+			state[k] = et
+		} else if et, ok := r.prev[k]; ok {
+			state[k] = et
+		}
+	}
+	for _, s := range []keySet{r.prev, r.written} {
+		for k := range s {
+			if _, ok := scanned[k]; !ok {
+				deleted[k] = ""
+			}
+		}
+	}
+	dir := filesDir + id + "/"
+	kw, dw := newFileWriter(st, dir, keysFile, 0), newFileWriter(st, dir, deletedFile, 0)
+	if err := writeKeys(ctx, kw, state); err != nil {
+		return Info{}, err
+	}
+	if err := writeKeys(ctx, dw, deleted); err != nil {
+		return Info{}, err
+	}
+	in := Info{
+		Format: manifestFormat, ID: id, Table: name, Full: full,
+		Started: started, Finished: time.Now().UTC(), Changes: opts.Changes.String(),
+		Written: int64(len(r.written)), Deleted: int64(len(deleted)), Entities: int64(len(state)),
+		Files: append(append(r.data.files, kw.files...), dw.files...),
+	}
+	if !full {
+		in.Base = prev.ID
+	}
+	for _, f := range in.Files {
+		in.Bytes += f.Bytes
+	}
+	if err := commit(ctx, st, &in); err != nil {
+		return Info{}, err
+	}
+	return in, nil
+}
+
+// run is the state of one Run.
+type run struct {
+	t       *table.Table[table.RawEntity]
+	st      Store
+	opts    Options
+	segs    []query.Segment
+	prev    keySet // the previous backup's key set; nil for a full backup
+	mu      sync.Mutex
+	data    *fileWriter
+	written keySet // stored by this backup
+	line    []byte
+}
+
+// segment splits the table's keys into segments for the parallel scans,
+// four per request in flight, so that a large segment does not leave the
+// others idle at the end.
+func (r *run) segment(ctx context.Context) error {
+	if r.opts.Parallelism == 1 {
+		return nil
+	}
+	sp, err := query.New(r.t).Split(ctx, r.opts.Parallelism*4, nil)
+	if err != nil {
+		return err
+	}
+	r.segs = sp.Segments()
+	return nil
+}
+
+func (r *run) parallel(q query.Query[table.RawEntity]) (*query.ParallelCursor[table.RawEntity], error) {
+	return q.PageSize(query.MaxPageSize).Parallel(r.segs, &query.ParallelOptions{Parallelism: r.opts.Parallelism})
+}
+
+// scan stores the entities q reads, except those whose version the
+// previous backup holds already (read again in the overlap).
+func (r *run) scan(ctx context.Context, q query.Query[table.RawEntity]) error {
+	c, err := r.parallel(q)
+	if err != nil {
+		return err
+	}
+	for e, err := range c.All(ctx) {
+		if err != nil {
+			return err
+		}
+		if err := r.store(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// store writes e's line unless this backup or the previous one holds that
+// version: an entity seen twice is stored once.
+func (r *run) store(ctx context.Context, e table.RawEntity) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := key{e.PartitionKey, e.RowKey}
+	if et, ok := r.prev[k]; ok && et == string(e.ETag) {
+		return nil
+	}
+	if _, ok := r.written[k]; ok {
+		return nil
+	}
+	b, err := entityLine(r.t, r.line, e)
+	if err != nil {
+		return err
+	}
+	r.line = b
+	r.written[k] = string(e.ETag)
+	return r.data.add(ctx, b)
+}
+
+// entityLine is e as a JSON line: the service's JSON form as package
+// table's codec writes it (every EDM type annotated), with Timestamp
+// added and annotated, as `tablekit export` writes its JSON Lines, so a
+// data file, decompressed, is what `tablekit import` reads.
+func entityLine(t *table.Table[table.RawEntity], buf []byte, e table.RawEntity) ([]byte, error) {
+	b, err := t.Marshal(e)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) == 0 || b[len(b)-1] != '}' {
+		return nil, errors.New("backup: an entity's JSON does not end in }")
+	}
+	buf = append(buf[:0], b[:len(b)-1]...)
+	if !e.Timestamp.IsZero() {
+		buf = append(buf, `,"Timestamp@odata.type":"Edm.DateTime","Timestamp":`...)
+		ts, _ := json.Marshal(e.Timestamp.UTC().Format(wire.DateTimeLayout))
+		buf = append(buf, ts...)
+	}
+	return append(buf, '}', '\n'), nil
+}
+
+// keys reads every key and its ETag with a keys-only parallel scan.
+func (r *run) keys(ctx context.Context) (keySet, error) {
+	c, err := r.parallel(query.New(r.t).Select())
+	if err != nil {
+		return nil, err
+	}
+	s := keySet{}
+	for e, err := range c.All(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		s[key{e.PartitionKey, e.RowKey}] = string(e.ETag)
+	}
+	return s, nil
+}
+
+// fetchChanged reads, with point reads in parallel, every entity whose
+// key is new or whose ETag differs from the previous backup's; one gone
+// since the scan is left out (the scan's key is then not in the state).
+func (r *run) fetchChanged(ctx context.Context, scanned keySet) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.opts.Parallelism)
+	for k, et := range scanned {
+		if held, ok := r.prev[k]; ok && held == et {
+			continue
+		}
+		g.Go(func() error {
+			e, err := r.t.Get(gctx, k.pk, k.rk, nil)
+			if errors.Is(err, tablekit.ErrNotFound) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			return r.store(gctx, e)
+		})
+	}
+	return g.Wait()
+}
+
+// removeOrphans deletes the files of backups that have no manifest: runs
+// that were interrupted. It runs before a new backup, one at a time.
+func removeOrphans(ctx context.Context, st Store, infos []Info) error {
+	names, err := st.List(ctx, filesDir)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		id, _, _ := strings.Cut(strings.TrimPrefix(n, filesDir), "/")
+		if _, ok := find(infos, id); ok {
+			continue
+		}
+		if err := st.Delete(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/tablekit/tablekit/backup"
+	"github.com/tablekit/tablekit/internal/wire"
+	"github.com/tablekit/tablekit/table"
+)
+
+func init() {
+	register(&command{
+		name: "backup", args: "TABLE DEST [--full] [--changes timestamp|etag] [--overlap D] [--parallel N] [--dest-sas SAS]",
+		summary: "back up a table into a directory or a blob container: full the first time, then what changed and the keys deleted; prints the backup's ID",
+		example: `tablekit backup orders /var/backups/orders                     # the ID is the last line of stdout
+tablekit backup orders https://acct.blob.core.windows.net/backups/orders
+tablekit backup orders /var/backups/orders --full`,
+		run: runBackup,
+	})
+	register(&command{
+		name: "restore", args: "DEST TABLE [--at ID|TIME] [--mode empty|replace|add-missing] [--timestamp-property NAME] [--parallel N] [--dest-sas SAS]",
+		summary: "restore a table as of a backup (the last by default), creating it if missing; every file's checksum is checked first",
+		example: `tablekit restore /var/backups/orders orders2
+tablekit restore /var/backups/orders orders --at 2026-11-26T06:00:00Z --mode replace
+tablekit restore /var/backups/orders orders2 --at 20261126T031500.123Z --timestamp-property OriginalTimestamp`,
+		run: runRestore,
+	})
+	register(&command{
+		name: "backups", args: "DEST [--keep N] [--dest-sas SAS]",
+		summary: "list the backups in DEST; --keep N folds the older ones into a full backup from the stored files and removes them",
+		example: `tablekit backups /var/backups/orders
+tablekit backups https://acct.blob.core.windows.net/backups/orders --keep 7`,
+		run: runBackups,
+	})
+}
+
+func runBackup(ctx context.Context, e *env, args []string) error {
+	var o backup.Options
+	var changes, destSAS string
+	conn, pos, err := tableArgs(e, commands["backup"], args, 2, 2, func(fs *flag.FlagSet) {
+		fs.BoolVar(&o.Full, "full", false, "a full backup even when DEST holds backups of the table")
+		fs.StringVar(&changes, "changes", "", "how to find changed entities: timestamp (Table Storage's default) or etag (Cosmos DB's default: each key's ETag against the previous backup's)")
+		fs.DurationVar(&o.Overlap, "overlap", backup.DefaultOverlap, "how far before the previous backup's start a Timestamp scan begins (clock difference, late writes)")
+		fs.IntVar(&o.Parallelism, "parallel", 0, "requests in flight (default 8)")
+		fs.StringVar(&destSAS, "dest-sas", "", "SAS token for a blob container DEST")
+	})
+	if err != nil {
+		return err
+	}
+	switch changes {
+	case "":
+	case "timestamp":
+		o.Changes = backup.ChangesByTimestamp
+	case "etag":
+		o.Changes = backup.ChangesByETag
+	default:
+		return usagef("--changes %q: want timestamp or etag", changes)
+	}
+	st, err := openDest(pos[1], destSAS, conn.connString())
+	if err != nil {
+		return err
+	}
+	in, err := backup.Run(ctx, conn.svc, pos[0], st, &o)
+	if err != nil {
+		return backupUsage(err)
+	}
+	fmt.Fprintf(e.stderr, "tablekit backup: %s backup %s of %s: %d entities stored, %d keys deleted, %d entities in the table, %d bytes, %.1fs\n",
+		kind(in), in.ID, in.Table, in.Written, in.Deleted, in.Entities, in.Bytes, in.Finished.Sub(in.Started).Seconds())
+	_, err = fmt.Fprintln(e.stdout, in.ID)
+	return err
+}
+
+func kind(in backup.Info) string {
+	if in.Full {
+		return "full"
+	}
+	return "incremental"
+}
+
+// connString is the connection's parsed connection string, if it had one.
+func (c *connection) connString() *table.ConnectionString {
+	if c == nil || !c.hasConn {
+		return nil
+	}
+	return &c.conn
+}
+
+func runRestore(ctx context.Context, e *env, args []string) error {
+	var at, mode, destSAS string
+	var o backup.RestoreOptions
+	c := commands["restore"]
+	fs := newFlags(e, c)
+	src := sourceFlags()
+	src.register(fs)
+	fs.StringVar(&at, "at", "", "the backup: its ID, or a time (RFC 3339) for the last backup finished by then; default the last")
+	fs.StringVar(&mode, "mode", "empty", "when the table holds entities: empty (refuse), replace (make it the backup: write every entity, delete the others), add-missing (write the entities it lacks)")
+	fs.StringVar(&o.TimestampProperty, "timestamp-property", "", "keep each entity's original Timestamp in this property (an Edm.DateTime)")
+	fs.IntVar(&o.InFlight, "parallel", 0, "transactions in flight (default 4)")
+	fs.StringVar(&destSAS, "dest-sas", "", "SAS token for a blob container DEST")
+	pos, err := parse(fs, args, 2)
+	if err != nil {
+		return err
+	}
+	if bad := wire.CheckTableName(pos[1]); bad != nil {
+		return &usageError{"table name " + bad.String()}
+	}
+	switch mode {
+	case "empty":
+		o.Mode = backup.IntoEmpty
+	case "replace":
+		o.Mode = backup.Replace
+	case "add-missing":
+		o.Mode = backup.AddMissing
+	default:
+		return usagef("--mode %q: want empty, replace or add-missing", mode)
+	}
+	if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
+		o.Before = t
+	} else {
+		o.ID = at
+	}
+	conn, err := src.open(e, new(retryCount))
+	if err != nil {
+		return err
+	}
+	st, err := openDest(pos[0], destSAS, conn.connString())
+	if err != nil {
+		return err
+	}
+	res, err := backup.Restore(ctx, conn.svc, pos[1], st, &o)
+	if err != nil {
+		return backupUsage(err)
+	}
+	fmt.Fprintf(e.stderr, "tablekit restore: %s as of %s backup %s (%s): %d entities written, %d deleted\n",
+		pos[1], kind(res.Backup), res.Backup.ID, res.Backup.Finished.Format(time.RFC3339), res.Written, res.Deleted)
+	return nil
+}
+
+func runBackups(ctx context.Context, e *env, args []string) error {
+	var keep int
+	var destSAS string
+	c := commands["backups"]
+	fs := newFlags(e, c)
+	src := sourceFlags()
+	src.register(fs)
+	fs.IntVar(&keep, "keep", 0, "keep the newest N backups: fold the oldest kept into a full one if needed, remove the older; 0 keeps all")
+	fs.StringVar(&destSAS, "dest-sas", "", "SAS token for a blob container DEST")
+	pos, err := parse(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	if keep < 0 {
+		return usagef("--keep %d: want 1 or more (0 keeps all)", keep)
+	}
+	// The account key of a connection string, if any, signs requests to a
+	// container of the same account; no table is read.
+	var cs *table.ConnectionString
+	if s := src.connString; s != "" || e.getenv(envConnection) != "" {
+		if s == "" {
+			s = e.getenv(envConnection)
+		}
+		if p, err := table.ParseConnectionString(s); err == nil {
+			cs = &p
+		}
+	}
+	st, err := openDest(pos[0], destSAS, cs)
+	if err != nil {
+		return err
+	}
+	if keep > 0 {
+		k, err := backup.Keep(ctx, st, keep)
+		if err != nil {
+			return backupUsage(err)
+		}
+		if k.Folded != nil {
+			fmt.Fprintf(e.stderr, "tablekit backups: folded %s into the full backup %s\n", k.Folded.FoldOf, k.Folded.ID)
+		}
+		fmt.Fprintf(e.stderr, "tablekit backups: removed %d backups\n", len(k.Removed))
+	}
+	infos, err := backup.List(ctx, st)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tFINISHED\tKIND\tWRITTEN\tDELETED\tENTITIES\tBYTES")
+	for _, in := range infos {
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%d\t%d\n", in.ID, in.Finished.Format(time.RFC3339), kind(in), in.Written, in.Deleted, in.Entities, in.Bytes)
+	}
+	return w.Flush()
+}

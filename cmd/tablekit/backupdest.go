@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/backup"
+	"github.com/tablekit/tablekit/backup/blobstore"
+	"github.com/tablekit/tablekit/table"
+)
+
+// isBlobDest says whether DEST names a blob container (a URL) rather than
+// a directory.
+func isBlobDest(dest string) bool {
+	return strings.HasPrefix(dest, "https://") || strings.HasPrefix(dest, "http://")
+}
+
+// openDest opens the store DEST names: a directory, or a blob container
+// URL (https://ACCOUNT.blob.core.windows.net/CONTAINER[/PREFIX]) with the
+// credentials tables take: a SAS in the URL or --dest-sas, else the
+// account key of the connection string when it is the same account, else
+// Entra ID (DefaultAzureCredential). cs is the parsed connection string,
+// if the command has one.
+func openDest(dest, destSAS string, cs *table.ConnectionString) (backup.Store, error) {
+	if !isBlobDest(dest) {
+		if destSAS != "" {
+			return nil, usagef("--dest-sas is for a blob container URL, not the directory %s", dest)
+		}
+		return backup.Dir(dest), nil
+	}
+	u, err := url.Parse(dest)
+	if err != nil || u.Host == "" {
+		return nil, usagef("DEST: not a blob container URL (https://ACCOUNT.blob.core.windows.net/CONTAINER[/PREFIX])")
+	}
+	if destSAS != "" {
+		if u.RawQuery != "" {
+			return nil, usagef("DEST already holds a SAS; do not also give --dest-sas")
+		}
+		u.RawQuery = strings.TrimPrefix(destSAS, "?")
+	}
+	var st *blobstore.Store
+	switch account := destAccount(u); {
+	case u.RawQuery != "":
+		st, err = blobstore.NewWithSAS(u.String(), nil)
+	case cs != nil && cs.AccountKey != "" && strings.EqualFold(cs.AccountName, account):
+		st, err = blobstore.NewWithSharedKey(u.String(), cs.AccountName, cs.AccountKey, nil)
+	default:
+		cred, cerr := azidentity.NewDefaultAzureCredential(nil)
+		if cerr != nil {
+			return nil, fmt.Errorf("entra ID credentials for %s: %w", account, cerr)
+		}
+		st, err = blobstore.New(u.String(), cred, nil)
+	}
+	if errors.Is(err, tablekit.ErrInvalid) {
+		return nil, usagef("DEST: %v", err)
+	}
+	return st, err
+}
+
+// destAccount is the account a blob URL names: the host's first label, or
+// for an emulator's path-style URL (an IP address or localhost), the first
+// path element.
+func destAccount(u *url.URL) string {
+	host := u.Hostname()
+	if host == "localhost" || net.ParseIP(host) != nil {
+		first, _, _ := strings.Cut(strings.TrimPrefix(u.Path, "/"), "/")
+		return first
+	}
+	first, _, _ := strings.Cut(host, ".")
+	return first
+}
+
+// backupUsage turns the backup package's refusal of an option or of the
+// store (a *tablekit.ValidationError of its own operations, made before any
+// request) into a command-line error: exit status 2.
+func backupUsage(err error) error {
+	var ve *tablekit.ValidationError
+	if errors.As(err, &ve) {
+		switch ve.Operation {
+		case "backup", "restore", "keep", "store":
+			return &usageError{err.Error()}
+		}
+	}
+	return err
+}
