@@ -38,21 +38,21 @@ func TestWriterDuringBackup(t *testing.T) {
 	// acknowledged version of each key, issued the last one sent.
 	var mu sync.Mutex
 	acked, issued := map[string]int32{}, map[string]int32{}
-	wctx, stop := context.WithCancel(ctx)
+	// The writer stops between writes, never by cancelling one: a
+	// cancelled request may still be applied after the test's snapshot.
+	var stopping atomic.Bool
+	stop := func() { stopping.Store(true) }
 	var writes atomic.Int64
 	done := make(chan error, 1)
 	go func() {
 		rng := rand.New(rand.NewPCG(1, 2))
-		for v := int32(1); v < 20000 && wctx.Err() == nil; v++ {
+		for v := int32(1); v < 20000 && !stopping.Load(); v++ {
 			e := entity(rng.IntN(keys), int(v))
 			k := e.PartitionKey + "/" + e.RowKey
 			mu.Lock()
 			issued[k] = v
 			mu.Unlock()
-			if _, err := tb.Upsert(wctx, e, table.Replace); err != nil {
-				if wctx.Err() != nil {
-					break
-				}
+			if _, err := tb.Upsert(ctx, e, table.Replace); err != nil {
 				done <- err
 				return
 			}
