@@ -58,7 +58,8 @@ demo: npm
 demo-cli: npm
 	$(WITH_AZ) sh -c 'printf "%s\n" "{\"PartitionKey\":\"p\",\"RowKey\":\"1\",\"N\":\"7\",\"N@odata.type\":\"Edm.Int64\"}" "{\"PartitionKey\":\"p\",\"RowKey\":\"2\",\"D\":1.0,\"D@odata.type\":\"Edm.Double\"}" | $(GO) run ./cmd/tablekit import demo - --create && $(GO) run ./cmd/tablekit export demo && $(GO) run ./cmd/tablekit export demo --format csv'
 
-# make bench: side-by-side benchmarks against plain aztables; writes BENCHMARKS.md.
+# make bench: side-by-side benchmarks against plain aztables; writes BENCHMARKS.md
+# and its charts and results (docs/bench).
 bench: npm
 	$(GO) run ./devtools/cmd/bench -out BENCHMARKS.md
 
