@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/workload"
 )
 
@@ -77,10 +78,10 @@ func (b *bench) charts(env *envInfo, over map[string][]overheadObs) []chart {
 		})
 		add(chart{
 			File:  "bulk-inflight-" + lat.file + ".svg",
-			Title: fmt.Sprintf("Bulk insert of %s entities, %s: entities/s by requests in flight", fmtInt(cfg.entities), lat.label),
+			Title: fmt.Sprintf("Inserts, %s: entities/s by requests in flight (AddEntity on a sample, the others %s entities)", lat.label, fmtInt(cfg.entities)),
 			X:     "requests in flight", Y: "entities/s (median)", LogY: true,
 			Series: []series{
-				{Name: sideTablekit + " (batch.Write)", Points: b.points([]inflight{{bulkInFlight, "insert/tk-bulk/" + lat.key}})},
+				{Name: sideTablekit + " (batch.Write)", Points: b.points([]inflight{{batch.DefaultInFlight, "insert/tk-bulk/" + lat.key}})},
 				{Name: sidePlain + " (AddEntity)", Points: b.points([]inflight{{1, "insert/plain-seq/" + lat.key}, {cfg.parWorkers, "insert/plain-par/" + lat.key}})},
 				{Name: sideHandWritten + " (transaction loop)", Points: b.points([]inflight{{cfg.txnWorkers, "insert/plain-txn/" + lat.key}})},
 			},
@@ -111,7 +112,7 @@ func (b *bench) charts(env *envInfo, over map[string][]overheadObs) []chart {
 	})
 	add(chart{
 		File:  "bulk-latency.svg",
-		Title: fmt.Sprintf("Bulk insert of %s entities: entities/s by added latency", fmtInt(cfg.entities)),
+		Title: fmt.Sprintf("Inserts: entities/s by added latency (AddEntity on a sample, the others %s entities)", fmtInt(cfg.entities)),
 		X:     "added latency per request (ms)", Y: "entities/s (median)", LogY: true,
 		Series: []series{
 			{Name: sideTablekit + " (batch.Write)", Points: byLatency("insert/tk-bulk")},
@@ -123,9 +124,6 @@ func (b *bench) charts(env *envInfo, over map[string][]overheadObs) []chart {
 	add(b.capacityChart())
 	return out
 }
-
-// bulkInFlight is batch.Write's default number of transactions in flight.
-const bulkInFlight = 4
 
 // inflight is a scenario and the requests it keeps in flight.
 type inflight struct {
@@ -265,8 +263,20 @@ func (c *chart) draw(path string) error {
 		p.Y.Min, p.Y.Max = p.Y.Min/2, p.Y.Max*5
 	} else {
 		p.Y.Min, p.Y.Max = 0, p.Y.Max*1.35
+		p.Y.Tick.Marker = plot.TickerFunc(linearTicks)
 	}
 	return p.Save(chartW, chartH, path)
+}
+
+// linearTicks are gonum's ticks labelled as the tables print numbers.
+func linearTicks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = fmtNum(ts[i].Value)
+		}
+	}
+	return ts
 }
 
 // logTicks marks 1, 2 and 5 of every decade with the numbers of the tables

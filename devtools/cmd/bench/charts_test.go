@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/plot"
 )
 
 // fixedRun is a run of fixed samples: every scenario the charts read, three
@@ -304,6 +306,32 @@ func TestPlotStaysInDevtools(t *testing.T) {
 	for _, d := range deps {
 		if strings.HasPrefix(d, "gonum.org/") {
 			t.Errorf("a library package depends on %s", d)
+		}
+	}
+}
+
+// Axis labels print numbers as the tables do: 1, 2 and 5 of each decade on
+// a log axis, thousands separated.
+func TestTickLabels(t *testing.T) {
+	labels := func(ts []plot.Tick) []string {
+		var out []string
+		for _, tk := range ts {
+			if tk.Label != "" {
+				out = append(out, tk.Label)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name      string
+		got, want []string
+	}{
+		{"log 30-2,500", labels(logTicks(30, 2500)), []string{"50", "100", "200", "500", "1,000", "2,000"}},
+		{"log 1,000-1,000", labels(logTicks(1000, 1000)), []string{"1,000"}},
+		{"linear 0-1,200,000", labels(linearTicks(0, 1_200_000)), []string{"0", "500,000", "1,000,000"}},
+	} {
+		if !slices.Equal(tc.got, tc.want) {
+			t.Errorf("%s: labels %q, want %q", tc.name, tc.got, tc.want)
 		}
 	}
 }
