@@ -11,7 +11,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # node_modules already matches the lock file and nothing is reinstalled.
 NPM_STAMP   := node_modules/.package-lock.json
 
-.PHONY: test short demo demo-cli azurite bench lint vet examples npm clean _compile_tests _test_with_azurite
+.PHONY: test short demo demo-cli azurite bench bench-micro lint vet examples npm clean _compile_tests _test_with_azurite
 
 # make test: install the pinned emulator (if not yet), lint, run every test
 # (integration tests included; a missing emulator fails the run), then every
@@ -66,9 +66,16 @@ azurite: npm
 	@$(GO) build -o bin/withazurite ./devtools/cmd/withazurite
 	./bin/withazurite -port $(AZURITE_PORT)
 
-# make bench: side-by-side benchmarks against plain aztables; writes BENCHMARKS.md.
+# make bench: side-by-side benchmarks against plain aztables; writes BENCHMARKS.md
+# and its charts and results (docs/bench).
 bench: npm
 	$(GO) run ./devtools/cmd/bench -out BENCHMARKS.md
+
+# make bench-micro: the client's micro-benchmarks (codec, page decoding,
+# transaction building), no emulator; CONTRIBUTING.md compares two commits.
+MICRO_BENCH := '^Benchmark(Encode|Decode|Page|Body|TxBuild)$$'
+bench-micro:
+	$(GO) test -run '^$$' -bench $(MICRO_BENCH) -benchmem -count 10 ./internal/codec ./internal/txwire ./devtools/workload
 
 # make lint: formatting, go vet and staticcheck (pinned, run with go run).
 lint: vet

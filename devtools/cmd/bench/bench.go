@@ -196,17 +196,18 @@ func (b *bench) verifyCount(ctx context.Context, name string, want int) error {
 	return nil
 }
 
-// run takes every measurement against the Azurite at endpoint and returns
-// the report.
-func run(ctx context.Context, cfg config, endpoint string, logf func(string, ...any)) (*Report, error) {
+// measureAll takes every measurement against the Azurite at endpoint and
+// returns the samples, the environment and the client-overhead results:
+// what the report and the charts are made of.
+func measureAll(ctx context.Context, cfg config, endpoint string, logf func(string, ...any)) (*bench, *envInfo, map[string][]overheadObs, error) {
 	endpoint = strings.TrimSuffix(endpoint, "/")
 	base, ok := strings.CutSuffix(endpoint, "/"+azurite.Account)
 	if !ok {
-		return nil, fmt.Errorf("endpoint %q is not an Azurite path-style endpoint", endpoint)
+		return nil, nil, nil, fmt.Errorf("endpoint %q is not an Azurite path-style endpoint", endpoint)
 	}
 	px, err := faults.Start(base)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	defer px.Close()
 	b := &bench{
@@ -246,11 +247,11 @@ func run(ctx context.Context, cfg config, endpoint string, logf func(string, ...
 		}
 		logf("== %s", st.name)
 		if err := st.run(); err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 	}
 	env.finish(time.Since(start))
-	return b.report(env, over), nil
+	return b, env, over, nil
 }
 
 func portOf(base string) int {

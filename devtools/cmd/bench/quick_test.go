@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,15 +35,17 @@ func tinyConfig() config {
 }
 
 // TestQuickRun runs every scenario once, tiny, against Azurite and checks
-// that the report has every section and a verdict for every target.
+// that the report has every section and a verdict for every target, and
+// that every chart has data.
 func TestQuickRun(t *testing.T) {
 	env := testenv.Azurite(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rep, err := run(ctx, tinyConfig(), env.Endpoint, t.Logf)
+	bn, envi, over, err := measureAll(ctx, tinyConfig(), env.Endpoint, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
+	rep := bn.report(envi, over)
 	var b strings.Builder
 	if err := rep.Markdown(&b); err != nil {
 		t.Fatal(err)
@@ -71,5 +74,18 @@ func TestQuickRun(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Log(md)
+	}
+	// The charts read the keys the scenarios record: a run has data for each.
+	cs := bn.charts(envi, over)
+	var files []string
+	for _, c := range cs {
+		files = append(files, c.File)
+	}
+	slices.Sort(files)
+	if !slices.Equal(files, wantCharts) {
+		t.Errorf("charts of a quick run %q, want %q", files, wantCharts)
+	}
+	if err := drawCharts(t.TempDir(), cs); err != nil {
+		t.Error(err)
 	}
 }

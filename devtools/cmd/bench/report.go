@@ -15,6 +15,7 @@ type Report struct {
 	Env      [][2]string
 	Method   []string // bullet points: how the numbers were taken
 	Targets  []Target
+	Charts   []string // Markdown image lines, under Charts
 	Sections []Section
 }
 
@@ -209,6 +210,12 @@ func (r *Report) Markdown(w io.Writer) error {
 			b.WriteString(head + "\n\n")
 			b.WriteString(strings.Join(why, "\n"))
 			b.WriteString("\n\n")
+		}
+	}
+	if len(r.Charts) > 0 {
+		b.WriteString("## Charts\n\nThe medians of the tables below, drawn by `make bench` from the same samples (saved beside the charts as results.json; `go run ./devtools/cmd/bench -charts-from docs/bench/results.json` draws them again). Each chart names what was measured, the machine and the date.\n\n")
+		for _, c := range r.Charts {
+			fmt.Fprintf(&b, "%s\n\n", c)
 		}
 	}
 	for _, s := range r.Sections {

@@ -84,6 +84,7 @@ func TestMarkdown(t *testing.T) {
 			{Name: "b", Want: ">= 3.00x", Got: "1.50x", Status: Fail, Why: "Azurite is one core."},
 			{Name: "c", Want: "fewer", Got: "n/a"},
 		},
+		Charts: []string{"![Scan](docs/bench/scan-latency.svg)"},
 		Sections: []Section{{
 			Title: "Scan",
 			Text:  []string{"Text."},
@@ -109,7 +110,8 @@ func TestMarkdown(t *testing.T) {
 		"| b | >= 3.00x | 1.50x | **FAIL** |",
 		"| c | fewer | n/a | **not measured** |",
 		"- **b** (1.50x, wanted >= 3.00x): Azurite is one core.",
-		"## Scan\n\nText.\n\nLocal:\n\n| Scenario | entities/s |\n| --- | ---: |\n| plain \\| pager | 9,000 |\n\nNote.\n",
+		"## Charts\n\nThe medians of the tables below",
+		"![Scan](docs/bench/scan-latency.svg)\n\n## Scan\n\nText.\n\nLocal:\n\n| Scenario | entities/s |\n| --- | ---: |\n| plain \\| pager | 9,000 |\n\nNote.\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("report lacks %q:\n%s", want, got)
