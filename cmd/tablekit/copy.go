@@ -28,9 +28,9 @@ tablekit copy events events2024 --prefix 2024-`,
 func runCopy(ctx context.Context, e *env, args []string) error {
 	c := commands["copy"]
 	fs := newFlags(e, c)
-	src, dst := sourceFlags(), targetFlags()
-	src.register(fs)
-	dst.register(fs)
+	from, to := sourceFlags(), targetFlags()
+	from.register(fs)
+	to.register(fs)
 	var sf scanFlags
 	var every time.Duration
 	var create bool
@@ -47,11 +47,11 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	retries := new(retryCount)
-	sconn, err := src.open(e, retries)
+	sconn, err := from.open(e, retries)
 	if err != nil {
 		return err
 	}
-	dconn, err := dst.open(e, retries)
+	dconn, err := to.open(e, retries)
 	var account string // the target's, when it is another account
 	if err == nil {
 		account = dconn.svc.Endpoint()
@@ -80,30 +80,43 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if done, err := j.complete("target table " + pos[1]); done {
-		return err
-	}
-	if err := plan.discover(ctx, sconn.svc, j.cp, j.sv); err != nil {
-		return err
-	}
-	if create {
-		if err := dconn.svc.CreateTable(ctx, dt.Name()); err != nil {
+	src := &scanSource{sconn.svc, &plan}
+	dst := &copySink{src: src, st: st, dt: dt, create: create, svc: dconn.svc,
+		w: &roundWriter{rt: dt, kind: batch.Upsert, mode: table.Replace,
+			opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: dconn.policy, Progress: j.committed()}}}
+	return (&jobRun{job: j, retries: retries, what: "target table " + pos[1], src: src, dst: dst}).run(ctx)
+}
+
+// copySink writes a scan's raw entities to another table, a round at a
+// time: the position moves past a round once all of it is written.
+type copySink struct {
+	src    *scanSource
+	st, dt *table.Table[table.RawEntity]
+	svc    *table.Service // the target's
+	create bool
+	w      *roundWriter
+	cur    *query.ParallelCursor[table.RawEntity]
+}
+
+func (*copySink) check(*job) error { return nil }
+
+func (s *copySink) open(ctx context.Context, j *job) (err error) {
+	if s.create {
+		if err := s.svc.CreateTable(ctx, s.dt.Name()); err != nil {
 			return err
 		}
 	}
-	plan.readers = copyReaders(plan.parallel)
+	s.src.plan.readers = copyReaders(s.src.plan.parallel)
 	tuneStreamGC()
-	cur, err := openScan(query.New(st), plan, j.cp.Token)
-	if err != nil {
-		return err
-	}
-	w := &roundWriter{rt: dt, kind: batch.Upsert, mode: table.Replace,
-		opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: dconn.policy, Progress: j.committed()}}
-	j.start(retries)
+	s.cur, err = scan(s.src, query.New(s.st), j)
+	return err
+}
+
+func (s *copySink) move(ctx context.Context, j *job) error {
 	// Unbuffered: one round written, one being read, and no third waiting.
-	err = pipe(ctx, 0, func(ctx context.Context, out chan<- round) error { return scanRounds(ctx, cur, j.roundOps, out) },
+	return pipe(ctx, 0, func(ctx context.Context, out chan<- round) error { return scanRounds(ctx, s.cur, j.roundOps, out) },
 		func(ctx context.Context, r round) error {
-			stored, rejs, err := w.write(ctx, r.items)
+			stored, rejs, err := s.w.write(ctx, r.items)
 			if err != nil {
 				// The position stays before the round, so the run that
 				// resumes writes all of it again and counts it then.
@@ -119,8 +132,9 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 			j.token = r.next
 			return j.saveDue()
 		})
-	return j.end(err)
 }
+
+func (*copySink) close(_ *job, err error) error { return err }
 
 // copyReaders bounds the scan's requests in flight, and so what it reads
 // ahead: a parallel scan holds about two pages of 1,000 per request in

@@ -58,65 +58,58 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if done, err := j.complete("table " + name); done {
-		return err
-	}
-	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
-		return err
-	}
-	// Without key order (Cosmos DB) a position in the middle of a page is
-	// found again by reading the page as it was, which deleting what was
-	// read changes. So the checkpoint keeps no position there: a resumed
-	// run scans from the start, where only what is left is found.
-	keepPosition := conn.svc.Backend() != table.CosmosDB
-	if !keepPosition {
+	src := &scanSource{conn.svc, &plan}
+	dst := &deleteSink{e: e, src: src, t: t, keepPosition: conn.svc.Backend() != table.CosmosDB,
+		opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: conn.policy, Progress: j.committed()}}
+	return (&jobRun{job: j, retries: conn.retries, what: "table " + name, src: src, dst: dst}).run(ctx)
+}
+
+// deleteSink deletes the keys of a scan, a round at a time. The position
+// moves only past rounds whose every delete committed, so a resumed run
+// reads again whatever was not deleted.
+type deleteSink struct {
+	e    *env
+	src  *scanSource
+	t    *table.Table[keyEntity]
+	opts *batch.WriteOptions
+	cur  *query.ParallelCursor[keyEntity]
+	// keepPosition: a position in the middle of a page can be found again.
+	// Without key order (Cosmos DB) it is found by reading the page as it
+	// was, which deleting what was read changes. So the checkpoint keeps
+	// no position there: a resumed run scans from the start, where only
+	// what is left is found.
+	keepPosition bool
+	gone         int
+}
+
+func (s *deleteSink) check(j *job) error {
+	if !s.keepPosition {
 		j.token = ""
 	}
-	c, err := openScan(query.New(t).Select(), plan, j.token)
-	if err != nil {
-		return err
-	}
-	j.start(conn.retries)
+	return nil
+}
 
-	type round struct {
-		keys  []keyEntity
-		token string // the scan's position after keys
-	}
-	produce := func(ctx context.Context, rounds chan<- round) error {
-		defer close(rounds)
-		var keys []keyEntity
-		for k, err := range c.All(ctx) {
-			if err != nil {
-				return err
-			}
-			keys = append(keys, k)
-			if len(keys) >= deleteRound {
-				select {
-				case rounds <- round{keys, scanPosition(c.Token())}:
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-				keys = nil
-			}
-		}
-		select {
-		case rounds <- round{keys, scanPosition(c.Token())}:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	// The position moves only past rounds whose every delete committed,
-	// so a resumed run reads again whatever was not deleted.
-	gone, frozen := 0, false
-	wopts := &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: conn.policy, Progress: j.committed()}
+func (s *deleteSink) open(_ context.Context, j *job) (err error) {
+	s.cur, err = scan(s.src, query.New(s.t).Select(), j)
+	return err
+}
+
+// keysRound is a round of keys to delete and the scan's position after
+// them.
+type keysRound struct {
+	keys  []keyEntity
+	token string
+}
+
+func (s *deleteSink) move(ctx context.Context, j *job) error {
+	frozen := false
 	var rejected error
-	consume := func(ctx context.Context, r round) error {
-		res, err := deleteKeys(ctx, t, r.keys, wopts)
+	err := pipe(ctx, 1, s.rounds, func(ctx context.Context, r keysRound) error {
+		res, err := deleteKeys(ctx, s.t, r.keys, s.opts)
 		j.m.add(res.deleted)
 		j.m.rejects.Add(int64(res.failed))
 		j.done += int64(res.deleted)
-		gone += res.gone
+		s.gone += res.gone
 		if err != nil && ctx.Err() != nil {
 			return err
 		}
@@ -127,23 +120,52 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 			frozen = true // keep the position before the failure for a resume
 		}
 		if !frozen {
-			if keepPosition {
+			if s.keepPosition {
 				j.token = r.token
 			}
 			return j.saveDue()
 		}
 		return nil
-	}
-	err = pipe(ctx, 1, produce, consume)
-	j.stop()
-	if gone > 0 {
-		fmt.Fprintf(e.stderr, "tablekit delete: %d entities were already gone\n", gone)
-	}
+	})
 	if err == nil && rejected != nil {
 		err = fmt.Errorf("%d entities not deleted: %w", j.m.rejects.Load(), rejected)
 	}
-	return j.end(err)
+	return err
 }
+
+// rounds cuts the scan's keys into rounds of deleteRound.
+func (s *deleteSink) rounds(ctx context.Context, rounds chan<- keysRound) error {
+	defer close(rounds)
+	var keys []keyEntity
+	for k, err := range s.cur.All(ctx) {
+		if err != nil {
+			return err
+		}
+		keys = append(keys, k)
+		if len(keys) >= deleteRound {
+			select {
+			case rounds <- keysRound{keys, scanPosition(s.cur.Token())}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			keys = nil
+		}
+	}
+	select {
+	case rounds <- keysRound{keys, scanPosition(s.cur.Token())}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (s *deleteSink) stopped(*job) {
+	if s.gone > 0 {
+		fmt.Fprintf(s.e.stderr, "tablekit delete: %d entities were already gone\n", s.gone)
+	}
+}
+
+func (s *deleteSink) close(_ *job, err error) error { return err }
 
 type deleteResult struct{ deleted, gone, failed int }
 

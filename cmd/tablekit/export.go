@@ -89,72 +89,88 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if j.scanned() {
-		// Everything was read; the output is cut to what the checkpoint
-		// saw written before the run was marked complete.
-		o, err := openOutput(out, e.stdout, j.cp.Extra)
-		if err == nil {
-			err = o.close()
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if done, err := j.complete("output " + out); done {
-		return err
-	}
-	var resume map[string]string
-	if j.cp.Token != "" {
-		resume = j.cp.Extra
-	}
-	// The output opens before any request: -o naming a file that cannot
-	// be written is a usage error, with nothing sent.
-	o, err := openOutput(out, e.stdout, resume)
-	if err != nil {
-		return err
-	}
 	q := query.New(t)
 	if sel != "" {
 		q = q.Select(withTimestamp(cols)...)
 	}
-	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
-		o.discard()
-		return err
+	src := &scanSource{conn.svc, &plan}
+	dst := &exportSink{e: e, src: src, conn: conn, q: q, out: out, format: format, delim: delim, limit: limit, selected: sel != "", cols: cols}
+	return (&jobRun{job: j, retries: conn.retries, what: "output " + out, src: src, dst: dst}).run(ctx)
+}
+
+// exportSink writes a scan's entities to a file (or stdout) in JSON Lines
+// or CSV.
+type exportSink struct {
+	e        *env
+	src      *scanSource
+	conn     *connection
+	q        query.Query[table.Entity]
+	out      string
+	format   string
+	delim    rune
+	limit    int
+	selected bool     // --select: cols are the CSV columns
+	cols     []string // --select's names, then the CSV columns
+
+	resume map[string]string // the checkpoint's, when the output is resumed
+	o      *output
+	w      entityWriter
+	cur    *query.ParallelCursor[table.Entity]
+	moved  bool // the run got to writing
+}
+
+// scanned cuts the output to what the checkpoint saw written: everything
+// was read before the run was marked complete.
+func (s *exportSink) scanned(j *job) error {
+	o, err := openOutput(s.out, s.e.stdout, j.cp.Extra)
+	if err == nil {
+		err = o.close()
 	}
+	return err
+}
+
+// check opens the output before any request: -o naming a file that cannot
+// be written is a usage error, with nothing sent.
+func (s *exportSink) check(j *job) (err error) {
+	if j.cp.Token != "" {
+		s.resume = j.cp.Extra
+	}
+	s.o, err = openOutput(s.out, s.e.stdout, s.resume)
+	return err
+}
+
+func (s *exportSink) open(ctx context.Context, j *job) (err error) {
 	tuneStreamGC() // for both passes of a CSV export
-	w := &entityWriter{}
-	if format == formatCSV {
-		if cols, err = csvColumns(ctx, e, q, plan, conn, j.cp, j.sv, sel != "", cols); err != nil {
-			o.discard()
+	if s.format == formatCSV {
+		if s.cols, err = csvColumns(ctx, s.e, s.q, *s.src.plan, s.conn, j.cp, j.sv, s.selected, s.cols); err != nil {
 			return err
 		}
-		b, _ := json.Marshal(cols)
+		b, _ := json.Marshal(s.cols)
 		j.sv.Extra[extraColumns] = string(b)
-	}
-	if format == formatCSV {
-		w.csv = newCSVWriter(o, delim, cols)
-		w.csv.wrote = resume != nil // the header is in the file already
+		s.w.csv = newCSVWriter(s.o, s.delim, s.cols)
+		s.w.csv.wrote = s.resume != nil // the header is in the file already
 	} else {
-		w.jsonl = o
+		s.w.jsonl = s.o
 	}
-	if limit > 0 {
+	q := s.q
+	if s.limit > 0 {
 		// After the CSV columns' pass, which reads the whole scan: a limit
 		// without --ordered picks no set entities.
-		q = q.Limit(limit - int(j.done))
+		q = q.Limit(s.limit - int(j.done))
 	}
-	c, err := openScan(q, plan, j.cp.Token)
-	if err != nil {
-		o.close()
-		return err
-	}
-	j.start(conn.retries)
+	s.cur, err = scan(s.src, q, j)
+	return err
+}
+
+func (s *exportSink) move(ctx context.Context, j *job) error {
+	s.moved = true
 	// A save flushes and syncs the output before the checkpoint names a
 	// position after it: a crash then leaves at most a tail to truncate.
 	j.save = func(complete bool) error {
-		if err := w.flush(); err != nil {
+		if err := s.w.flush(); err != nil {
 			return err
 		}
-		n, err := o.sync()
+		n, err := s.o.sync()
 		if err != nil {
 			return err
 		}
@@ -165,16 +181,25 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		j.sv.Extra[extraBytes] = strconv.FormatInt(n, 10)
 		return j.sv.save(j.at(), j.done, complete)
 	}
-	err = stream(ctx, j, c, w.write)
+	err := stream(ctx, j, s.cur, s.w.write)
 	// The summary shows the output's bytes: written out first, so that
 	// every run (every segment) says them, not only one that saved on the way.
-	if w.flush() == nil {
-		if n, serr := o.sync(); serr == nil {
+	if s.w.flush() == nil {
+		if n, serr := s.o.sync(); serr == nil {
 			j.m.bytes.Store(n)
 		}
 	}
-	err = j.end(err)
-	if cerr := o.close(); err == nil {
+	return err
+}
+
+// close closes the output; one the run failed before writing to is
+// removed if the run created it.
+func (s *exportSink) close(_ *job, err error) error {
+	if !s.moved {
+		s.o.discard()
+		return err
+	}
+	if cerr := s.o.close(); err == nil {
 		err = cerr
 	}
 	return err

@@ -105,103 +105,159 @@ func runImport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	w.opts.Progress = j.committed()
-	cp := j.cp
-	if cp.Complete {
-		rejected, _ := strconv.ParseInt(cp.Extra[extraRejects], 10, 64)
-		existing, _ := strconv.ParseInt(cp.Extra[extraExisting], 10, 64)
-		return j.completed(fmt.Sprintf("table %s, %d already there, %d rejects", name, existing, rejected))
-	}
-	from := int64(0)
-	if cp.Token != "" {
-		from, err = strconv.ParseInt(strings.TrimPrefix(cp.Token, "line:"), 10, 64)
-		if err != nil || !strings.HasPrefix(cp.Token, "line:") {
-			return fmt.Errorf("checkpoint: bad position %q", cp.Token)
+	rejected, _ := strconv.ParseInt(j.cp.Extra[extraRejects], 10, 64)
+	existing, _ := strconv.ParseInt(j.cp.Extra[extraExisting], 10, 64)
+	in := &fileSource{t: t, path: path, format: format, delim: d}
+	dst := &importSink{e: e, in: in, w: w, name: name, create: create, svc: conn.svc, rejectsPath: rejectsPath}
+	return (&jobRun{job: j, retries: conn.retries, src: in, dst: dst,
+		what: fmt.Sprintf("table %s, %d already there, %d rejects", name, existing, rejected)}).run(ctx)
+}
+
+// fileSource is an input file's entities (JSON Lines or CSV, perhaps
+// gzipped), read from the line the job's position names.
+type fileSource struct {
+	t      *dynTable
+	path   string
+	format string
+	delim  rune
+
+	from    int64 // the first line to read
+	resumed bool  // the job resumes an earlier run's
+	read    atomic.Int64
+	inp     *input
+	next    func() (inputRecord, error)
+}
+
+func (s *fileSource) check(j *job) (err error) {
+	if tok := j.cp.Token; tok != "" {
+		s.from, err = strconv.ParseInt(strings.TrimPrefix(tok, "line:"), 10, 64)
+		if err != nil || !strings.HasPrefix(tok, "line:") {
+			return fmt.Errorf("checkpoint: bad position %q", tok)
 		}
-		w.resumed = true
+		s.resumed = true
 	}
-	var read atomic.Int64 // input bytes as stored, for the ETA
-	inp, err := openInput(path, os.Stdin, &read)
+	if s.inp, err = openInput(s.path, os.Stdin, &s.read); err != nil {
+		return err
+	}
+	if s.format == formatCSV {
+		s.next = csvRecords(s.t, s.inp.r, s.delim)
+	} else {
+		s.next = jsonlRecords(s.t, s.inp.r)
+	}
+	s.next, err = checkFirst(s.next, s.format, s.path)
+	return err
+}
+
+func (*fileSource) open(context.Context, *job) error { return nil }
+
+func (s *fileSource) close() {
+	if s.inp != nil {
+		s.inp.close()
+	}
+}
+
+// rounds cuts the input into rounds from the job's position.
+func (s *fileSource) rounds(ctx context.Context, ops int, out chan<- round) error {
+	return readRounds(ctx, s.next, s.from, ops, out)
+}
+
+// importSink writes an input's entities to a table, a round at a time,
+// and the lines it refuses to --rejects.
+type importSink struct {
+	e           *env
+	in          *fileSource
+	w           *roundWriter
+	name        string
+	svc         *table.Service
+	create      bool
+	rejectsPath string
+	rejOut      *output
+	shown       int // rejects printed
+}
+
+func (s *importSink) check(j *job) (err error) {
+	s.w.resumed = s.in.resumed
+	if s.w.resumed {
+		s.w.existing, _ = strconv.ParseInt(j.cp.Extra[extraExisting], 10, 64)
+	}
+	if s.rejectsPath != "" {
+		var resume map[string]string
+		if s.w.resumed {
+			resume = j.cp.Extra
+		}
+		s.rejOut, err = openOutputAt(s.rejectsPath, s.e.stdout, resume, extraRejectBytes)
+	}
+	return err
+}
+
+func (s *importSink) open(ctx context.Context, _ *job) error {
+	if s.create {
+		return s.svc.CreateTable(ctx, s.name)
+	}
+	return nil
+}
+
+func (s *importSink) move(ctx context.Context, j *job) error {
+	j.m.inRead, j.m.inTotal = &s.in.read, s.in.inp.size
+	if s.w.resumed {
+		rejected, _ := strconv.ParseInt(j.cp.Extra[extraRejects], 10, 64)
+		j.m.rejects.Store(rejected)
+	}
+	j.save = func(complete bool) error {
+		return saveImport(j.sv, s.rejOut, j.token, j.done, j.m.rejects.Load(), s.w.existing, complete)
+	}
+	err := pipe(ctx, 1, func(ctx context.Context, out chan<- round) error { return s.in.rounds(ctx, j.roundOps, out) },
+		func(ctx context.Context, r round) error { return s.write(ctx, j, r) })
+	j.m.bytes.Store(s.in.read.Load()) // the input's, as stored: the summary says them
+	return err
+}
+
+// write writes a round and reports its rejects, then moves the position
+// past it.
+func (s *importSink) write(ctx context.Context, j *job, r round) error {
+	existing := s.w.existing
+	stored, rejs, err := s.w.write(ctx, r.items)
+	if err != nil {
+		// The position stays before the round, so the run that
+		// resumes writes all of it again and counts it then.
+		s.w.existing = existing
+		return err
+	}
+	j.done += int64(stored)
+	j.m.add(stored)
+	rejs = append(r.rejects, rejs...)
+	for _, rj := range rejs {
+		if s.shown++; s.shown <= 20 {
+			fmt.Fprintf(s.e.stderr, "tablekit import: line %d: %s\n", rj.Line, message(errors.New(rj.Reason)))
+		}
+		if s.rejOut != nil {
+			if _, err := s.rejOut.Write(rejectLine(rj)); err != nil {
+				return err
+			}
+		}
+	}
+	j.m.rejects.Add(int64(len(rejs)))
+	j.token = r.next
+	return j.saveDue()
+}
+
+func (s *importSink) stopped(*job) {
+	if s.shown > 20 {
+		fmt.Fprintf(s.e.stderr, "tablekit import: %d more rejects not shown\n", s.shown-20)
+	}
+	if s.w.existing > 0 {
+		fmt.Fprintf(s.e.stderr, "tablekit import: %d entities were already there and were left as they are\n", s.w.existing)
+	}
+}
+
+func (s *importSink) close(j *job, err error) error {
+	if s.rejOut != nil {
+		s.rejOut.close()
+	}
 	if err != nil {
 		return err
 	}
-	defer inp.close()
-	in, total := inp.r, inp.size
-	var next func() (inputRecord, error)
-	if format == formatCSV {
-		next = csvRecords(t, in, d)
-	} else {
-		next = jsonlRecords(t, in)
-	}
-	if next, err = checkFirst(next, format, path); err != nil {
-		return err
-	}
-	var rejOut *output
-	var rejected int64
-	if w.resumed {
-		rejected, _ = strconv.ParseInt(cp.Extra[extraRejects], 10, 64)
-		w.existing, _ = strconv.ParseInt(cp.Extra[extraExisting], 10, 64)
-	}
-	if rejectsPath != "" {
-		var resume map[string]string
-		if w.resumed {
-			resume = cp.Extra
-		}
-		if rejOut, err = openOutputAt(rejectsPath, e.stdout, resume, extraRejectBytes); err != nil {
-			return err
-		}
-		defer rejOut.close()
-	}
-	if create {
-		if err := conn.svc.CreateTable(ctx, name); err != nil {
-			return err
-		}
-	}
-	j.start(conn.retries)
-	j.m.inRead, j.m.inTotal = &read, total
-	j.m.rejects.Store(rejected)
-	j.save = func(complete bool) error {
-		return saveImport(j.sv, rejOut, j.token, j.done, j.m.rejects.Load(), w.existing, complete)
-	}
-	shown := 0
-	err = pipe(ctx, 1, func(ctx context.Context, out chan<- round) error { return readRounds(ctx, next, from, j.roundOps, out) },
-		func(ctx context.Context, r round) error {
-			existing := w.existing
-			stored, rejs, err := w.write(ctx, r.items)
-			if err != nil {
-				// The position stays before the round, so the run that
-				// resumes writes all of it again and counts it then.
-				w.existing = existing
-				return err
-			}
-			j.done += int64(stored)
-			j.m.add(stored)
-			rejs = append(r.rejects, rejs...)
-			for _, rj := range rejs {
-				if shown++; shown <= 20 {
-					fmt.Fprintf(e.stderr, "tablekit import: line %d: %s\n", rj.Line, message(errors.New(rj.Reason)))
-				}
-				if rejOut != nil {
-					if _, err := rejOut.Write(rejectLine(rj)); err != nil {
-						return err
-					}
-				}
-			}
-			j.m.rejects.Add(int64(len(rejs)))
-			j.token = r.next
-			return j.saveDue()
-		})
-	j.m.bytes.Store(read.Load()) // the input's, as stored: the summary says them
-	j.stop()
-	if shown > 20 {
-		fmt.Fprintf(e.stderr, "tablekit import: %d more rejects not shown\n", shown-20)
-	}
-	if w.existing > 0 {
-		fmt.Fprintf(e.stderr, "tablekit import: %d entities were already there and were left as they are\n", w.existing)
-	}
-	if err := j.end(err); err != nil {
-		return err
-	}
-	return rejectsError(j.m.rejects.Load(), rejectsPath)
+	return rejectsError(j.m.rejects.Load(), s.rejectsPath)
 }
 
 // rejectsError is the outcome of an import that rejected n lines: the exit

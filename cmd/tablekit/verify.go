@@ -50,9 +50,9 @@ func isFile(dst string) bool { return strings.ContainsAny(dst, "/.") }
 func runVerify(ctx context.Context, e *env, args []string) error {
 	c := commands["verify"]
 	fs := newFlags(e, c)
-	src, dst := sourceFlags(), targetFlags()
-	src.register(fs)
-	dst.register(fs)
+	from, to := sourceFlags(), targetFlags()
+	from.register(fs)
+	to.register(fs)
 	var sf scanFlags
 	var ff formatFlags
 	var show int
@@ -78,29 +78,18 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	var format string
 	var delim rune
 	if file {
-		if sf.filter != "" {
-			return usagef("--filter cannot be applied to a file: compare a table with the file of an export made with the same --filter, without it here")
-		}
-		if dst.connString != "" || dst.accountURL != "" {
-			return usagef("%s is a file: --to-connection-string and --to-account-url are for a table", pos[1])
-		}
-		if format, delim, err = ff.resolve(pos[1]); err != nil {
+		if format, delim, err = checkVerifyFile(pos[1], &sf, to, &ff); err != nil {
 			return err
 		}
-		in, err := openInput(pos[1], nil, nil) // a missing or misnamed file before any request
-		if err != nil {
-			return err
-		}
-		in.close()
 	}
 	retries := new(retryCount)
-	sconn, err := src.open(e, retries)
+	sconn, err := from.open(e, retries)
 	if err != nil {
 		return err
 	}
 	dconn := sconn
 	if !file {
-		dconn, err = dst.open(e, retries)
+		dconn, err = to.open(e, retries)
 		if errors.Is(err, errNoTarget) {
 			dconn, err = sconn, nil
 			if pos[0] == pos[1] {
@@ -126,48 +115,80 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("checkpoint: bad %s: %w", extraVerify, err)
 		}
 	}
-	if j.cp.Complete {
-		// What its run found, as that run printed it.
-		if err := report(e, pos, &ta.vs); err != nil && !errors.Is(err, errDiffer) {
-			return err
-		}
-		return j.completed("target " + pos[1])
+	src := &scanSource{sconn.svc, &plan}
+	dst := &verifySink{e: e, src: src, pos: pos, file: file, format: format, delim: delim, partition: sf.partition,
+		ta: ta, srcOrdered: srcOrdered, dconn: dconn}
+	return (&jobRun{job: j, retries: retries, what: "target " + pos[1], src: src, dst: dst}).run(ctx)
+}
+
+// verifySink compares a scan with another table's scan of the same keys,
+// or with a file, counting what differs. Its position is the last key
+// compared in each segment (a file: in the one stream), saved with the
+// counts.
+type verifySink struct {
+	e          *env
+	src        *scanSource
+	pos        []string // the source table and the target, as given
+	file       bool     // the target is a file
+	format     string   // the file's
+	delim      rune
+	partition  string // --partition
+	ta         *tally
+	srcOrdered bool
+	dconn      *connection // the target table's account
+	last       []segPos
+	st, dt     *table.Table[table.RawEntity]
+	dyn        *dynTable
+}
+
+func (*verifySink) check(*job) error { return nil }
+
+// completed prints what the complete job's run found, as that run printed it.
+func (s *verifySink) completed(j *job, err error) error {
+	if rerr := report(s.e, s.pos, &s.ta.vs); rerr != nil && !errors.Is(rerr, errDiffer) {
+		return rerr
 	}
-	st, err := table.New[table.RawEntity](sconn.svc, pos[0])
-	if err != nil {
-		return err
-	}
-	dyn, err := table.New[table.Entity](sconn.svc, pos[0]) // decodes what differs
-	if err != nil {
-		return err
-	}
-	if err := plan.discover(ctx, sconn.svc, j.cp, j.sv); err != nil {
-		return err
-	}
-	// The position is the last key compared in each segment (a file: in
-	// the one stream), saved with the counts.
-	nseg := len(plan.segs)
-	if file {
+	return err
+}
+
+// open reads the checkpoint's position and makes the checkpoint save it
+// with the counts.
+func (s *verifySink) open(_ context.Context, j *job) (err error) {
+	nseg := len(s.src.plan.segs)
+	if s.file {
 		nseg = 1
 	}
-	last := make([]segPos, nseg)
+	s.last = make([]segPos, nseg)
 	if j.cp.Token != "" {
-		if err := json.Unmarshal([]byte(j.cp.Token), &last); err != nil || len(last) != nseg {
+		if err := json.Unmarshal([]byte(j.cp.Token), &s.last); err != nil || len(s.last) != nseg {
 			return fmt.Errorf("checkpoint: bad position %q", j.cp.Token)
 		}
 	}
 	j.position = func() string {
-		b, _ := json.Marshal(last)
+		b, _ := json.Marshal(s.last)
 		return string(b)
 	}
 	j.save = func(complete bool) error {
 		if j.sv.Extra == nil {
 			j.sv.Extra = map[string]string{}
 		}
-		b, _ := json.Marshal(&ta.vs)
+		b, _ := json.Marshal(&s.ta.vs)
 		j.sv.Extra[extraVerify] = string(b)
 		return j.sv.save(j.at(), j.done, complete)
 	}
+	svc := s.src.svc
+	if s.st, err = table.New[table.RawEntity](svc, s.pos[0]); err != nil {
+		return err
+	}
+	s.dyn, err = table.New[table.Entity](svc, s.pos[0]) // decodes what differs
+	if err == nil && !s.file {
+		s.dt, err = table.New[table.RawEntity](s.dconn.svc, s.pos[1])
+	}
+	return err
+}
+
+func (s *verifySink) move(ctx context.Context, j *job) error {
+	last := s.last
 	// done moves segment i past key k with the counts: a run stopped
 	// later resumes after k, each key counted once.
 	done := func(i int, k *row) error {
@@ -176,20 +197,39 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		j.m.add(1)
 		return j.saveDue()
 	}
-	decode := func(r *row) (map[string]any, error) { return decodeRow(dyn, r) }
-	j.start(retries)
-	if file {
-		err = verifyFile(ctx, sideOf{st, srcOrdered}, dyn, plan, sf.partition, pos[1], format, delim, last[0].Key, ta, decode, func(k *row) error { return done(0, k) })
-	} else {
-		var dt *table.Table[table.RawEntity]
-		if dt, err = table.New[table.RawEntity](dconn.svc, pos[1]); err == nil {
-			err = verifySegments(ctx, sideOf{st, srcOrdered}, sideOf{dt, dconn.svc.Backend() != table.CosmosDB}, plan, last, ta, decode, done)
-		}
+	decode := func(r *row) (map[string]any, error) { return decodeRow(s.dyn, r) }
+	src, plan := sideOf{s.st, s.srcOrdered}, *s.src.plan
+	if s.file {
+		return verifyFile(ctx, src, s.dyn, plan, s.partition, s.pos[1], s.format, s.delim, last[0].Key, s.ta, decode, func(k *row) error { return done(0, k) })
 	}
-	if err := j.end(err); err != nil {
+	return verifySegments(ctx, src, sideOf{s.dt, s.dconn.svc.Backend() != table.CosmosDB}, plan, last, s.ta, decode, done)
+}
+
+func (s *verifySink) close(_ *job, err error) error {
+	if err != nil {
 		return err
 	}
-	return report(e, pos, &ta.vs)
+	return report(s.e, s.pos, &s.ta.vs)
+}
+
+// checkVerifyFile checks verify's flags with a file as its target, and
+// the file, before any request; it returns the file's format.
+func checkVerifyFile(path string, sf *scanFlags, to *endpointFlags, ff *formatFlags) (format string, delim rune, err error) {
+	if sf.filter != "" {
+		return "", 0, usagef("--filter cannot be applied to a file: compare a table with the file of an export made with the same --filter, without it here")
+	}
+	if to.connString != "" || to.accountURL != "" {
+		return "", 0, usagef("%s is a file: --to-connection-string and --to-account-url are for a table", path)
+	}
+	if format, delim, err = ff.resolve(path); err != nil {
+		return "", 0, err
+	}
+	in, err := openInput(path, nil, nil) // a missing or misnamed file before any request
+	if err != nil {
+		return "", 0, err
+	}
+	in.close()
+	return format, delim, nil
 }
 
 // segPos is how far verify got in one segment: the last key compared, or

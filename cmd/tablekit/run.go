@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tablekit/tablekit/query"
+	"github.com/tablekit/tablekit/table"
+)
+
+// jobRun is one checkpointed command run: a source (a table's scan of
+// its share, or an input file) and a sink (a file, a table, a
+// comparison, deletes, a tally) given to run, which does what every such
+// command does in the same order: the check of a complete job, local
+// checks before any request, the progress display, the checkpoint's last
+// save and the summary. A command states only its flags and the two ends.
+type jobRun struct {
+	job     *job
+	retries *retryCount // the connections' retries, shown in the progress
+	what    string      // the job's output, named when its checkpoint says it is complete
+	src     jobSource
+	dst     jobSink
+}
+
+// jobSource is where a run's work comes from.
+type jobSource interface {
+	// check gets ready to read without a request (a file opened at the
+	// job's position), so that bad input is refused before any is sent.
+	check(j *job) error
+	// open gets ready with requests (a scan's segments found).
+	open(ctx context.Context, j *job) error
+	// close releases what check opened.
+	close()
+}
+
+// jobSink is where it goes.
+type jobSink interface {
+	// check gets ready without a request, after the source's check: an
+	// output that cannot be written is refused with nothing sent.
+	check(j *job) error
+	// open gets ready with requests, after the source opened: a target
+	// table created, a scan opened.
+	open(ctx context.Context, j *job) error
+	// move does the run's work, moving the job's position past it.
+	move(ctx context.Context, j *job) error
+	// close ends the run once its outcome err is known, the checkpoint
+	// saved: an output closed, what the run found printed. Its error is
+	// the command's.
+	close(j *job, err error) error
+}
+
+// Sinks may also say more at some steps of a run.
+type (
+	// scannedSink is told, before the checkpoint is marked complete, that
+	// its scan had read everything when the last run stopped.
+	scannedSink interface{ scanned(j *job) error }
+	// completedSink says what the complete job found (a count, a
+	// comparison); err is the run's outcome.
+	completedSink interface{ completed(j *job, err error) error }
+	// stoppedSink adds lines after the progress summary line, before the
+	// checkpoint's last save.
+	stoppedSink interface{ stopped(j *job) }
+)
+
+func (r *jobRun) run(ctx context.Context) error {
+	j := r.job
+	if s, ok := r.dst.(scannedSink); ok && j.scanned() {
+		if err := s.scanned(j); err != nil {
+			return err
+		}
+	}
+	if done, err := j.complete(r.what); done {
+		if c, ok := r.dst.(completedSink); ok {
+			return c.completed(j, err)
+		}
+		return err
+	}
+	defer r.src.close()
+	if err := r.src.check(j); err != nil {
+		return err
+	}
+	if err := r.dst.check(j); err != nil {
+		return err
+	}
+	err := r.src.open(ctx, j)
+	if err == nil {
+		err = r.dst.open(ctx, j)
+	}
+	if err == nil {
+		j.start(r.retries)
+		err = r.dst.move(ctx, j)
+		j.stop()
+		if s, ok := r.dst.(stoppedSink); ok {
+			s.stopped(j)
+		}
+		err = j.end(err)
+	}
+	return r.dst.close(j, err)
+}
+
+// scanSource is a table's scan of the plan's share (--plan and --segment,
+// --partition, --prefix, --filter); open splits it into segments where its
+// keys are, and sinks open a cursor of their entity type with scan.
+type scanSource struct {
+	svc  *table.Service
+	plan *scanPlan
+}
+
+func (*scanSource) check(*job) error { return nil }
+func (*scanSource) close()           {}
+
+func (s *scanSource) open(ctx context.Context, j *job) error {
+	return s.plan.discover(ctx, s.svc, j.cp, j.sv)
+}
+
+// scan opens the source's parallel scan of q at the job's position.
+func scan[T any](s *scanSource, q query.Query[T], j *job) (*query.ParallelCursor[T], error) {
+	return openScan(q, *s.plan, j.token)
+}
+
+// tallySink is a scan's sink that only looks at each entity (count,
+// schema): begin, when set, once the scan is split, each with every entity, and report says what was
+// found once the run ended well, or, when the checkpoint says the job is
+// complete, what its run found (count's number, kept in the checkpoint).
+type tallySink[T any] struct {
+	src    *scanSource
+	q      query.Query[T]
+	cur    *query.ParallelCursor[T]
+	begin  func()
+	each   func(T) error
+	report func(j *job) error
+}
+
+func (*tallySink[T]) check(*job) error { return nil }
+
+func (s *tallySink[T]) open(_ context.Context, j *job) (err error) {
+	if s.begin != nil {
+		s.begin()
+	}
+	s.cur, err = scan(s.src, s.q, j)
+	return err
+}
+
+func (s *tallySink[T]) move(ctx context.Context, j *job) error { return stream(ctx, j, s.cur, s.each) }
+
+func (s *tallySink[T]) close(j *job, err error) error {
+	if err != nil {
+		return err
+	}
+	return s.report(j)
+}
+
+func (s *tallySink[T]) completed(j *job, err error) error {
+	if rerr := s.report(j); err == nil {
+		err = rerr
+	}
+	return err
+}
+
+// printDone is count's report: the entities counted, an earlier run's
+// included.
+func printDone(e *env) func(j *job) error {
+	return func(j *job) error {
+		_, err := fmt.Fprintln(e.stdout, j.done)
+		return err
+	}
+}
