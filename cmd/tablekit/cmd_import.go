@@ -61,18 +61,9 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	w := &roundWriter{}
-	switch mode {
-	case "upsert":
-		w.kind, w.mode = batch.Upsert, table.Replace
-	case "merge":
-		w.kind, w.mode = batch.Upsert, table.Merge
-	case "add":
-		w.kind = batch.Add
-	case "add-missing":
-		w.kind, w.keepExisting = batch.Add, true
-	default:
-		return usagef("--mode %q: want upsert, merge, add or add-missing", mode)
+	w, err := modeWriter(mode)
+	if err != nil {
+		return err
 	}
 	if parallel < 1 || parallel > query.MaxParallelism {
 		return usagef("--parallel %d: want 1 to %d", parallel, query.MaxParallelism)
@@ -107,4 +98,22 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	dst := &importSink{e: e, in: in, w: w, name: name, create: create, svc: conn.svc, rejectsPath: rejectsPath}
 	return (&jobRun{job: j, retries: conn.retries, src: in, dst: dst,
 		what: fmt.Sprintf("table %s, %d already there, %d rejects", name, existing, rejected)}).run(ctx)
+}
+
+// modeWriter is the writer of import's --mode.
+func modeWriter(mode string) (*roundWriter, error) {
+	w := &roundWriter{}
+	switch mode {
+	case "upsert":
+		w.kind, w.mode = batch.Upsert, table.Replace
+	case "merge":
+		w.kind, w.mode = batch.Upsert, table.Merge
+	case "add":
+		w.kind = batch.Add
+	case "add-missing":
+		w.kind, w.keepExisting = batch.Add, true
+	default:
+		return nil, usagef("--mode %q: want upsert, merge, add or add-missing", mode)
+	}
+	return w, nil
 }
