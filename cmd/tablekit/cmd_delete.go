@@ -21,15 +21,6 @@ tablekit delete orders --partition alice --prefix 2023- --yes    # her RowKeys s
 	})
 }
 
-// deleteRound is how many keys are read before they are deleted and the
-// checkpoint moves past them: enough for full transactions across several
-// partitions, little enough to lose only seconds of work to a crash.
-var deleteRound = 2000
-
-// deleteMaxPasses bounds the resubmissions of a round whose transactions
-// were refused because an entity was already gone.
-const deleteMaxPasses = 10
-
 func runDelete(ctx context.Context, e *env, args []string) error {
 	var sf scanFlags
 	var yes bool

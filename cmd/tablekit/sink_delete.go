@@ -11,6 +11,15 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
+// deleteRound is how many keys are read before they are deleted and the
+// checkpoint moves past them: enough for full transactions across several
+// partitions, little enough to lose only seconds of work to a crash.
+var deleteRound = 2000
+
+// deleteMaxPasses bounds the resubmissions of a round whose transactions
+// were refused because an entity was already gone.
+const deleteMaxPasses = 10
+
 // deleteSink deletes the keys of a scan, a round at a time. The position
 // moves only past rounds whose every delete committed, so a resumed run
 // reads again whatever was not deleted.
