@@ -426,36 +426,55 @@
 //
 // # Internals
 //
-// exitcode.go maps errors to exit statuses (the one place), entity.go is
-// get, put and rm, querycmd.go is query and its streaming table and csv;
-// sas.go signs, policy.go holds every stored access policy call;
-// verify.go runs verify (segments side by side, or a table and a file),
-// verifymerge.go merges two key-ordered streams, verifyside.go reads a
-// table's side in key order (sorted on Cosmos DB), entitydiff.go compares
-// two entities, verifyfile.go reads a file's entities sorted, and
-// spillsort.go is the sort in bounded memory both use.
-// format.go picks a file's format from its name (and --select's names)
-// and checks an input's first line, importinput.go opens an input (gzip
-// by name) and reads its records,
-// csvformat.go converts Storage Explorer's CSV to neutral rows, csvread.go
-// is its RFC 4180 reader, double.go the text of NaN and the infinities,
-// entitytext.go turns rows and JSON lines into entities, roundwrite.go
-// writes rounds and sorts out rejects, addexisting.go settles adds that
-// find their entity stored, output.go keeps an output file's length for
-// resumes (gzip members ending at each save). main.go prints every error,
-// once prefixed and escaped. filtercheck.go checks --filter's names and
-// literals against a sample's shape; shape.go is that shape (types, sizes,
-// partitions and key patterns in bounded memory); schema.go prints a
-// table's. job.go is the
-// checkpointed run every moving or reading command shares (checkpoint,
-// progress, resume or complete, the reader and writer side by side);
-// checkpoint.go the file and the job it belongs to; stophook.go the
-// hidden hooks of the tests (TABLEKIT_TEST_STOP stops a run after its
-// Nth save, TABLEKIT_TEST_ROUND_OPS makes rounds smaller);
-// scan.go plans a scan (scope, share, segments) and runs any projection of
-// it; share.go reads --segment and plan files, plan.go writes them. copy's
-// target comes from targetFlags (--to-connection-string or
-// TABLEKIT_TARGET_CONNECTION_STRING, else the source account).
-// backupcmd.go is backup, restore and backups over package backup, and
-// backupdest.go opens their DEST (a directory or a container).
+// One package, its files grouped by prefix. main.go parses the command
+// line and prints every error, once prefixed and escaped; exitcode.go maps
+// errors to exit statuses (the one place); connect.go opens accounts
+// (targetFlags: --to-connection-string or TABLEKIT_TARGET_CONNECTION_STRING,
+// else the source account).
+//
+// run.go is the one runner of the checkpointed commands (export, import,
+// copy, delete, verify, count, schema): a command gives it a source and a
+// sink, and it does the complete check, the checks before any request,
+// progress, the checkpoint's last save and the summary. run_job.go is the
+// job it runs (checkpoint, progress, resume or complete, the reader and
+// writer side by side), run_checkpoint.go its file, run_progress.go the
+// progress line, run_gc.go the collector's tuning of long streams,
+// run_stophook.go the hidden hooks of the tests (TABLEKIT_TEST_STOP stops
+// a run after its Nth save, TABLEKIT_TEST_ROUND_OPS makes rounds smaller).
+//
+// Sources (src_*.go): src_scan.go plans a table's scan (scope, share,
+// segments) and opens any projection of it; src_share.go reads --segment
+// and plan files; src_filtercheck.go checks --filter's names and literals
+// against a sample's shape; src_file.go opens an input (gzip by name) and
+// reads its records in rounds.
+//
+// Sinks (sink_*.go): sink_file.go writes export's file (and its CSV
+// columns' first pass); sink_table.go writes rounds to a table for import
+// and copy and sorts out rejects, sink_addexisting.go settles adds that
+// find their entity stored; sink_delete.go deletes; sink_verify.go
+// compares; sink_tally.go counts, and with sink_shape.go (a table's shape
+// in bounded memory: types, sizes, partitions, key patterns) reads it for
+// schema.
+//
+// Formats (format_*.go): format_flags.go picks a file's format from its
+// name (and --select's names) and checks an input's first line;
+// format_jsonl.go turns entities into JSON lines and CSV rows, and back;
+// format_csv.go converts Storage Explorer's CSV to neutral rows,
+// format_csvread.go is its RFC 4180 reader; format_double.go the text of
+// NaN and the infinities; format_output.go keeps an output file's length
+// for resumes (gzip members ending at each save).
+//
+// Comparison (compare_*.go, verify's): compare_merge.go merges two
+// key-ordered streams, compare_side.go reads a table's side in key order
+// (sorted on Cosmos DB), compare_diff.go compares two entities,
+// compare_file.go reads a file's entities sorted, and compare_spillsort.go
+// is the sort in bounded memory both use.
+//
+// Commands (cmd_*.go): each command's flags, its checks of them, and what
+// it gives the runner or does itself: cmd_entity.go get, put and rm,
+// cmd_query.go query and its streaming table and csv, cmd_sas.go, cmd_policy.go
+// every stored access policy call, cmd_plan.go writes plan files,
+// cmd_schema.go prints a table's shape, cmd_backup.go is backup, restore
+// and backups over package backup, and cmd_backup_dest.go opens their DEST
+// (a directory or a container).
 package main

@@ -342,7 +342,7 @@ func TestE2ECosmosSchema(t *testing.T) {
 	}
 }
 
-// TestAzuriteMismatchedLiterals pins what filtercheck.go and the docs say
+// TestAzuriteMismatchedLiterals pins what src_filtercheck.go and the docs say
 // Azurite does with a literal of another type than its property's (the
 // service documents no result for it): Int32 and Double compare
 // numerically either way round, an Int32 literal against an Int64

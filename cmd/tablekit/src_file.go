@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"sync/atomic"
 )
 
@@ -214,4 +216,52 @@ func skipBOM(br *bufio.Reader) {
 	if b, err := br.Peek(3); err == nil && string(b) == "\ufeff" {
 		_, _ = br.Discard(3)
 	}
+}
+
+// fileSource is an input file's entities (JSON Lines or CSV, perhaps
+// gzipped), read from the line the job's position names.
+type fileSource struct {
+	t      *dynTable
+	path   string
+	format string
+	delim  rune
+
+	from    int64 // the first line to read
+	resumed bool  // the job resumes an earlier run's
+	read    atomic.Int64
+	inp     *input
+	next    func() (inputRecord, error)
+}
+
+func (s *fileSource) check(j *job) (err error) {
+	if tok := j.cp.Token; tok != "" {
+		s.from, err = strconv.ParseInt(strings.TrimPrefix(tok, "line:"), 10, 64)
+		if err != nil || !strings.HasPrefix(tok, "line:") {
+			return fmt.Errorf("checkpoint: bad position %q", tok)
+		}
+		s.resumed = true
+	}
+	if s.inp, err = openInput(s.path, os.Stdin, &s.read); err != nil {
+		return err
+	}
+	if s.format == formatCSV {
+		s.next = csvRecords(s.t, s.inp.r, s.delim)
+	} else {
+		s.next = jsonlRecords(s.t, s.inp.r)
+	}
+	s.next, err = checkFirst(s.next, s.format, s.path)
+	return err
+}
+
+func (*fileSource) open(context.Context, *job) error { return nil }
+
+func (s *fileSource) close() {
+	if s.inp != nil {
+		s.inp.close()
+	}
+}
+
+// rounds cuts the input into rounds from the job's position.
+func (s *fileSource) rounds(ctx context.Context, ops int, out chan<- round) error {
+	return readRounds(ctx, s.next, s.from, ops, out)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -37,25 +36,7 @@ func runCount(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if done, err := j.complete("table " + name); done {
-		// The count its run found, as that run printed it.
-		if _, werr := fmt.Fprintln(e.stdout, j.cp.Done); err == nil {
-			err = werr
-		}
-		return err
-	}
-	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
-		return err
-	}
-	c, err := openScan(query.New(t).Select(), plan, j.cp.Token)
-	if err != nil {
-		return err
-	}
-	j.start(conn.retries)
-	err = stream(ctx, j, c, func(keyEntity) error { return nil })
-	if err := j.end(err); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(e.stdout, j.done)
-	return err
+	src := &scanSource{conn.svc, &plan}
+	dst := &tallySink[keyEntity]{src: src, q: query.New(t).Select(), each: func(keyEntity) error { return nil }, report: printDone(e)}
+	return (&jobRun{job: j, retries: conn.retries, what: "table " + name, src: src, dst: dst}).run(ctx)
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
-// verifymerge.go is verify's comparison of two key-ordered streams: the
+// compare_merge.go is verify's comparison of two key-ordered streams: the
 // rows of each side, the merge by key and the tally of what differs.
 
 // row is one entity of a side: its keys and properties, as the service's

@@ -255,3 +255,23 @@ func openScan[T any](q query.Query[T], p scanPlan, resume string) (*query.Parall
 		Resume:      resume,
 	})
 }
+
+// scanSource is a table's scan of the plan's share (--plan and --segment,
+// --partition, --prefix, --filter); open splits it into segments where its
+// keys are, and sinks open a cursor of their entity type with scan.
+type scanSource struct {
+	svc  *table.Service
+	plan *scanPlan
+}
+
+func (*scanSource) check(*job) error { return nil }
+func (*scanSource) close()           {}
+
+func (s *scanSource) open(ctx context.Context, j *job) error {
+	return s.plan.discover(ctx, s.svc, j.cp, j.sv)
+}
+
+// scan opens the source's parallel scan of q at the job's position.
+func scan[T any](s *scanSource, q query.Query[T], j *job) (*query.ParallelCursor[T], error) {
+	return openScan(q, *s.plan, j.token)
+}

@@ -13,9 +13,9 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// verifyside.go is how verify reads one side of a segment in key order:
+// compare_side.go is how verify reads one side of a segment in key order:
 // Table Storage sends it so; what Cosmos DB sends, in no key order, is
-// sorted (spillsort.go), in runs written as rowSpill's records.
+// sorted (compare_spillsort.go), in runs written as rowSpill's records.
 
 // sideOf is a table verify compares, and whether its backend returns
 // entities in key order.

@@ -14,7 +14,7 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// policy.go holds every call on stored access policies.
+// cmd_policy.go holds every call on stored access policies.
 
 func init() {
 	register(&command{

@@ -11,7 +11,7 @@ import (
 	"slices"
 )
 
-// spillsort.go puts in key order what comes in none (an export file
+// compare_spillsort.go puts in key order what comes in none (an export file
 // without --ordered, a Cosmos DB table) with bounded memory: runs are
 // sorted in memory and, when there is more than one, written to temporary
 // files and merged, fanIn at a time.

@@ -11,7 +11,7 @@ import (
 )
 
 // A file's entities come in any order (an export without --ordered), so
-// verify sorts them (spillsort.go): memory stays bounded by one run.
+// verify sorts them (compare_spillsort.go): memory stays bounded by one run.
 
 // sortedFile reads an export file (JSON Lines or CSV) and yields the
 // entities keep accepts in key order, sorted in runs within lim. A key

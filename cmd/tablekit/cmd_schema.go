@@ -60,28 +60,28 @@ func runSchema(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := plan.discover(ctx, conn.svc, j.cp, j.sv); err != nil {
-		return err
-	}
 	q := query.New(raw)
 	if sample > 0 {
 		q = q.Limit(sample)
 	}
-	c, err := openScan(q, plan, "")
-	if err != nil {
-		return err
-	}
-	var bounds []string
-	if plan.split == query.PartitionKey {
-		bounds = plan.bounds
-	}
-	sh := newShape(conn.svc.Backend() != table.CosmosDB, bounds)
-	j.start(conn.retries)
-	err = stream(ctx, j, c, func(ent table.RawEntity) error { return sh.addRaw(dyn, ent) })
-	if err := j.end(err); err != nil {
-		return err
-	}
-	rep := sh.report(name, sample > 0)
+	src := &scanSource{conn.svc, &plan}
+	var sh *shape
+	dst := &tallySink[table.RawEntity]{src: src, q: q,
+		begin: func() {
+			var bounds []string
+			if plan.split == query.PartitionKey {
+				bounds = plan.bounds
+			}
+			sh = newShape(conn.svc.Backend() != table.CosmosDB, bounds)
+		},
+		each:   func(ent table.RawEntity) error { return sh.addRaw(dyn, ent) },
+		report: func(*job) error { return printSchema(e, sh, name, sample > 0, format) }}
+	return (&jobRun{job: j, retries: conn.retries, src: src, dst: dst}).run(ctx)
+}
+
+// printSchema prints what the run found, in the --format asked for.
+func printSchema(e *env, sh *shape, name string, sample bool, format string) error {
+	rep := sh.report(name, sample)
 	if format == "json" {
 		b, err := json.MarshalIndent(rep, "", "  ")
 		if err == nil {
