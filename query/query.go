@@ -14,6 +14,7 @@ import (
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/opdesc"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -265,9 +266,10 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top, segment int) (*r
 	if p.filter != "" {
 		q.Filter = &p.filter
 	}
-	resp, err := (*core.Table)(p.t).Page(ctx, q)
+	d := (*core.Table)(p.t).Describe(opdesc.QueryPage)
+	resp, err := (*core.Table)(p.t).Page(ctx, d, q)
 	if err != nil {
-		return nil, errmap.Map("query", err)
+		return nil, errmap.Map(d.Name(), err)
 	}
 	page := &rawPage[T]{fetchedAt: from}
 	if err := p.fill(page, resp.Body, int(q.Top)); err != nil {
