@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync/atomic"
 
+	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/keyspace"
@@ -85,7 +86,12 @@ func (q Query[T]) Split(ctx context.Context, parts int, o *SplitOptions) (Split,
 		return Split{Property: PartitionKey}, nil
 	}
 	kr := q.filter.keyRange()
-	rd := &keyReader{base: New((*table.Table[splitKey])((*core.Table)(q.t))).Select()}
+	// The same table, read as splitKey: a handle of that type holds its plan.
+	keyPlan, err := codec.PlanFor[splitKey]()
+	if err != nil {
+		return Split{}, err
+	}
+	rd := &keyReader{base: New((*table.Table[splitKey])((*core.Table)(q.t).WithPlan(keyPlan))).Select()}
 	out := Split{Property: PartitionKey}
 	r := kr.pk
 	if kr.partition != nil {
