@@ -46,10 +46,11 @@ type Query[T any] struct {
 // Where narrows it).
 func New[T any](t *table.Table[T]) Query[T] {
 	q := Query[T]{t: t, pageSize: MaxPageSize}
-	q.schema, q.err = codec.PlanFor[T]()
 	if !(*core.Table)(t).Usable() {
 		q.err = errmap.Invalid("query", "options", "nil or zero table")
+		return q
 	}
+	q.schema = (*core.Table)(t).Plan() // T's, as the table holds it
 	return q
 }
 

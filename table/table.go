@@ -70,7 +70,7 @@ func New[T any](s *Service, name string) (*Table[T], error) {
 	if err := validateTableName(name); err != nil {
 		return nil, err
 	}
-	plan, err := codec.For(reflect.TypeFor[T]())
+	plan, err := planOf[T]()
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
 	if err := validateTableName(name); err != nil {
 		return nil, err
 	}
-	plan, err := codec.For(reflect.TypeFor[T]())
+	plan, err := planOf[T]()
 	if err != nil {
 		return nil, err
 	}

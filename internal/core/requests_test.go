@@ -124,7 +124,7 @@ func pair(t *testing.T, ep string, tableURL string, reply *canned) (*aztables.Cl
 		c = s.NewClient("mytable")
 	}
 	pl := runtime.NewPipeline("tablekit", "v0.0.0", runtime.PipelineOptions{}, &policy.ClientOptions{Transport: reply, Retry: policy.RetryOptions{MaxRetries: -1}, PerCallPolicies: []policy.Policy{NoEcho{}}})
-	plan, err := codec.For(reflect.TypeFor[struct{ PartitionKey, RowKey string }]())
+	plan, err := codec.For(reflect.TypeFor[struct{ PartitionKey, RowKey string }](), codec.Types{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestSingleAttemptMarked(t *testing.T) {
 		})
 		reply := &canned{status: 202}
 		pl := runtime.NewPipeline("tablekit", "v0.0.0", runtime.PipelineOptions{PerCall: []policy.Policy{spy}}, &policy.ClientOptions{Transport: reply})
-		plan, _ := codec.For(reflect.TypeFor[struct{ PartitionKey, RowKey string }]())
+		plan, _ := codec.For(reflect.TypeFor[struct{ PartitionKey, RowKey string }](), codec.Types{})
 		tb := NewTable(NewConn(Config{Pipeline: pl, Endpoint: "https://acct.table.core.windows.net", Profile: backend.Of(backend.TableStorage)}), &aztables.Client{}, "t", plan)
 		d := tb.Describe(opdesc.Transaction)
 		d.SendOnce = once
