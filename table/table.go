@@ -22,7 +22,9 @@ import (
 // any concurrent change. Use it on purpose, never as a default.
 const AnyETag = azcore.ETagAny
 
-// Mode chooses how Upsert and Update treat an existing entity.
+// Mode chooses how Upsert and Update treat an existing entity. The zero
+// Mode is Replace, in this package as in package batch: the stored entity
+// is exactly what was written, and a retry writes it again the same.
 type Mode int
 
 const (
@@ -33,12 +35,13 @@ const (
 	Replace
 )
 
-// merge reports whether m merges; an unknown mode is tablekit.ErrInvalid.
+// merge reports whether m merges; the zero Mode replaces, and an unknown
+// mode is tablekit.ErrInvalid.
 func (m Mode) merge() (bool, error) {
 	switch m {
 	case Merge:
 		return true, nil
-	case Replace:
+	case 0, Replace:
 		return false, nil
 	}
 	return false, errmap.Invalid("", "mode", "must be table.Merge or table.Replace")
