@@ -408,7 +408,10 @@ func TestZeroModeReplaces(t *testing.T) {
 		name  string
 		write func(etag azcore.ETag) error
 	}{
-		{"Upsert", func(azcore.ETag) error { _, err := tbl.Upsert(ctx, Item{PartitionKey: "p", RowKey: "u"}, 0); return err }},
+		{"Upsert", func(azcore.ETag) error {
+			_, err := tbl.Upsert(ctx, Item{PartitionKey: "p", RowKey: "u"}, 0)
+			return err
+		}},
 		{"Update", func(etag azcore.ETag) error {
 			_, err := tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "u"}, 0, etag)
 			return err
