@@ -69,14 +69,16 @@ type Desc struct {
 	method string
 }
 
-// Set carries d with req.
-func Set(req *policy.Request, d Desc) { req.SetOperationValue(d) }
+// Set carries d with req. It is kept by pointer: azcore's operation values
+// are read through reflection, which would copy a Desc to the heap on
+// every read.
+func Set(req *policy.Request, d Desc) { req.SetOperationValue(&d) }
 
 // Of is the description of req: the one its call carried, or Infer's.
 func Of(req *policy.Request) Desc {
-	var d Desc
-	if req.OperationValue(&d) {
-		return d
+	var d *Desc
+	if req.OperationValue(&d) && d != nil {
+		return *d
 	}
 	return Infer(req.Raw())
 }
