@@ -17,6 +17,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/opdesc"
+	"github.com/tablekit/tablekit/internal/spans"
 	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
 )
@@ -45,6 +46,24 @@ func spanName(d opdesc.Desc) string {
 		return "Client.SubmitTransaction"
 	}
 	return "Client." + d.Name()
+}
+
+// startSpan starts the span of an operation's request: named as aztables
+// names it, with the table, partition and entity count the description
+// carries. Nothing is built when tracing is off.
+func (p *pipelinePath) startSpan(ctx context.Context, d opdesc.Desc) (context.Context, func(error)) {
+	if !p.tracer.Enabled() {
+		return ctx, func(error) {}
+	}
+	attrs := make([]tracing.Attribute, 1, 3)
+	attrs[0] = tracing.Attribute{Key: spans.Table, Value: d.Table}
+	if d.PartitionKey != "" {
+		attrs = append(attrs, tracing.Attribute{Key: spans.Partition, Value: d.PartitionKey})
+	}
+	if d.Entities > 0 {
+		attrs = append(attrs, tracing.Attribute{Key: spans.Entities, Value: d.Entities})
+	}
+	return runtime.StartSpan(ctx, spanName(d), p.tracer, &runtime.StartSpanOptions{Attributes: attrs})
 }
 
 // pipelinePath builds each data request as aztables v1.4.1's generated
@@ -132,7 +151,7 @@ func setBody(req *policy.Request, d opdesc.Desc, b []byte, contentType string) e
 }
 
 func (p *pipelinePath) get(ctx context.Context, d opdesc.Desc) (body []byte, etag azcore.ETag, err error) {
-	ctx, end := runtime.StartSpan(ctx, spanName(d), p.tracer, nil)
+	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
 	req, err := p.request(ctx, http.MethodGet, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
 	if err != nil {
@@ -152,7 +171,7 @@ func (p *pipelinePath) get(ctx context.Context, d opdesc.Desc) (body []byte, eta
 // insert sends Insert Entity. Prefer: return-no-content is the no-echo
 // policy's (NoEcho), as on an aztables client's inserts.
 func (p *pipelinePath) insert(ctx context.Context, d opdesc.Desc, entity []byte) (etag azcore.ETag, err error) {
-	ctx, end := runtime.StartSpan(ctx, spanName(d), p.tracer, nil)
+	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
 	req, err := p.request(ctx, http.MethodPost, p.tableURL, wire.MinimalMetadata)
 	if err != nil {
@@ -171,7 +190,7 @@ func (p *pipelinePath) insert(ctx context.Context, d opdesc.Desc, entity []byte)
 // write sends an upsert or an update (d.Kind): PUT replaces, PATCH merges
 // (POST with X-HTTP-Method: MERGE where the backend takes merges so).
 func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag azcore.ETag, err error) {
-	ctx, end := runtime.StartSpan(ctx, spanName(d), p.tracer, nil)
+	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
 	method := http.MethodPut
 	if d.Merge {
@@ -202,7 +221,7 @@ func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag 
 }
 
 func (p *pipelinePath) delete(ctx context.Context, d opdesc.Desc, ifMatch azcore.ETag) (err error) {
-	ctx, end := runtime.StartSpan(ctx, spanName(d), p.tracer, nil)
+	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
 	req, err := p.request(ctx, http.MethodDelete, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
 	if err != nil {
@@ -215,7 +234,7 @@ func (p *pipelinePath) delete(ctx context.Context, d opdesc.Desc, ifMatch azcore
 }
 
 func (p *pipelinePath) page(ctx context.Context, d opdesc.Desc, q PageQuery) (pg Page, err error) {
-	ctx, end := runtime.StartSpan(ctx, spanName(d), p.tracer, nil)
+	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
 	req, err := p.request(ctx, http.MethodGet, p.pageURL, wire.MinimalMetadata)
 	if err != nil {
@@ -284,7 +303,7 @@ func (p *pipelinePath) encode(op TxOp) (TxPart, error) {
 // body txwire writes from the parts. A reply that arrived is returned even
 // with an error, as aztables' captured response is.
 func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart) (resp *http.Response, err error) {
-	ctx, end := runtime.StartSpan(ctx, spanName(d), p.tracer, nil)
+	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
 	bodies := make([][]byte, len(parts))
 	for i := range parts {
