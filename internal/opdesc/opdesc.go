@@ -147,6 +147,9 @@ const (
 // else's write. It is the one answer to "did my own earlier attempt
 // commit?" for the retry loop and package batch alike.
 func (d Desc) OwnCollision(status int, code string) bool {
+	if d.Idempotent() {
+		return false // its retry succeeds again after its own commit
+	}
 	switch d.Kind {
 	case Insert:
 		return status == http.StatusConflict && code == codeEntityAlreadyExists
