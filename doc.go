@@ -21,7 +21,8 @@
 //	failure                                  errors.Is               errors.As
 //	bad input, before any request            ErrInvalid              *ValidationError (Field, Rule; Index in a
 //	  (options, keys, entity, filter, token,                           transaction or bulk write; Field "scope"
-//	  transaction rules, SAS fields)                                   for a NoTableScan query that would scan)
+//	  transaction rules, SAS fields, an                                for a NoTableScan query that would scan,
+//	  unknown Mode, table.ParseGUID's text)                            "GUID" for ParseGUID)
 //	Get, Update, Delete: no such entity      ErrNotFound             *ServiceError, *azcore.ResponseError
 //	any call: no such table                  ErrTableNotFound        *ServiceError, *azcore.ResponseError
 //	Add, Transaction Add: entity exists      ErrAlreadyExists        *ServiceError (Index in a transaction)

@@ -107,6 +107,9 @@ func TestErrorModel(t *testing.T) {
 		as    func(error) bool
 	}{
 		{"New: bad table name", nil, func() error { _, err := table.New[row](svc, "1x"); return err }, tablekit.ErrInvalid, isValidation},
+		{"ParseGUID: not a GUID", nil, func() error { _, err := table.ParseGUID("not-a-guid"); return err }, tablekit.ErrInvalid, isValidation},
+		{"GUID.UnmarshalText: not a GUID", nil, func() error { var g table.GUID; return g.UnmarshalText([]byte("{1234}")) }, tablekit.ErrInvalid, isValidation},
+		{"Upsert: unknown Mode", nil, func() error { _, err := tbl.Upsert(ctx, row{PartitionKey: "p", RowKey: "m"}, 9); return err }, tablekit.ErrInvalid, isValidation},
 		{"Get: missing entity", nil, func() error { _, err := tbl.Get(ctx, "p", "none", nil); return err }, tablekit.ErrNotFound, isService},
 		{"Get: missing table", nil, func() error {
 			other, err := table.New[row](svc, "nosuchtable")

@@ -2,12 +2,12 @@ package batch
 
 import (
 	"errors"
-	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/opdesc"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -68,19 +68,17 @@ func maybeCommitted(n int, cause error) error {
 }
 
 // collision returns the ambiguous error for err when err is an
-// operation's refusal that the transaction's own earlier commit explains:
-// Add finds its entity (409), a conditional Update or Delete a new ETag
-// (412), Delete nothing (404); doubt, when known, is the failure that made
-// an earlier attempt doubtful, kept reachable. Nil for any other err.
+// operation's refusal that the transaction's own earlier commit explains
+// (opdesc.Desc.OwnCollision, the retry loop's test too); doubt, when
+// known, is the failure that made an earlier attempt doubtful, kept
+// reachable. Nil for any other err.
 func collision(err error, n int, doubt error) error {
 	var se *tablekit.ServiceError
 	var re *azcore.ResponseError
-	if !errors.As(err, &se) || se.Code == "TableNotFound" || !errors.As(err, &re) {
+	if !errors.As(err, &se) || !errors.As(err, &re) {
 		return nil
 	}
-	switch se.StatusCode {
-	case http.StatusConflict, http.StatusPreconditionFailed, http.StatusNotFound:
-	default:
+	if !(opdesc.Desc{Kind: opdesc.Transaction}).OwnCollision(se.StatusCode, se.Code) {
 		return nil
 	}
 	cause := error(re)

@@ -2,6 +2,7 @@ package batch
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
@@ -87,17 +88,35 @@ func newEncoder[T any](t *table.Table[T]) *encoder[T] { return &encoder[T]{t: t}
 // limits starts the limits of an empty transaction on the table's backend.
 func (e *encoder[T]) limits() txLimits { return newTxLimits((*core.Table)(e.t).Profile()) }
 
-// keys returns the keys an operation addresses, without validating them.
-func (e *encoder[T]) keys(op *Op[T]) (pk, rk string) {
+// opKeys are the keys an operation addresses.
+type opKeys struct{ pk, rk string }
+
+// keys returns the keys an operation addresses, without validating them:
+// Delete's own, else its entity's, read with the table's plan.
+func (e *encoder[T]) keys(op *Op[T]) opKeys {
 	if op.Kind == Delete && (op.PartitionKey != "" || op.RowKey != "") {
-		return op.PartitionKey, op.RowKey
+		return opKeys{op.PartitionKey, op.RowKey}
 	}
-	return codec.Keys(&op.Entity)
+	pk, rk := (*core.Table)(e.t).Plan().Keys(reflect.ValueOf(&op.Entity).Elem())
+	return opKeys{pk, rk}
 }
 
-// encode validates op and builds its action. Errors are
-// *tablekit.ValidationError; the caller adds the index.
-func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
+// encode validates op and builds its action. k, when not nil, are the
+// operation's keys as the caller read them already (Write groups by them),
+// so that they are read once. Errors are *tablekit.ValidationError; the
+// caller adds the index. The encoded operation's keys are set with an
+// error too.
+func (e *encoder[T]) encode(op *Op[T], k *opKeys) (encoded, error) {
+	if k == nil {
+		kk := e.keys(op)
+		k = &kk
+	}
+	enc, err := e.encodeKeyed(op, *k)
+	enc.pk, enc.rk = k.pk, k.rk
+	return enc, err
+}
+
+func (e *encoder[T]) encodeKeyed(op *Op[T], k opKeys) (encoded, error) {
 	var typ aztables.TransactionType
 	switch op.Kind {
 	case Upsert, Update:
@@ -146,9 +165,8 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 		return encoded{}, errmap.Invalidf("", "PartitionKey", "%s takes its keys from Entity; Op.PartitionKey and Op.RowKey are for Delete", op.Kind)
 	}
 
-	txop := core.TxOp{Type: typ}
+	txop := core.TxOp{Type: typ, PartitionKey: k.pk, RowKey: k.rk}
 	if op.Kind == Delete {
-		txop.PartitionKey, txop.RowKey = e.keys(op)
 		prof := (*core.Table)(e.t).Profile()
 		if err := codec.CheckKey(prof, "PartitionKey", txop.PartitionKey); err != nil {
 			return encoded{}, err
@@ -161,7 +179,6 @@ func (e *encoder[T]) encode(op *Op[T]) (encoded, error) {
 		if err != nil {
 			return encoded{}, err
 		}
-		txop.PartitionKey, txop.RowKey = codec.Keys(&op.Entity)
 		txop.Entity = body
 	}
 	if op.ETag != "" {

@@ -53,10 +53,12 @@ func (c *chunk[T]) add(pos int, op Op[T], enc encoded) {
 	c.lim.add(&enc)
 }
 
-// partitionOps are the input positions of one partition's operations.
+// partitionOps are the input positions of one partition's operations,
+// with the keys of each (read once, here).
 type partitionOps struct {
 	pk        string
 	positions []int
+	keys      []opKeys
 }
 
 // groupByPartition groups Write's input by PartitionKey, in order of first
@@ -66,14 +68,15 @@ func groupByPartition[T any](enc *encoder[T], ops []Op[T]) []partitionOps {
 	var groups []partitionOps
 	index := map[string]int{}
 	for i := range ops {
-		pk, _ := enc.keys(&ops[i])
-		g, ok := index[pk]
+		k := enc.keys(&ops[i])
+		g, ok := index[k.pk]
 		if !ok {
 			g = len(groups)
-			index[pk] = g
-			groups = append(groups, partitionOps{pk: pk})
+			index[k.pk] = g
+			groups = append(groups, partitionOps{pk: k.pk})
 		}
 		groups[g].positions = append(groups[g].positions, i)
+		groups[g].keys = append(groups[g].keys, k)
 	}
 	return groups
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/opdesc"
 	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
@@ -29,7 +30,12 @@ func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []O
 	for i := range wire {
 		parts[i] = wire[i].part
 	}
-	resp, err := (*core.Table)(t).Submit(ctx, parts, once)
+	d := (*core.Table)(t).Describe(opdesc.Transaction)
+	d.Entities, d.SendOnce = len(ops), once
+	if len(wire) > 0 {
+		d.PartitionKey = wire[0].pk
+	}
+	resp, err := (*core.Table)(t).Submit(ctx, d, parts)
 	if resp != nil && resp.StatusCode == http.StatusAccepted {
 		return readReply(resp, err, ops)
 	}
@@ -42,7 +48,7 @@ func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []O
 		}
 		return nil, &errmap.Broken{Method: http.MethodPost, StatusCode: status, Err: errors.New("no multipart reply")}
 	}
-	return nil, errmap.Map("transaction", err)
+	return nil, errmap.Map(d.Name(), err)
 }
 
 // readReply interprets a 202 reply: per-operation results, or the failure.

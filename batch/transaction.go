@@ -86,7 +86,7 @@ func (tx *Transaction[T]) append(op Op[T]) {
 		fail(err)
 		return
 	}
-	enc, err := tx.enc.encode(&op)
+	enc, err := tx.enc.encode(&op, nil)
 	if err == nil {
 		err = tx.lim.check(&enc)
 	}

@@ -73,10 +73,10 @@ func Write[T any](ctx context.Context, t *table.Table[T], ops []Op[T], o *WriteO
 	w.ledger.states = make([]State, len(ops))
 	w.ledger.opsTotal = len(ops)
 	groups := groupByPartition(w.enc, ops)
-	w.run(func(yield func(int, Op[T]) bool) {
+	w.run(func(yield func(int, Op[T], *opKeys) bool) {
 		for _, g := range groups {
-			for _, i := range g.positions {
-				if !yield(i, ops[i]) {
+			for j, i := range g.positions {
+				if !yield(i, ops[i], &g.keys[j]) {
 					return
 				}
 			}
@@ -101,10 +101,10 @@ func WriteSeq[T any](ctx context.Context, t *table.Table[T], ops iter.Seq[Op[T]]
 	ctx, end := startWrite(ctx, t, spanWriteSeq)
 	w := newWriter(ctx, t, o)
 	w.ledger.fromSeq = true
-	w.run(func(yield func(int, Op[T]) bool) {
+	w.run(func(yield func(int, Op[T], *opKeys) bool) {
 		i := 0
 		for op := range ops {
-			if !yield(i, op) {
+			if !yield(i, op, nil) {
 				return
 			}
 			i++
@@ -167,10 +167,10 @@ func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *
 }
 
 // run reads the input, forms and dispatches chunks, and waits for them.
-func (w *writer[T]) run(input func(yield func(int, Op[T]) bool)) {
+func (w *writer[T]) run(input func(yield func(int, Op[T], *opKeys) bool)) {
 	stoppedReading := false
-	input(func(i int, op Op[T]) bool {
-		if !w.add(i, op) {
+	input(func(i int, op Op[T], k *opKeys) bool {
+		if !w.add(i, op, k) {
 			stoppedReading = true
 			return false
 		}
@@ -187,22 +187,20 @@ func (w *writer[T]) run(input func(yield func(int, Op[T]) bool)) {
 	_ = w.sched.workers.Wait()
 }
 
-// add takes the operation at input position i. It returns false when the
+// add takes the operation at input position i; k are its keys when the
+// input read them already (nil otherwise). It returns false when the
 // writer stops reading.
-func (w *writer[T]) add(i int, op Op[T]) bool {
+func (w *writer[T]) add(i int, op Op[T], k *opKeys) bool {
 	if w.ctx.Err() != nil || w.isStopped() {
 		return false
 	}
-	enc, err := w.enc.encode(&op)
+	enc, err := w.enc.encode(&op, k)
 	if err == nil {
 		// Too large even for a transaction of its own.
 		alone := w.enc.limits()
 		err = alone.check(&enc)
 	}
 	pk := enc.pk
-	if err != nil {
-		pk, _ = w.enc.keys(&op)
-	}
 
 	w.mu.Lock()
 	w.ledger.read++

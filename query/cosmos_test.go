@@ -281,7 +281,7 @@ func TestCosmosParallelResume(t *testing.T) {
 				}
 				var more []row
 				if tok := c.Token(); tok != "" {
-					rest, perr := q.Parallel(segs, &ParallelOptions{Parallelism: 2, Resume: tok})
+					rest, perr := q.ResumeParallel(tok, segs, &ParallelOptions{Parallelism: 2})
 					if perr != nil {
 						t.Fatalf("break after %d: Parallel: %v", k, perr)
 					}

@@ -238,8 +238,9 @@
 // either way no goroutine outlives the loop. Each segment keeps its own
 // position, which advances only with the entities handed out, and
 // [ParallelCursor.Token] encodes all of them, so an interrupted run resumes
-// every segment where it stopped ([ParallelOptions].Resume); entities
-// fetched but not yet handed out are fetched again on resume.
+// every segment where it stopped ([Query.ResumeParallel], as [Query.Resume]
+// resumes a [Cursor]); entities fetched but not yet handed out are fetched
+// again on resume.
 //
 // Parallel requests need parallel connections. tablekit's transport keeps
 // table.Options.PoolSize idle connections per host (default 64,

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -19,7 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tablekit/tablekit/devtools/testenv"
-	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -78,7 +79,7 @@ func load[T any](t testing.TB, tbl *table.Table[T], entities []T) {
 	byPK := map[string][]aztables.TransactionAction{}
 	var order []string
 	for i := range entities {
-		pk, _ := codec.Keys(&entities[i])
+		pk, _ := (*core.Table)(tbl).Plan().Keys(reflect.ValueOf(&entities[i]).Elem())
 		body, err := tbl.Marshal(entities[i])
 		if err != nil {
 			t.Fatal(err)

@@ -41,6 +41,9 @@ type ParallelOptions struct {
 	// Resume is a token from ParallelCursor.Token of the same query and
 	// segments: each segment continues where it stopped. "" starts at the
 	// beginning.
+	//
+	// Deprecated: use Query.ResumeParallel, which resumes a parallel run
+	// as Query.Resume resumes a Cursor.
 	Resume string
 }
 
@@ -61,9 +64,24 @@ type ParallelCursor[T any] struct {
 // Parallelism requests in flight. It checks the query, every segment and
 // the options before any I/O (tablekit.ErrInvalid, tablekit.ErrUnsupported).
 func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCursor[T], error) {
+	return q.ResumeParallel("", segments, o)
+}
+
+// ResumeParallel is Parallel continuing from token, a ParallelCursor.Token
+// of the same query and segments: each segment continues where it
+// stopped; "" starts at the beginning. It is to a parallel run what Resume
+// is to a Cursor. A token of another query or other segments is
+// tablekit.ErrInvalid, before any request.
+func (q Query[T]) ResumeParallel(token string, segments []Segment, o *ParallelOptions) (*ParallelCursor[T], error) {
 	var opts ParallelOptions
 	if o != nil {
 		opts = *o
+	}
+	switch {
+	case token == "":
+		token = opts.Resume // the deprecated option
+	case opts.Resume != "" && opts.Resume != token:
+		return nil, errmap.Invalid("query", "token", "two different tokens: ResumeParallel's and ParallelOptions.Resume")
 	}
 	if opts.Parallelism == 0 {
 		opts.Parallelism = DefaultParallelism
@@ -102,8 +120,8 @@ func (q Query[T]) Parallel(segments []Segment, o *ParallelOptions) (*ParallelCur
 	for i := range c.trackers {
 		c.trackers[i].ordered = keyOrder(q.t)
 	}
-	if opts.Resume != "" {
-		tok, err := decodeToken(opts.Resume, c.binding)
+	if token != "" {
+		tok, err := decodeToken(token, c.binding)
 		if err != nil {
 			return nil, err
 		}

@@ -92,7 +92,7 @@ func testParallel(t *testing.T, tbl *table.Table[item], all []item) {
 			t.Errorf("unordered Limit(777): %d entities", len(got))
 		}
 		sameSet(t, keysOf(got), keysOf(got)) // no duplicates
-		rest, _ := New(tbl).PageSize(100).Parallel(segs, &ParallelOptions{Resume: c.Token()})
+		rest, _ := New(tbl).PageSize(100).ResumeParallel(c.Token(), segs, nil)
 		more, err := Collect(rest.All(ctx))
 		if err != nil {
 			t.Fatal(err)
@@ -138,7 +138,7 @@ func testParallel(t *testing.T, tbl *table.Table[item], all []item) {
 				tok := c.Token()
 				// Resume in "another process": a new query value, other
 				// options, only the token carried over.
-				c2, err := New(tbl).PageSize(101).Parallel(tt.segs, &ParallelOptions{Ordered: tt.ordered, Parallelism: 3, Resume: tok})
+				c2, err := New(tbl).PageSize(101).ResumeParallel(tok, tt.segs, &ParallelOptions{Ordered: tt.ordered, Parallelism: 3})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -162,15 +162,15 @@ func testParallel(t *testing.T, tbl *table.Table[item], all []item) {
 		tok := c.Token()
 		for name, try := range map[string]func() error{
 			"other segments": func() error {
-				_, err := New(tbl).Parallel(PartitionSegments("p01", "p03"), &ParallelOptions{Resume: tok})
+				_, err := New(tbl).ResumeParallel(tok, PartitionSegments("p01", "p03"), nil)
 				return err
 			},
 			"segment order": func() error {
-				_, err := New(tbl).Parallel(PartitionSegments("p02", "p01"), &ParallelOptions{Resume: tok})
+				_, err := New(tbl).ResumeParallel(tok, PartitionSegments("p02", "p01"), nil)
 				return err
 			},
 			"base filter": func() error {
-				_, err := New(tbl).Where(sparse).Parallel(segs, &ParallelOptions{Resume: tok})
+				_, err := New(tbl).Where(sparse).ResumeParallel(tok, segs, nil)
 				return err
 			},
 			"as sequential": func() error { _, err := New(tbl).Where(Partition("p01")).Resume(tok); return err },
@@ -278,6 +278,7 @@ func TestParallelFirstErrorCancels(t *testing.T) {
 	// returns exactly the rest.
 	px.SetRules()
 	px.SetLatency(5 * time.Millisecond)
+	// The deprecated option resumes as ResumeParallel does.
 	c2, err := New(tbl).PageSize(2).Parallel(PartitionSegments(partitionKeys(16)...), &ParallelOptions{Resume: c.Token()})
 	if err != nil {
 		t.Fatal(err)

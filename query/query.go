@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"reflect"
 	"slices"
 
 	"github.com/tablekit/tablekit"
@@ -14,6 +15,7 @@ import (
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/opdesc"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -44,10 +46,11 @@ type Query[T any] struct {
 // Where narrows it).
 func New[T any](t *table.Table[T]) Query[T] {
 	q := Query[T]{t: t, pageSize: MaxPageSize}
-	q.schema, q.err = codec.PlanFor[T]()
 	if !(*core.Table)(t).Usable() {
 		q.err = errmap.Invalid("query", "options", "nil or zero table")
+		return q
 	}
+	q.schema = (*core.Table)(t).Plan() // T's, as the table holds it
 	return q
 }
 
@@ -167,14 +170,16 @@ func Collect[T any](seq iter.Seq2[T, error]) ([]T, error) {
 
 // plan is a query compiled for execution: its texts built and checked.
 type plan[T any] struct {
-	t           *table.Table[T]
-	filter      string
-	sel         *string
-	selectNames []string
-	point       bool // runs as a GET of pk, rk
-	pk, rk      string
-	pageSize    int
-	limit       int
+	t      *table.Table[T]
+	filter string
+	sel    *string
+	// point: the filter names one entity; without $select it runs as a
+	// GET of pk, rk, with it as a page (the only form that takes $select,
+	// served as a point query all the same).
+	point    bool
+	pk, rk   string
+	pageSize int
+	limit    int
 	// ordered: the backend returns key order, and its continuations name
 	// keys; keys is what the filter fixes of the keys. Both check every
 	// continuation before it is followed (checkContinuation).
@@ -221,11 +226,6 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 			return nil, err
 		}
 		p.sel = &s
-		// A point get decodes into T, which takes only its own names.
-		p.selectNames = slices.DeleteFunc(slices.Clone(q.sel), func(n string) bool { return !codec.HasProperty[T](n) })
-		if len(p.selectNames) == 0 {
-			p.selectNames = []string{"PartitionKey"} // keys only, also for a point get
-		}
 	}
 	p.pk, p.rk, p.point = f.point()
 	return p, nil
@@ -264,7 +264,12 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top, segment int) (*r
 	}
 	from := position{NextPartitionKey: pos.NextPartitionKey, NextRowKey: pos.NextRowKey}
 	if p.point {
-		return p.get(ctx, from, pos)
+		if page, done, err := p.pointDone(from, pos); done {
+			return page, err
+		}
+		if p.sel == nil {
+			return p.get(ctx, from)
+		}
 	}
 	// A count skip reads its page again: the entities it skips come too.
 	q := core.PageQuery{Select: p.sel, Top: int32(min(top+pos.Skip, maxTop(p.t))), NextPartitionKey: pos.NextPartitionKey, NextRowKey: pos.NextRowKey}
@@ -303,9 +308,10 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top, segment int) (*r
 
 // read makes the request q of a page fetched at from.
 func (p *plan[T]) read(ctx context.Context, q core.PageQuery, from position) (*rawPage[T], error) {
-	resp, err := (*core.Table)(p.t).Page(ctx, q)
+	d := (*core.Table)(p.t).Describe(opdesc.QueryPage)
+	resp, err := (*core.Table)(p.t).Page(ctx, d, q)
 	if err != nil {
-		return nil, errmap.Map("query", err)
+		return nil, errmap.Map(d.Name(), err)
 	}
 	page := &rawPage[T]{fetchedAt: from}
 	if err := p.fill(page, resp.Body, int(q.Top)); err != nil {
@@ -331,31 +337,46 @@ func checkSkip(pos position, keys []keyPair, segment int) error {
 	return nil
 }
 
-// get runs a point query as a GET by key: one request, one page, done.
-func (p *plan[T]) get(ctx context.Context, from, pos position) (*rawPage[T], error) {
-	page := &rawPage[T]{fetchedAt: from, next: position{Done: true}}
+// pointDone answers a point query without a request when it can: its one
+// entity was returned already, or no entity can have its keys; done is
+// false when a request must be made. Empty keys are tablekit.ErrInvalid.
+func (p *plan[T]) pointDone(from, pos position) (page *rawPage[T], done bool, err error) {
+	page = &rawPage[T]{fetchedAt: from, next: position{Done: true}}
 	if _, seen := pos.lastReturned(); seen || pos.Skip > 0 {
-		return page, nil // the one entity was returned already
+		return page, true, nil // the one entity was returned already
 	}
 	if p.pk == "" || p.rk == "" {
-		return nil, emptyKey(p.pk, p.rk)
+		return nil, true, emptyKey(p.pk, p.rk)
 	}
 	prof := (*core.Table)(p.t).Profile()
 	if codec.CheckKey(prof, "PartitionKey", p.pk) != nil || codec.CheckKey(prof, "RowKey", p.rk) != nil {
-		return page, nil // no entity can have such keys
+		return page, true, nil // no entity can have such keys
 	}
-	var o *table.GetOptions
-	if p.sel != nil {
-		o = &table.GetOptions{Select: p.selectNames}
-	}
-	e, err := p.t.Get(ctx, p.pk, p.rk, o)
-	if errors.Is(err, tablekit.ErrNotFound) {
-		return page, nil
-	}
+	return nil, false, nil
+}
+
+// get runs a point query as a GET by key on the table's data path, as
+// every page is fetched: one request, one page, done.
+func (p *plan[T]) get(ctx context.Context, from position) (*rawPage[T], error) {
+	page := &rawPage[T]{fetchedAt: from, next: position{Done: true}}
+	tb := (*core.Table)(p.t)
+	d := tb.Describe(opdesc.Get)
+	d.PartitionKey, d.RowKey = p.pk, p.rk
+	body, etag, err := tb.Get(ctx, d)
 	if err != nil {
-		return nil, errmap.Map("query", err)
+		if err = errmap.Map("query", err); errors.Is(err, tablekit.ErrNotFound) {
+			return page, nil
+		}
+		return nil, err
 	}
-	page.entities = []T{e}
+	page.entities = make([]T, 1)
+	v := reflect.ValueOf(&page.entities[0]).Elem()
+	if err := tb.Plan().Decode(body, v); err != nil {
+		return nil, err
+	}
+	if etag != "" {
+		tb.Plan().SetETag(v, string(etag))
+	}
 	page.keys = []keyPair{{p.pk, p.rk}}
 	return page, nil
 }

@@ -450,7 +450,7 @@ func testBigEmptyAndPartitionOnlyPages(t *testing.T, b *bigTable) {
 						break
 					}
 				}
-				c2, err := tt.q.Parallel(segs, &ParallelOptions{Ordered: true, Resume: c.Token()})
+				c2, err := tt.q.ResumeParallel(c.Token(), segs, &ParallelOptions{Ordered: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -652,8 +652,12 @@ func testBigTokenBinding(t *testing.T, b *bigTable) {
 			}
 		})
 	}
-	if _, err := q.Parallel(PartitionSegments("p01"), &ParallelOptions{Resume: tok}); !errors.Is(err, tablekit.ErrInvalid) {
+	if _, err := q.ResumeParallel(tok, PartitionSegments("p01"), nil); !errors.Is(err, tablekit.ErrInvalid) {
 		t.Errorf("sequential token to a parallel run: err = %v, want tablekit.ErrInvalid", err)
+	}
+	// The deprecated option and the method cannot disagree.
+	if _, err := q.ResumeParallel(tok, PartitionSegments("p01"), &ParallelOptions{Resume: tok + "x"}); !errors.Is(err, tablekit.ErrInvalid) {
+		t.Errorf("two different tokens: err = %v, want tablekit.ErrInvalid", err)
 	}
 }
 

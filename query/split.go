@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/keyspace"
 	"github.com/tablekit/tablekit/internal/wire"
@@ -85,7 +84,12 @@ func (q Query[T]) Split(ctx context.Context, parts int, o *SplitOptions) (Split,
 		return Split{Property: PartitionKey}, nil
 	}
 	kr := q.filter.keyRange()
-	rd := &keyReader{base: New((*table.Table[splitKey])((*core.Table)(q.t))).Select()}
+	// The same table, read as splitKey.
+	keys, err := table.As[splitKey](q.t)
+	if err != nil {
+		return Split{}, err
+	}
+	rd := &keyReader{base: New(keys).Select()}
 	out := Split{Property: PartitionKey}
 	r := kr.pk
 	if kr.partition != nil {

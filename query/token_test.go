@@ -45,7 +45,7 @@ func fixtureSequentialQuery(tbl *table.Table[item]) Query[item] {
 }
 
 func fixtureParallelRun(tbl *table.Table[item], resume string) (*ParallelCursor[item], error) {
-	return New(tbl).PageSize(2).Parallel(PartitionSegments("p00", "p01", "p02"), &ParallelOptions{Ordered: true, Resume: resume})
+	return New(tbl).PageSize(2).ResumeParallel(resume, PartitionSegments("p00", "p01", "p02"), &ParallelOptions{Ordered: true})
 }
 
 // TestTokenFixtureDecodes checks, without I/O, that the fixtures still

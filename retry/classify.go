@@ -11,15 +11,11 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
-	"github.com/tablekit/tablekit/internal/reqshape"
+	"github.com/tablekit/tablekit/internal/opdesc"
 )
 
-// Service error codes that the classifier and the ambiguity check look at.
-const (
-	codeTableBeingDeleted   = "TableBeingDeleted"
-	codeEntityAlreadyExists = "EntityAlreadyExists"
-	codeTableNotFound       = "TableNotFound"
-)
+// codeTableBeingDeleted is the service's error code the classifier looks at.
+const codeTableBeingDeleted = "TableBeingDeleted"
 
 // IsRetryable reports whether another attempt of the failed request can
 // succeed: the default classifier of a Policy (the package documentation
@@ -49,7 +45,9 @@ func statusRetryable(re *azcore.ResponseError) bool {
 		http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
 	case http.StatusConflict:
-		return re.ErrorCode == codeTableBeingDeleted && reqshape.TableCreate(requestOf(re))
+		// A table create goes through aztables (a management call): its
+		// shape is all an error carries.
+		return re.ErrorCode == codeTableBeingDeleted && opdesc.Infer(requestOf(re)).Kind == opdesc.TableCreate
 	}
 	return false
 }

@@ -2,39 +2,25 @@ package retry
 
 import (
 	"errors"
-	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
-	"github.com/tablekit/tablekit/internal/reqshape"
+	"github.com/tablekit/tablekit/internal/opdesc"
 )
 
-// ownCollision reports a failure that the write's own earlier success would
-// cause, and which write it is: an insert answered 409 EntityAlreadyExists,
-// a conditional update 412, a delete 404 or 412. After an attempt that may
-// have reached the service, the loop reports it as
-// *tablekit.MaybeCommittedError rather than as someone else's write.
-func ownCollision(err error) (string, bool) {
+// ownCollision reports a failure that the operation's own earlier success
+// would cause (opdesc.Desc.OwnCollision), and the operation. After an
+// attempt that may have reached the service, the loop reports it as
+// *tablekit.MaybeCommittedError rather than as someone else's write. Do
+// cannot see the request of its op: the failed response's request, which
+// aztables built, is described from its shape.
+func ownCollision(d opdesc.Desc, err error) (opdesc.Desc, bool) {
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
-		return "", false
+		return d, false
 	}
-	req := requestOf(re)
-	switch {
-	case re.StatusCode == http.StatusConflict && re.ErrorCode == codeEntityAlreadyExists && reqshape.EntityInsert(req):
-		return "insert", true
-	case re.StatusCode == http.StatusPreconditionFailed && reqshape.EntityUpdate(req):
-		return "update", true
-	case re.StatusCode == http.StatusPreconditionFailed && reqshape.EntityDelete(req),
-		re.StatusCode == http.StatusNotFound && re.ErrorCode != codeTableNotFound && reqshape.EntityDelete(req):
-		return "delete", true
+	if d.Kind == opdesc.Other {
+		d = opdesc.Infer(requestOf(re))
 	}
-	return "", false
-}
-
-// isWrite reports a request that changes something: any method but GET and
-// HEAD. Its reply lost after it may have reached the service leaves its
-// outcome unknown.
-func isWrite(req *http.Request) bool {
-	return req != nil && req.Method != http.MethodGet && req.Method != http.MethodHead
+	return d, d.OwnCollision(re.StatusCode, re.ErrorCode)
 }

@@ -1,13 +1,17 @@
 package retry
 
-import "context"
+import (
+	"context"
+
+	"github.com/tablekit/tablekit/internal/opdesc"
+)
 
 // inDoKey marks the context that Do hands to its operation. The pipeline
 // policy sees it and makes a single attempt per call, so that a client with
 // the policy installed, used inside Do, does not multiply attempts. It is
 // for clients whose requests Do cannot reach (users' aztables clients);
 // tablekit's own requests that must be sent once say so on the request
-// (reqshape.SingleAttempt).
+// (opdesc.Desc.SendOnce).
 type inDoKey struct{}
 
 // Do calls op until it succeeds, fails with an error the policy does not
@@ -18,7 +22,7 @@ func Do(ctx context.Context, p *Policy, op func(ctx context.Context) error) erro
 		return errNilOp
 	}
 	opCtx := context.WithValue(ctx, inDoKey{}, true)
-	_, err := run(ctx, resolve(p), nil, nil, func() outcome[struct{}] {
+	_, err := run(ctx, resolve(p), opdesc.Desc{}, nil, nil, func() outcome[struct{}] {
 		err := op(opCtx)
 		return outcome[struct{}]{err: err, responded: hasResponse(err)}
 	})

@@ -4,25 +4,25 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"strings"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/opdesc"
 )
 
 // exhausted is the error when attempts or time ran out on last: for a
 // write that may have reached the service, its outcome is unknown
 // (tablekit.ErrMaybeCommitted); without a usable reply, ErrUnavailable; a
-// service's answer (say 503) is returned as the service gave it.
-func exhausted(req *http.Request, attempts int, last error, mayHaveCommitted bool) error {
+// service's answer (say 503) is returned as the service gave it. Each
+// names the operation d describes.
+func exhausted(d opdesc.Desc, attempts int, last error, mayHaveCommitted bool) error {
 	switch {
-	case mayHaveCommitted && isWrite(req):
-		return &tablekit.MaybeCommittedError{Operation: strings.ToLower(req.Method), Attempts: attempts, Err: last}
+	case mayHaveCommitted && d.IsWrite():
+		return &tablekit.MaybeCommittedError{Operation: d.Name(), Attempts: attempts, Err: last}
 	case hasResponse(last):
-		return fmt.Errorf("retry: gave up after %d attempts: %w", attempts, errmap.Map("retry", last))
+		return fmt.Errorf("retry: gave up after %d attempts: %w", attempts, errmap.Map(d.Name(), last))
 	}
-	return errmap.Unavailable("", attempts, last)
+	return errmap.Unavailable(d.Name(), attempts, last)
 }
 
 // stopped reports a context that ended while retrying. The context's error

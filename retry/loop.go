@@ -6,6 +6,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/opdesc"
 )
 
 // outcome is what one attempt produced, as the attempt function of run
@@ -32,10 +33,11 @@ type outcome[T any] struct {
 // until an attempt succeeds or retrying ends, and owns every decision in
 // between: classifying failures, tracking whether a write may already
 // have committed, the schedule (backoff, Retry-After, the immediate retry of
-// a first broken connection), OnRetry, and the context. req, when known,
-// names the request in events. drop, when set, releases the value of a
-// failed attempt that run will not return. p must come from resolve.
-func run[T any](ctx context.Context, p Policy, req *http.Request, drop func(T), try func() outcome[T]) (T, error) {
+// a first broken connection), OnRetry, and the context. desc describes the
+// operation (the zero Desc for Do's, which run cannot see); req, when
+// known, names the request in events. drop, when set, releases the value
+// of a failed attempt that run will not return. p must come from resolve.
+func run[T any](ctx context.Context, p Policy, desc opdesc.Desc, req *http.Request, drop func(T), try func() outcome[T]) (T, error) {
 	var zero T
 	s := newSchedule(p)
 	var last error
@@ -63,8 +65,8 @@ func run[T any](ctx context.Context, p Policy, req *http.Request, drop func(T), 
 			}
 			return zero, stopped(ctx, last)
 		}
-		if op, own := ownCollision(o.err); own && mayHaveCommitted {
-			return zero, &tablekit.MaybeCommittedError{Operation: op, Attempts: attempt, Err: o.err}
+		if op, own := ownCollision(desc, o.err); own && mayHaveCommitted {
+			return zero, &tablekit.MaybeCommittedError{Operation: op.Name(), Attempts: attempt, Err: o.err}
 		}
 		if !o.responded && (isTransportError(o.err) || isBroken(o.err)) && errmap.MayHaveReached(o.err) {
 			mayHaveCommitted = true
@@ -78,11 +80,11 @@ func run[T any](ctx context.Context, p Policy, req *http.Request, drop func(T), 
 		last = o.err
 		d, ok := s.next(attempt, o.err, !o.responded && isConnError(o.err))
 		if !ok {
-			if o.handBack && !(mayHaveCommitted && isWrite(req)) {
+			if o.handBack && !(mayHaveCommitted && desc.IsWrite()) {
 				return o.val, nil
 			}
 			release()
-			return zero, exhausted(req, attempt, o.err, mayHaveCommitted)
+			return zero, exhausted(desc, attempt, o.err, mayHaveCommitted)
 		}
 		if p.OnRetry != nil {
 			ev := newEvent(attempt, d, o.err)

@@ -11,7 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 
-	"github.com/tablekit/tablekit/internal/reqshape"
+	"github.com/tablekit/tablekit/internal/opdesc"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -34,9 +34,9 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	ctx := req.Raw().Context()
 	// Switch azcore's own retry policy off for every attempt sent from here.
 	attemptCtx := policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
-	var once reqshape.SingleAttempt
-	if req.OperationValue(&once) || ctx.Value(inDoKey{}) != nil {
-		a, err := attemptOf(req, attemptCtx, nil)
+	d := opdesc.Of(req)
+	if d.SendOnce || ctx.Value(inDoKey{}) != nil {
+		a, err := attemptOf(req, attemptCtx, d.Body)
 		if err != nil {
 			return nil, err
 		}
@@ -48,11 +48,11 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		return resp, wire.RedactURLError(err)
 	}
 
-	body, err := bodyOf(req)
+	body, err := bodyOf(req, d)
 	if err != nil {
 		return nil, err
 	}
-	return run(ctx, pp.p, req.Raw(), runtime.Drain, func() outcome[*http.Response] {
+	return run(ctx, pp.p, d, req.Raw(), runtime.Drain, func() outcome[*http.Response] {
 		a, err := attemptOf(req, attemptCtx, body)
 		if err != nil {
 			return outcome[*http.Response]{err: err, final: true}
@@ -83,13 +83,12 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 // attempt's body after its response came back (a reply that arrived
 // before the whole request was sent), so one body rewound for the next
 // attempt would be read and moved by two goroutines at once. Requests
-// tablekit builds carry their bytes (reqshape.Body); another client's body
-// (aztables', through ClientOptions or Wrap) is copied once, before any
-// attempt reads it. nil for a request without a body.
-func bodyOf(req *policy.Request) ([]byte, error) {
-	var b reqshape.Body
-	if req.OperationValue(&b) && len(b.Bytes) > 0 {
-		return b.Bytes, nil
+// tablekit builds carry their bytes (opdesc.Desc.Body); another client's
+// body (aztables', through ClientOptions or Wrap) is copied once, before
+// any attempt reads it. nil for a request without a body.
+func bodyOf(req *policy.Request, d opdesc.Desc) ([]byte, error) {
+	if len(d.Body) > 0 {
+		return d.Body, nil
 	}
 	if req.Body() == nil {
 		return nil, nil
@@ -103,7 +102,8 @@ func bodyOf(req *policy.Request) ([]byte, error) {
 
 // attemptOf returns the request of one attempt, with ctx, reading body
 // through a reader of its own (see bodyOf); without body, the request's
-// one body rewound, as azcore's retry policy does.
+// one body rewound, as azcore's retry policy does (a single attempt of a
+// foreign request).
 func attemptOf(req *policy.Request, ctx context.Context, body []byte) (*policy.Request, error) {
 	if len(body) > 0 {
 		a := req.Clone(ctx)
@@ -111,10 +111,6 @@ func attemptOf(req *policy.Request, ctx context.Context, body []byte) (*policy.R
 			return nil, err
 		}
 		return a, nil
-	}
-	var b reqshape.Body
-	if req.OperationValue(&b) && len(b.Bytes) > 0 {
-		return attemptOf(req, ctx, b.Bytes)
 	}
 	if err := req.RewindBody(); err != nil {
 		return nil, err

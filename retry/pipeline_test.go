@@ -22,7 +22,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/devtools/azerrors"
-	"github.com/tablekit/tablekit/internal/reqshape"
+	"github.com/tablekit/tablekit/internal/opdesc"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -367,7 +367,7 @@ func TestPipelineSingleAttempt(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.marked {
-				req.SetOperationValue(reqshape.SingleAttempt{})
+				opdesc.Set(req, opdesc.Desc{Kind: opdesc.Transaction, SendOnce: true})
 			}
 			resp, err := pl.Do(req)
 			if err != nil || resp.StatusCode != 503 {
@@ -383,7 +383,7 @@ func TestPipelineSingleAttempt(t *testing.T) {
 // TestPipelineAttemptsReadTheirOwnBody: a transport may still be reading
 // an attempt's body when its reply has come and the next attempt starts.
 // Every attempt reads from a reader of its own, over the body's bytes on
-// the request (reqshape.Body) or over a copy of another client's body, so
+// the request (opdesc.Desc.Body) or over a copy of another client's body, so
 // the first attempt's reader still holds the rest of its body after the
 // second attempt has read all of its own: no reader is moved by two.
 func TestPipelineAttemptsReadTheirOwnBody(t *testing.T) {
@@ -421,7 +421,7 @@ func TestPipelineAttemptsReadTheirOwnBody(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tt.withBytes {
-				req.SetOperationValue(reqshape.Body{Bytes: []byte(body)})
+				opdesc.Set(req, opdesc.Desc{Kind: opdesc.Insert, Body: []byte(body)})
 			}
 			if _, err := pl.Do(req); err != nil {
 				t.Fatal(err)
@@ -440,3 +440,51 @@ func TestPipelineAttemptsReadTheirOwnBody(t *testing.T) {
 type transportFunc func(*http.Request) (*http.Response, error)
 
 func (f transportFunc) Do(req *http.Request) (*http.Response, error) { return f(req) }
+
+// TestPipelineReadsTheDescription: the loop learns which operation it
+// retries from the description its call carries, not from the request's
+// method and URL: a lost reply, then the 409 of an insert's own commit, is
+// ambiguous for an insert described so, and a plain conflict for the same
+// request described as an upsert.
+func TestPipelineReadsTheDescription(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		desc    opdesc.Desc
+		wantOp  string // of the *tablekit.MaybeCommittedError; "" for none
+		wantErr bool
+	}{
+		{"insert", opdesc.Desc{Kind: opdesc.Insert}, "add", true},
+		{"upsert", opdesc.Desc{Kind: opdesc.Upsert}, "", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) {
+				if n == 1 {
+					return nil, io.ErrUnexpectedEOF // may have reached the service
+				}
+				return azerrors.Reply(req, 409, "EntityAlreadyExists", nil), nil
+			}}
+			p := fast(nil)
+			pl := runtime.NewPipeline("m", "v1.0.0", runtime.PipelineOptions{PerCall: []policy.Policy{retry.NewPipelinePolicy(&p)}},
+				&policy.ClientOptions{Transport: ft, Retry: policy.RetryOptions{MaxRetries: -1}})
+			// A URL that by its shape would be a transaction.
+			req, err := runtime.NewRequest(context.Background(), http.MethodPost, "https://acct.table.core.windows.net/$batch")
+			if err != nil {
+				t.Fatal(err)
+			}
+			opdesc.Set(req, tt.desc)
+			resp, err := pl.Do(req)
+			var mc *tablekit.MaybeCommittedError
+			switch {
+			case tt.wantErr && !errors.As(err, &mc):
+				t.Fatalf("got %v, %v; want a *tablekit.MaybeCommittedError", resp, err)
+			case tt.wantErr && mc.Operation != tt.wantOp:
+				t.Errorf("Operation: got %q, want %q", mc.Operation, tt.wantOp)
+			case !tt.wantErr && (err != nil || resp == nil || resp.StatusCode != 409):
+				t.Errorf("got %v, %v; want the 409 handed back", resp, err)
+			}
+			if got, want := ft.Calls(), 2; got != want {
+				t.Errorf("attempts: got %d, want %d", got, want)
+			}
+		})
+	}
+}

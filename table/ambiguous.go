@@ -11,6 +11,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/opdesc"
 )
 
 // Verify resolves tablekit.ErrMaybeCommitted after Add, Update or Upsert of
@@ -42,7 +43,9 @@ func (t *Table[T]) Verify(ctx context.Context, e T, mode Mode) (same bool, store
 // storedBody reads an entity and encodes it again as T, so that it compares
 // byte for byte with what Marshal sent.
 func (t *Table[T]) storedBody(ctx context.Context, pk, rk string) ([]byte, Meta, error) {
-	data, etag, err := t.handle().Get(ctx, pk, rk)
+	d := t.handle().Describe(opdesc.Get)
+	d.PartitionKey, d.RowKey = pk, rk
+	data, etag, err := t.handle().Get(ctx, d)
 	if err != nil {
 		return nil, Meta{}, errmap.Map("verify", err)
 	}

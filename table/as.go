@@ -1,11 +1,5 @@
 package table
 
-import (
-	"reflect"
-
-	"github.com/tablekit/tablekit/internal/codec"
-)
-
 // As returns a handle on the same table (same client, pool and tracing) that
 // reads and writes U instead of T. It checks U's mapping like New and does
 // no I/O.
@@ -13,7 +7,7 @@ func As[U, T any](t *Table[T]) (*Table[U], error) {
 	if err := t.ready(); err != nil {
 		return nil, err
 	}
-	plan, err := codec.For(reflect.TypeFor[U]())
+	plan, err := planOf[U]()
 	if err != nil {
 		return nil, err
 	}

@@ -144,7 +144,7 @@ func TestClientOptionsInstallOneRetryLayer(t *testing.T) {
 	}
 	// The caller's options are not modified.
 	base := &Options{}
-	base.Azcore.PerCallPolicies = []policy.Policy{noEchoPolicy{}}
+	base.Azcore.PerCallPolicies = []policy.Policy{core.NoEcho{}}
 	_ = ClientOptions(base)
 	if len(base.Azcore.PerCallPolicies) != 1 {
 		t.Errorf("ClientOptions modified its input")

@@ -4,7 +4,6 @@ package table
 // Go types are their EDM types (the package documentation has the table),
 // for tables of several kinds of rows.
 type Entity struct {
-	_            [0]GUID // tells the codec which GUID type values have
 	PartitionKey string
 	RowKey       string
 	// Properties holds every property but the keys and Timestamp; nil

@@ -1,16 +1,23 @@
 package table
 
-import "github.com/tablekit/tablekit/internal/codec"
+import (
+	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/internal/codec"
+)
 
 // GUID is a 128-bit identifier stored as Edm.Guid. Its text form is the
 // lower-case 8-4-4-4-12 hex string.
 type GUID [16]byte
 
 // ParseGUID parses the 8-4-4-4-12 hex form, upper or lower case, optionally
-// in braces.
+// in braces. Other text is a *tablekit.ValidationError (tablekit.ErrInvalid)
+// that does not repeat it.
 func ParseGUID(s string) (GUID, error) {
 	g, err := codec.ParseGUID(s)
-	return GUID(g), err
+	if err != nil {
+		return GUID{}, &tablekit.ValidationError{Field: "GUID", Index: -1, Rule: "want 8-4-4-4-12 hex digits, optionally in braces"}
+	}
+	return GUID(g), nil
 }
 
 // String returns the 8-4-4-4-12 form, as the service shows it.
@@ -24,7 +31,7 @@ func (g GUID) AppendText(b []byte) ([]byte, error) { return codec.GUID(g).Append
 func (g GUID) MarshalText() ([]byte, error) { return codec.GUID(g).MarshalText() }
 
 // UnmarshalText implements encoding.TextUnmarshaler, accepting what
-// ParseGUID accepts.
+// ParseGUID accepts, with its error.
 func (g *GUID) UnmarshalText(b []byte) error {
 	v, err := ParseGUID(string(b))
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
-	"github.com/tablekit/tablekit/internal/reqshape"
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/retry"
 )
 
@@ -136,16 +136,14 @@ func ClientOptions(o *Options) *aztables.ClientOptions {
 // pipeline).
 func clientOptions(o *Options, tr policy.Transporter, auth policy.Policy) *aztables.ClientOptions {
 	co := azcoreOptions(o, tr, auth)
-	if o == nil || !o.EchoInserts {
-		co.PerCallPolicies = append([]policy.Policy{noEchoPolicy{}}, co.PerCallPolicies...)
-	}
 	k, _ := o.kind() // an unknown Backend (ClientOptions alone does not check it) detects
 	co.PerCallPolicies = append([]policy.Policy{unsupportedPolicy{kind: k}}, co.PerCallPolicies...)
 	return &aztables.ClientOptions{ClientOptions: co}
 }
 
 // azcoreOptions is Options.Azcore (a copy) with tablekit's parts, for the
-// pipeline of tablekit's requests and for aztables clients alike: after the
+// pipeline of tablekit's requests and for aztables clients alike: the
+// no-echo policy (core.NoEcho) unless Options.EchoInserts; after the
 // caller's per-call policies the retry policy (the only retry layer:
 // azcore's is off); per attempt auth when not nil, the location policy
 // (after signing: a read sent to the secondary keeps the primary's
@@ -158,6 +156,9 @@ func azcoreOptions(o *Options, tr policy.Transporter, auth policy.Policy) policy
 	}
 	co := opts.Azcore
 	co.PerCallPolicies = append([]policy.Policy(nil), co.PerCallPolicies...)
+	if !opts.EchoInserts {
+		co.PerCallPolicies = append([]policy.Policy{core.NoEcho{}}, co.PerCallPolicies...)
+	}
 	co.PerCallPolicies = append(co.PerCallPolicies, retry.NewPipelinePolicy(opts.Retry))
 	perRetry := []policy.Policy{newLocationPolicy(&opts)}
 	if auth != nil {
@@ -175,17 +176,4 @@ func (o *Options) transport() policy.Transporter {
 		return o.Transport
 	}
 	return newHTTPClient(o)
-}
-
-// noEchoPolicy asks the service not to send an inserted entity back
-// (Prefer: return-no-content). aztables' AddEntity does not, so every insert
-// would download its own entity again. A Prefer header set by the caller wins.
-type noEchoPolicy struct{}
-
-func (noEchoPolicy) Do(req *policy.Request) (*http.Response, error) {
-	r := req.Raw()
-	if r.Header.Get("Prefer") == "" && reqshape.EntityInsert(r) {
-		r.Header.Set("Prefer", "return-no-content")
-	}
-	return req.Next()
 }

@@ -22,20 +22,18 @@ import (
 func newConn(o *Options, endpoint string, auth policy.Policy, tr policy.Transporter) *core.Conn {
 	prof, _ := o.profile(endpoint)
 	return core.NewConn(core.Config{
-		Pipeline:    newPipeline(o, auth, tr),
-		Endpoint:    endpoint,
-		Profile:     prof,
-		Tracer:      o.newTracer(),
-		PoolSize:    o.poolSize(),
-		EchoInserts: o != nil && o.EchoInserts,
+		Pipeline: newPipeline(o, auth, tr),
+		Endpoint: endpoint,
+		Profile:  prof,
+		Tracer:   o.newTracer(),
+		PoolSize: o.poolSize(),
 	})
 }
 
 // newPipeline assembles the pipeline with runtime.NewPipeline, as aztables
 // assembles a client's, from azcoreOptions: tablekit's and the caller's
 // policies, then azcore's own (telemetry, headers, HTTP tracing, logging,
-// body download) and the transport. No Prefer policy: the request builder
-// sets it on inserts.
+// body download) and the transport.
 func newPipeline(o *Options, auth policy.Policy, tr policy.Transporter) runtime.Pipeline {
 	co := azcoreOptions(o, tr, auth)
 	return runtime.NewPipeline(telemetryName, moduleVersion(), runtime.PipelineOptions{}, &co)

@@ -14,6 +14,7 @@ import (
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/opdesc"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -21,7 +22,9 @@ import (
 // any concurrent change. Use it on purpose, never as a default.
 const AnyETag = azcore.ETagAny
 
-// Mode chooses how Upsert and Update treat an existing entity.
+// Mode chooses how Upsert and Update treat an existing entity. The zero
+// Mode is Replace, in this package as in package batch: the stored entity
+// is exactly what was written, and a retry writes it again the same.
 type Mode int
 
 const (
@@ -32,12 +35,13 @@ const (
 	Replace
 )
 
-// merge reports whether m merges; an unknown mode is tablekit.ErrInvalid.
+// merge reports whether m merges; the zero Mode replaces, and an unknown
+// mode is tablekit.ErrInvalid.
 func (m Mode) merge() (bool, error) {
 	switch m {
 	case Merge:
 		return true, nil
-	case Replace:
+	case 0, Replace:
 		return false, nil
 	}
 	return false, errmap.Invalid("", "mode", "must be table.Merge or table.Replace")
@@ -69,7 +73,7 @@ func New[T any](s *Service, name string) (*Table[T], error) {
 	if err := validateTableName(name); err != nil {
 		return nil, err
 	}
-	plan, err := codec.For(reflect.TypeFor[T]())
+	plan, err := planOf[T]()
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +90,7 @@ func Wrap[T any](c *aztables.Client, name string) (*Table[T], error) {
 	if err := validateTableName(name); err != nil {
 		return nil, err
 	}
-	plan, err := codec.For(reflect.TypeFor[T]())
+	plan, err := planOf[T]()
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +136,15 @@ func (t *Table[T]) keys(e *T) (pk, rk string) {
 	return t.handle().Plan().Keys(reflect.ValueOf(e).Elem())
 }
 
+// describe is the description of a write of one entity e, made where the
+// call starts and carried with its request (opdesc).
+func (t *Table[T]) describe(k opdesc.Kind, e *T, merge bool) opdesc.Desc {
+	d := t.handle().Describe(k)
+	d.PartitionKey, d.RowKey = t.keys(e)
+	d.Entities, d.Merge = 1, merge
+	return d
+}
+
 // GetOptions are the options of Get; nil means defaults.
 type GetOptions struct {
 	// Select fetches only these properties (plus the keys, Timestamp and
@@ -151,12 +164,14 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 	if err := t.checkKeys(partitionKey, rowKey); err != nil {
 		return zero, err
 	}
+	d := t.handle().Describe(opdesc.Get)
+	d.PartitionKey, d.RowKey = partitionKey, rowKey
 	if o != nil && len(o.Select) > 0 {
-		return t.getSelect(ctx, partitionKey, rowKey, o.Select)
+		return t.getSelect(ctx, d, o.Select)
 	}
-	data, etag, err := t.handle().Get(ctx, partitionKey, rowKey)
+	data, etag, err := t.handle().Get(ctx, d)
 	if err != nil {
-		return zero, errmap.Map("get", err)
+		return zero, errmap.Map(d.Name(), err)
 	}
 	e, err := t.Unmarshal(data)
 	if err != nil {
@@ -168,20 +183,22 @@ func (t *Table[T]) Get(ctx context.Context, partitionKey, rowKey string, o *GetO
 	return e, nil
 }
 
-// getSelect runs the point read as a query, the only form of it that takes
-// $select. The service still serves it as a point query.
-func (t *Table[T]) getSelect(ctx context.Context, pk, rk string, sel []string) (T, error) {
+// getSelect runs the point read d as a query, the only form of it that
+// takes $select. The service still serves it as a point query.
+func (t *Table[T]) getSelect(ctx context.Context, d opdesc.Desc, sel []string) (T, error) {
 	var zero T
 	selectList, err := t.handle().Plan().SelectList(sel)
 	if err != nil {
 		return zero, err
 	}
-	filter := "PartitionKey eq " + wire.QuoteString(pk) + " and RowKey eq " + wire.QuoteString(rk)
+	filter := "PartitionKey eq " + wire.QuoteString(d.PartitionKey) + " and RowKey eq " + wire.QuoteString(d.RowKey)
 	q := core.PageQuery{Filter: &filter, Select: &selectList, Top: 1}
+	pd := d
+	pd.Kind = opdesc.QueryPage
 	for {
-		page, err := t.handle().Page(ctx, q)
+		page, err := t.handle().Page(ctx, pd, q)
 		if err != nil {
-			return zero, errmap.Map("get", err)
+			return zero, errmap.Map(d.Name(), err)
 		}
 		if e, ok, err := t.firstOf(page.Body); ok || err != nil {
 			return e, err
@@ -225,9 +242,10 @@ func (t *Table[T]) Add(ctx context.Context, e T) (Meta, error) {
 	if err != nil {
 		return Meta{}, err
 	}
-	etag, err := t.handle().Insert(ctx, body)
+	d := t.describe(opdesc.Insert, &e, false)
+	etag, err := t.handle().Insert(ctx, d, body)
 	if err != nil {
-		return Meta{}, errmap.Map("add", err)
+		return Meta{}, errmap.Map(d.Name(), err)
 	}
 	return metaOf(etag), nil
 }
@@ -247,10 +265,10 @@ func (t *Table[T]) Upsert(ctx context.Context, e T, mode Mode) (Meta, error) {
 	if err != nil {
 		return Meta{}, err
 	}
-	pk, rk := t.keys(&e)
-	etag, err := t.handle().Write(ctx, core.Write{PartitionKey: pk, RowKey: rk, Entity: body, Merge: merge})
+	d := t.describe(opdesc.Upsert, &e, merge)
+	etag, err := t.handle().Write(ctx, d, core.Write{Entity: body})
 	if err != nil {
-		return Meta{}, errmap.Map("upsert", err)
+		return Meta{}, errmap.Map(d.Name(), err)
 	}
 	return metaOf(etag), nil
 }
@@ -273,10 +291,11 @@ func (t *Table[T]) Update(ctx context.Context, e T, mode Mode, etag azcore.ETag)
 	if err != nil {
 		return Meta{}, err
 	}
-	pk, rk := t.keys(&e)
-	stored, err := t.handle().Write(ctx, core.Write{PartitionKey: pk, RowKey: rk, Entity: body, Merge: merge, IfMatch: &etag})
+	d := t.describe(opdesc.Update, &e, merge)
+	d.Conditional = etag != AnyETag
+	stored, err := t.handle().Write(ctx, d, core.Write{Entity: body, IfMatch: &etag})
 	if err != nil {
-		return Meta{}, errmap.Map("update", err)
+		return Meta{}, errmap.Map(d.Name(), err)
 	}
 	return metaOf(stored), nil
 }
@@ -294,11 +313,13 @@ func (t *Table[T]) Delete(ctx context.Context, partitionKey, rowKey string, etag
 	if err := t.checkKeys(partitionKey, rowKey); err != nil {
 		return err
 	}
-	err := t.handle().Delete(ctx, partitionKey, rowKey, etag)
+	d := t.handle().Describe(opdesc.Delete)
+	d.PartitionKey, d.RowKey, d.Entities, d.Conditional = partitionKey, rowKey, 1, etag != AnyETag
+	err := t.handle().Delete(ctx, d, etag)
 	if deletedOnRetry(err) {
 		return nil
 	}
-	return errmap.Map("delete", err)
+	return errmap.Map(d.Name(), err)
 }
 
 // checkKeys applies the rules of the table's backend to keys given on

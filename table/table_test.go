@@ -391,3 +391,45 @@ func TestAddEcho(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroModeReplaces: the zero Mode replaces, as in package batch: a
+// property the new value leaves out is gone afterwards, for Upsert and
+// Update alike.
+func TestZeroModeReplaces(t *testing.T) {
+	type Item struct {
+		PartitionKey, RowKey string
+		Note                 *string
+		table.Meta
+	}
+	tbl := testenv.NewTable[Item](t, testenv.Azurite(t).NewService(t, nil))
+	ctx := testenv.Ctx(t)
+	note := "kept by a merge only"
+	for _, tc := range []struct {
+		name  string
+		write func(etag azcore.ETag) error
+	}{
+		{"Upsert", func(azcore.ETag) error {
+			_, err := tbl.Upsert(ctx, Item{PartitionKey: "p", RowKey: "u"}, 0)
+			return err
+		}},
+		{"Update", func(etag azcore.ETag) error {
+			_, err := tbl.Update(ctx, Item{PartitionKey: "p", RowKey: "u"}, 0, etag)
+			return err
+		}},
+	} {
+		m, err := tbl.Upsert(ctx, Item{PartitionKey: "p", RowKey: "u", Note: &note}, table.Replace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tc.write(m.ETag); err != nil {
+			t.Fatalf("%s with the zero Mode: %v", tc.name, err)
+		}
+		got, err := tbl.Get(ctx, "p", "u", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Note != nil {
+			t.Errorf("%s with the zero Mode: got Note %q, want none (replaced)", tc.name, *got.Note)
+		}
+	}
+}

@@ -52,3 +52,36 @@ func TestTracerReachesSiblings(t *testing.T) {
 		}
 	}
 }
+
+// TestSpansCarryTheOperation: a request's span names the table, partition
+// and entity count its call described, not only the operation.
+func TestSpansCarryTheOperation(t *testing.T) {
+	rec := &testenv.Tracer{}
+	svc := testenv.Azurite(t).NewService(t, &table.Options{Azcore: azcore.ClientOptions{TracingProvider: rec.Provider()}})
+	tbl := testenv.NewTable[traced](t, svc)
+	ctx := testenv.Ctx(t)
+	m, err := tbl.Add(ctx, traced{PartitionKey: "p1", RowKey: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tbl.Delete(ctx, "p1", "r", m.ETag); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		span string
+		want map[string]any
+	}{
+		{"Client.AddEntity", map[string]any{"tablekit.table": tbl.Name(), "tablekit.partition": "p1", "tablekit.entities": 1}},
+		{"Client.DeleteEntity", map[string]any{"tablekit.table": tbl.Name(), "tablekit.partition": "p1", "tablekit.entities": 1}},
+	} {
+		got := rec.Named(tc.span)
+		if len(got) != 1 {
+			t.Fatalf("%s: %d spans, want 1", tc.span, len(got))
+		}
+		for k, want := range tc.want {
+			if got[0].Attrs[k] != want {
+				t.Errorf("%s: attribute %s got %v, want %v", tc.span, k, got[0].Attrs[k], want)
+			}
+		}
+	}
+}

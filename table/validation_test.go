@@ -73,7 +73,7 @@ func TestValidationSendsNothing(t *testing.T) {
 		{"Delete bad key", tbl.Delete(ctx, "p", "a\\b", table.AnyETag), tablekit.ErrInvalid},
 		{"Delete no ETag", tbl.Delete(ctx, "p", "r", ""), tablekit.ErrInvalid},
 		{"Update no ETag", func() error { _, err := tbl.Update(ctx, ok, table.Merge, ""); return err }(), tablekit.ErrInvalid},
-		{"Upsert no mode", func() error { _, err := tbl.Upsert(ctx, ok, 0); return err }(), tablekit.ErrInvalid},
+		{"Upsert unknown mode", func() error { _, err := tbl.Upsert(ctx, ok, 7); return err }(), tablekit.ErrInvalid},
 		{"Get bad select", func() error {
 			_, err := tbl.Get(ctx, "p", "r", &table.GetOptions{Select: []string{"X"}})
 			return err

@@ -249,10 +249,9 @@ func openScan[T any](q query.Query[T], p scanPlan, resume string) (*query.Parall
 	if p.readers > 0 {
 		readers = p.readers
 	}
-	return q.Where(p.filter).PageSize(query.MaxPageSize).Parallel(p.segs, &query.ParallelOptions{
+	return q.Where(p.filter).PageSize(query.MaxPageSize).ResumeParallel(resume, p.segs, &query.ParallelOptions{
 		Parallelism: readers,
 		Ordered:     p.ordered,
-		Resume:      resume,
 	})
 }
 

@@ -16,6 +16,32 @@ import (
 // decoding a whole 1,000-entity query page as package query does. They need
 // no emulator; CONTRIBUTING.md has the command that compares two commits.
 
+// tableTypes tells the codec which types are table's, as package table
+// does for its plans.
+var tableTypes = codec.Types{
+	Entity:    reflect.TypeFor[table.Entity](),
+	RawEntity: reflect.TypeFor[table.RawEntity](),
+	GUID:      reflect.TypeFor[table.GUID](),
+}
+
+// planOf is the codec's plan of T, as a table holds it.
+func planOf[T any](b *testing.B) *codec.Plan {
+	b.Helper()
+	p, err := codec.For(reflect.TypeFor[T](), tableTypes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func unmarshal[T any](p *codec.Plan, data []byte) (T, error) {
+	var v T
+	err := p.Decode(data, reflect.ValueOf(&v).Elem())
+	return v, err
+}
+
+func keysOf[T any](p *codec.Plan, v *T) (pk, rk string) { return p.Keys(reflect.ValueOf(v).Elem()) }
+
 // benchPage is a query page of the benchmark entities as the service sends
 // it, and each entity of it as a slice of the page.
 func benchPage(b *testing.B) (items []workload.Item, page []byte, entities [][]byte) {
@@ -39,8 +65,9 @@ func benchPage(b *testing.B) (items []workload.Item, page []byte, entities [][]b
 func dynamicEntities(b *testing.B, items []workload.Item, entities [][]byte) []table.Entity {
 	b.Helper()
 	out := make([]table.Entity, len(entities))
+	p := planOf[table.Entity](b)
 	for i, e := range entities {
-		d, err := codec.Unmarshal[table.Entity](e)
+		d, err := unmarshal[table.Entity](p, e)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -66,20 +93,17 @@ func BenchmarkEncode(b *testing.B) {
 // benchEncode encodes one entity per operation, as Table.Marshal and every
 // write do, after checking that the first one decodes back to its keys.
 func benchEncode[T any](b *testing.B, vals []T, prof *backend.Profile) {
-	p, err := codec.PlanFor[T]()
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := planOf[T](b)
 	first, err := p.Marshal(reflect.ValueOf(&vals[0]).Elem(), prof)
 	if err != nil {
 		b.Fatal(err)
 	}
-	got, err := codec.Unmarshal[T](first)
+	got, err := unmarshal[T](p, first)
 	if err != nil {
 		b.Fatal(err)
 	}
-	gpk, grk := codec.Keys(&got)
-	wpk, wrk := codec.Keys(&vals[0])
+	gpk, grk := keysOf(p, &got)
+	wpk, wrk := keysOf(p, &vals[0])
 	if gpk != wpk || grk != wrk {
 		b.Fatalf("encoded keys %q/%q, want %q/%q", gpk, grk, wpk, wrk)
 	}
@@ -97,7 +121,7 @@ func benchEncode[T any](b *testing.B, vals []T, prof *backend.Profile) {
 func BenchmarkDecode(b *testing.B) {
 	items, _, entities := benchPage(b)
 	b.Run("typed", func(b *testing.B) {
-		got, err := codec.Unmarshal[workload.Item](entities[0])
+		got, err := unmarshal[workload.Item](planOf[workload.Item](b), entities[0])
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -116,11 +140,12 @@ func BenchmarkDecode(b *testing.B) {
 // benchDecode decodes one entity of a page per operation, as Table.Unmarshal
 // does.
 func benchDecode[T any](b *testing.B, entities [][]byte) {
+	p := planOf[T](b)
 	b.SetBytes(int64(len(entities[0])))
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		if _, err := codec.Unmarshal[T](entities[i%len(entities)]); err != nil {
+		if _, err := unmarshal[T](p, entities[i%len(entities)]); err != nil {
 			b.Fatal(err)
 		}
 		i++
@@ -136,11 +161,13 @@ func BenchmarkPage(b *testing.B) {
 // benchPageDecode decodes every entity of a query page's body where it lies,
 // one page per operation, as package query fills a page.
 func benchPageDecode[T any](b *testing.B, page []byte, want int) {
+	p := planOf[T](b)
 	decode := func() (int, error) {
 		n := 0
 		err := codec.PageEntitiesAt(page, func(rest []byte) (int, error) {
-			e, used, err := codec.UnmarshalAt[T](rest)
-			if pk, _ := codec.Keys(&e); err == nil && pk == "" {
+			var e T
+			used, err := p.DecodeAt(rest, reflect.ValueOf(&e).Elem())
+			if pk, _ := keysOf(p, &e); err == nil && pk == "" {
 				return used, errNoKeys
 			}
 			n++

@@ -76,7 +76,7 @@ type all struct {
 
 func plan(t *testing.T, v any) *Plan {
 	t.Helper()
-	p, err := For(reflect.TypeOf(v))
+	p, err := For(reflect.TypeOf(v), Types{})
 	if err != nil {
 		t.Fatalf("For(%T): %v", v, err)
 	}

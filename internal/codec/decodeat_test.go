@@ -27,7 +27,7 @@ func TestDecodeAt(t *testing.T) {
 		if err := decodeAlone(t, tc.entity, &want); err != nil {
 			t.Fatalf("Decode(%s): %v", tc.entity, err)
 		}
-		p, err := PlanFor[atItem]()
+		p, err := planFor[atItem]()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestDecodeAt(t *testing.T) {
 		}
 	}
 	// Decode wants the entity alone; DecodeAt stops at its end.
-	p, _ := PlanFor[atItem]()
+	p, _ := planFor[atItem]()
 	var e atItem
 	if err := p.Decode([]byte(`{"PartitionKey":"p"} x`), reflect.ValueOf(&e).Elem()); err == nil {
 		t.Error("Decode accepted data after the entity")
@@ -50,9 +50,12 @@ func TestDecodeAt(t *testing.T) {
 // decodeAlone decodes entity into v with T's plan.
 func decodeAlone[T any](t *testing.T, entity string, v *T) error {
 	t.Helper()
-	p, err := PlanFor[T]()
+	p, err := planFor[T]()
 	if err != nil {
 		return err
 	}
 	return p.Decode([]byte(entity), reflect.ValueOf(v).Elem())
 }
+
+// planFor is the plan of T, a type with none of table's special types.
+func planFor[T any]() (*Plan, error) { return For(reflect.TypeFor[T](), Types{}) }

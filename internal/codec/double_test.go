@@ -29,7 +29,7 @@ type entityMirror struct {
 
 func dynPlan(t *testing.T) *Plan {
 	t.Helper()
-	p, err := buildDynamicWith(reflect.TypeFor[entityMirror](), guidType)
+	p, err := buildDynamic(reflect.TypeFor[entityMirror](), guidType)
 	if err != nil {
 		t.Fatal(err)
 	}

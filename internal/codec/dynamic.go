@@ -17,36 +17,21 @@ import (
 const RuleDynamicType = "Go type has no exact EDM type (use string, bool, int32, int64, float64, time.Time, table.GUID or []byte)"
 
 // dynamic is the part of a plan for table.Entity: where its property map
-// is, and table.GUID's type, which codec cannot import.
+// is, and table.GUID's type (Types), which codec cannot import.
 type dynamic struct {
 	props []int
 	guid  reflect.Type
 	raw   bool // table.RawEntity: properties kept as JSON (raw.go)
 }
 
-// isEntityType recognises table.Entity, as isGUIDType recognises table.GUID.
-func isEntityType(t reflect.Type) bool {
-	return t.PkgPath() == "github.com/tablekit/tablekit/table" && t.Name() == "Entity" && t.Kind() == reflect.Struct
-}
-
 // buildDynamic makes the plan of table.Entity. Its keys, ETag and Timestamp
 // are fields like a struct's, so Keys and SetETag need no special case; its
-// properties live in the map. The blank [0]GUID field carries the GUID type.
-func buildDynamic(t reflect.Type) (*Plan, error) {
-	var guid reflect.Type
-	for i := 0; i < t.NumField(); i++ {
-		if ft := t.Field(i).Type; ft.Kind() == reflect.Array && ft.Len() == 0 && isGUIDType(ft.Elem()) {
-			guid = ft.Elem()
-		}
-	}
+// properties live in the map. guid is the type GUID values get on reads
+// (Types.GUID; codec's own GUID when nil).
+func buildDynamic(t, guid reflect.Type) (*Plan, error) {
 	if guid == nil {
-		return nil, typeError(t.String(), "", "dynamic entity lacks its [0]GUID marker")
+		guid = guidType
 	}
-	return buildDynamicWith(t, guid)
-}
-
-// buildDynamicWith is buildDynamic with the GUID type given.
-func buildDynamicWith(t, guid reflect.Type) (*Plan, error) {
 	bad := func(why string) (*Plan, error) {
 		return nil, typeError(t.String(), "", why)
 	}
@@ -160,7 +145,7 @@ func (p *Plan) appendDynamic(dst []byte, prof *backend.Profile, size int, names 
 			if t != p.dyn.guid {
 				return dst, size, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleDynamicType, Detail: "Go type " + t.String()}
 			}
-			// table.GUID is a [16]byte (isGUIDType): copy it out without
+			// table.GUID is a [16]byte (Types.GUID): copy it out without
 			// converting, which would allocate.
 			var g GUID
 			reflect.Copy(reflect.ValueOf(&g).Elem(), reflect.ValueOf(x))

@@ -3,18 +3,11 @@ package codec
 import (
 	"encoding/hex"
 	"errors"
-	"reflect"
 )
 
 // GUID is a 128-bit identifier stored as Edm.Guid. Its text form is the
 // usual lower-case 8-4-4-4-12 hex string.
 type GUID [16]byte
-
-// isGUIDType recognises table.GUID, a defined type (not an alias of GUID)
-// so that go doc shows its methods; codec cannot import table.
-func isGUIDType(t reflect.Type) bool {
-	return t.PkgPath() == "github.com/tablekit/tablekit/table" && t.Name() == "GUID" && t.ConvertibleTo(guidType)
-}
 
 // String returns the 8-4-4-4-12 form.
 func (g GUID) String() string { return string(g.AppendText(nil)) }

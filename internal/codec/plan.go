@@ -80,7 +80,7 @@ type Plan struct {
 // plans caches plans and failures alike, so a type is analysed once per
 // process; the reflect.Type values below are the types with a fixed kind.
 var (
-	plans         sync.Map // reflect.Type -> *Plan or error
+	plans         sync.Map // planKey -> *Plan or error
 	timeType      = reflect.TypeFor[time.Time]()
 	guidType      = reflect.TypeFor[GUID]()
 	etagType      = reflect.TypeFor[azcore.ETag]()
@@ -89,20 +89,36 @@ var (
 	textUnmarshal = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// For returns the plan of a struct type, computing it once.
-func For(t reflect.Type) (*Plan, error) {
-	if v, ok := plans.Load(t); ok {
+// Types are the types of package table that the codec maps in their own
+// way, passed in by table, which defines them (codec cannot import it):
+// Entity keeps its properties in a map, RawEntity as the service's JSON,
+// and GUID values are Edm.Guid. A nil field has no special mapping.
+type Types struct {
+	Entity, RawEntity, GUID reflect.Type
+}
+
+// planKey is what a plan depends on: the type and the special types.
+type planKey struct {
+	t     reflect.Type
+	types Types
+}
+
+// For returns the plan of a struct type, computing it once; types says
+// which types are table's Entity, RawEntity and GUID.
+func For(t reflect.Type, types Types) (*Plan, error) {
+	key := planKey{t, types}
+	if v, ok := plans.Load(key); ok {
 		if p, ok := v.(*Plan); ok {
 			return p, nil
 		}
 		return nil, v.(error)
 	}
-	p, err := build(t)
+	p, err := build(t, types)
 	if err != nil {
-		plans.Store(t, err)
+		plans.Store(key, err)
 		return nil, err
 	}
-	v, _ := plans.LoadOrStore(t, p)
+	v, _ := plans.LoadOrStore(key, p)
 	if p, ok := v.(*Plan); ok {
 		return p, nil
 	}
@@ -111,11 +127,11 @@ func For(t reflect.Type) (*Plan, error) {
 
 // build makes the plan of t: its fields, keys, ETag and Timestamp, with
 // every mapping rule checked once.
-func build(t reflect.Type) (*Plan, error) {
-	if isEntityType(t) {
-		return buildDynamic(t)
+func build(t reflect.Type, types Types) (*Plan, error) {
+	if t == types.Entity && t != nil {
+		return buildDynamic(t, types.GUID)
 	}
-	if isRawEntityType(t) {
+	if t == types.RawEntity && t != nil {
 		return buildRaw(t)
 	}
 	typeName := t.String()
@@ -124,7 +140,7 @@ func build(t reflect.Type) (*Plan, error) {
 	}
 	p := &Plan{Type: t, byName: map[string]int{}, pk: -1, rk: -1}
 	var fields []field
-	if err := collect(t, nil, typeName, &fields, map[reflect.Type]bool{}); err != nil {
+	if err := collect(t, nil, typeName, types.GUID, &fields, map[reflect.Type]bool{}); err != nil {
 		return nil, err
 	}
 	seen := map[string]string{}
@@ -167,7 +183,7 @@ func build(t reflect.Type) (*Plan, error) {
 
 // collect walks the struct's fields, flattening untagged embedded structs as
 // encoding/json does.
-func collect(t reflect.Type, index []int, typeName string, out *[]field, visiting map[reflect.Type]bool) error {
+func collect(t reflect.Type, index []int, typeName string, guid reflect.Type, out *[]field, visiting map[reflect.Type]bool) error {
 	if visiting[t] {
 		return typeError(typeName, "", "embeds itself")
 	}
@@ -183,7 +199,7 @@ func collect(t reflect.Type, index []int, typeName string, out *[]field, visitin
 		if sf.Anonymous && !hasTag {
 			ft := sf.Type
 			if ft.Kind() == reflect.Struct && ft != timeType {
-				if err := collect(ft, idx, typeName, out, visiting); err != nil {
+				if err := collect(ft, idx, typeName, guid, out, visiting); err != nil {
 					return err
 				}
 				continue
@@ -195,7 +211,7 @@ func collect(t reflect.Type, index []int, typeName string, out *[]field, visitin
 		if !sf.IsExported() {
 			continue
 		}
-		f, err := fieldOf(sf, idx, tag, typeName)
+		f, err := fieldOf(sf, idx, tag, typeName, guid)
 		if err != nil {
 			return err
 		}
@@ -206,7 +222,7 @@ func collect(t reflect.Type, index []int, typeName string, out *[]field, visitin
 
 // fieldOf maps one struct field: its tag, role, name rule and EDM kind, and
 // its JSON fragments encoded once for every later Encode.
-func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, error) {
+func fieldOf(sf reflect.StructField, idx []int, tag, typeName string, guid reflect.Type) (field, error) {
 	f := field{goName: sf.Name, index: idx, name: sf.Name}
 	name, opts, _ := strings.Cut(tag, ",")
 	if name != "" {
@@ -271,7 +287,7 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 		t = t.Elem()
 	}
 	f.typ = t
-	k, reason := kindOf(t, asJSON)
+	k, reason := kindOf(t, asJSON, guid)
 	if k == 0 {
 		return f, typeError(typeName, sf.Name, reason)
 	}
@@ -290,8 +306,9 @@ func fieldOf(sf reflect.StructField, idx []int, tag, typeName string) (field, er
 	return f, nil
 }
 
-// kindOf chooses the EDM type of a Go type, or explains why there is none.
-func kindOf(t reflect.Type, asJSON bool) (kind, string) {
+// kindOf chooses the EDM type of a Go type, or explains why there is none;
+// guid is table.GUID's type (nil: none).
+func kindOf(t reflect.Type, asJSON bool, guid reflect.Type) (kind, string) {
 	if asJSON {
 		return kJSON, ""
 	}
@@ -303,7 +320,7 @@ func kindOf(t reflect.Type, asJSON bool) (kind, string) {
 	case bytesType:
 		return kBinary, ""
 	}
-	if isGUIDType(t) {
+	if t == guid && t != nil {
 		return kGUID, ""
 	}
 	if k := wrapperKind(t); k != 0 {

@@ -18,11 +18,6 @@ import (
 // without looking at them (copy, backup) skip building and re-encoding a
 // map per entity.
 
-// isRawEntityType recognises table.RawEntity.
-func isRawEntityType(t reflect.Type) bool {
-	return t.PkgPath() == "github.com/tablekit/tablekit/table" && t.Name() == "RawEntity" && t.Kind() == reflect.Struct
-}
-
 // buildRaw makes the plan of table.RawEntity: keys, ETag and Timestamp as
 // fields, the properties a []byte field.
 func buildRaw(t reflect.Type) (*Plan, error) {

@@ -116,7 +116,7 @@ func TestParseOptionOnlyForTextTypes(t *testing.T) {
 		PartitionKey, RowKey string
 		N                    int64 `table:",parse"`
 	}
-	if _, err := For(reflect.TypeFor[bad]()); !errors.Is(err, tablekit.ErrInvalid) {
+	if _, err := For(reflect.TypeFor[bad](), Types{}); !errors.Is(err, tablekit.ErrInvalid) {
 		t.Errorf("parse on int64: err = %v, want tablekit.ErrInvalid", err)
 	}
 }

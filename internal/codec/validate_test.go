@@ -135,11 +135,11 @@ func TestTooManyProperties(t *testing.T) {
 	for i := 0; i < storage.MaxProperties+1; i++ {
 		fields = append(fields, reflect.StructField{Name: "P" + strconv.Itoa(i), Type: reflect.TypeFor[int32]()})
 	}
-	_, err := For(reflect.StructOf(fields))
+	_, err := For(reflect.StructOf(fields), Types{})
 	if !errors.Is(err, tablekit.ErrInvalid) || !strings.Contains(err.Error(), "252") {
 		t.Fatalf("253 properties: err = %v, want tablekit.ErrInvalid about 252", err)
 	}
-	ok, err := For(reflect.StructOf(fields[:2+storage.MaxProperties]))
+	ok, err := For(reflect.StructOf(fields[:2+storage.MaxProperties]), Types{})
 	if err != nil || len(ok.fields) != storage.MaxProperties {
 		t.Fatalf("252 properties: err = %v", err)
 	}
@@ -209,7 +209,7 @@ func TestTypeErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := For(reflect.TypeOf(tc.v))
+			_, err := For(reflect.TypeOf(tc.v), Types{})
 			var te *tablekit.ValidationError
 			if !errors.As(err, &te) || !errors.Is(err, tablekit.ErrInvalid) {
 				t.Fatalf("err = %v, want a *tablekit.ValidationError", err)
@@ -300,7 +300,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"PartitionKey":"p","RowKey":"r","S":"x","I":1,"F@odata.type":"Edm.Double","F":"NaN"}`))
 	f.Add([]byte(`{"PartitionKey":"p","RowKey":"r","Bin@odata.type":"Edm.Binary","Bin":"AAE=","T":"2024-01-01T00:00:00Z"}`))
 	f.Add([]byte(`{"a":{"b":[1,"\u00e9"]},"U64@odata.type":"Edm.Int64","U64":"18446744073709551615"}`))
-	p, err := For(reflect.TypeFor[all]())
+	p, err := For(reflect.TypeFor[all](), Types{})
 	if err != nil {
 		f.Fatal(err)
 	}

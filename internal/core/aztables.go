@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/internal/opdesc"
 	"github.com/tablekit/tablekit/internal/txwire"
 )
 
@@ -31,19 +32,23 @@ func newAztablesPath(c *aztables.Client) *aztablesPath {
 	return &aztablesPath{c: c, sizer: txwire.NewSizer(txwire.FallbackEndpoint(), "t", true)}
 }
 
-func (a *aztablesPath) get(ctx context.Context, pk, rk string) ([]byte, azcore.ETag, error) {
-	resp, err := a.c.GetEntity(ctx, pk, rk, nil)
+// The aztables path cannot carry d with aztables' requests: a retry
+// policy of table.ClientOptions describes them from their shape
+// (opdesc.Infer).
+
+func (a *aztablesPath) get(ctx context.Context, d opdesc.Desc) ([]byte, azcore.ETag, error) {
+	resp, err := a.c.GetEntity(ctx, d.PartitionKey, d.RowKey, nil)
 	return resp.Value, resp.ETag, err
 }
 
-func (a *aztablesPath) insert(ctx context.Context, entity []byte) (azcore.ETag, error) {
+func (a *aztablesPath) insert(ctx context.Context, _ opdesc.Desc, entity []byte) (azcore.ETag, error) {
 	resp, err := a.c.AddEntity(ctx, entity, nil)
 	return resp.ETag, err
 }
 
-func (a *aztablesPath) write(ctx context.Context, w Write) (azcore.ETag, error) {
+func (a *aztablesPath) write(ctx context.Context, d opdesc.Desc, w Write) (azcore.ETag, error) {
 	mode := aztables.UpdateModeReplace
-	if w.Merge {
+	if d.Merge {
 		mode = aztables.UpdateModeMerge
 	}
 	if w.IfMatch == nil {
@@ -54,14 +59,14 @@ func (a *aztablesPath) write(ctx context.Context, w Write) (azcore.ETag, error) 
 	return resp.ETag, err
 }
 
-func (a *aztablesPath) delete(ctx context.Context, pk, rk string, ifMatch azcore.ETag) error {
-	_, err := a.c.DeleteEntity(ctx, pk, rk, &aztables.DeleteEntityOptions{IfMatch: &ifMatch})
+func (a *aztablesPath) delete(ctx context.Context, d opdesc.Desc, ifMatch azcore.ETag) error {
+	_, err := a.c.DeleteEntity(ctx, d.PartitionKey, d.RowKey, &aztables.DeleteEntityOptions{IfMatch: &ifMatch})
 	return err
 }
 
 // page fetches the page with aztables' pager and puts its entities (which
 // aztables re-encoded) back into the page form the decoder reads.
-func (a *aztablesPath) page(ctx context.Context, q PageQuery) (Page, error) {
+func (a *aztablesPath) page(ctx context.Context, _ opdesc.Desc, q PageQuery) (Page, error) {
 	o := &aztables.ListEntitiesOptions{Filter: q.Filter, Select: q.Select, NextPartitionKey: q.NextPartitionKey, NextRowKey: q.NextRowKey}
 	if q.Top > 0 {
 		top := q.Top
@@ -120,13 +125,13 @@ func (a *aztablesPath) encode(op TxOp) (TxPart, error) {
 }
 
 // submit calls SubmitTransaction and returns the reply it captured, for
-// the caller to read: aztables only reports that something failed. once
-// cannot reach the client's pipeline; a retry policy of
+// the caller to read: aztables only reports that something failed.
+// d.SendOnce cannot reach the client's pipeline; a retry policy of
 // table.ClientOptions sees retry.Do's mark instead. aztables v1.4.1
 // slices the reply without bounds checks while looking for its boundary
 // (an empty 202 body panics); a panic there becomes an error, and the
 // captured reply is still returned.
-func (a *aztablesPath) submit(ctx context.Context, parts []TxPart, _ bool) (resp *http.Response, err error) {
+func (a *aztablesPath) submit(ctx context.Context, _ opdesc.Desc, parts []TxPart) (resp *http.Response, err error) {
 	actions := make([]aztables.TransactionAction, len(parts))
 	for i := range parts {
 		actions[i] = parts[i].action

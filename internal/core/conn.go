@@ -17,7 +17,6 @@ type Conn struct {
 	profile  backend.Profile
 	tracer   tracing.Tracer
 	pool     int
-	echo     bool
 }
 
 // Config describes a Conn.
@@ -36,14 +35,11 @@ type Config struct {
 	Tracer tracing.Tracer
 	// PoolSize is the transport's idle pool per host; 0 when unknown.
 	PoolSize int
-	// EchoInserts lets the service send inserted entities back: inserts
-	// then go without Prefer: return-no-content.
-	EchoInserts bool
 }
 
 // NewConn returns the Conn c describes.
 func NewConn(c Config) *Conn {
-	return &Conn{pl: c.Pipeline, endpoint: c.Endpoint, profile: c.Profile, tracer: c.Tracer, pool: c.PoolSize, echo: c.EchoInserts}
+	return &Conn{pl: c.Pipeline, endpoint: c.Endpoint, profile: c.Profile, tracer: c.Tracer, pool: c.PoolSize}
 }
 
 // PoolSize is the transport's idle pool per host; 0 when unknown.

@@ -16,7 +16,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit"
-	"github.com/tablekit/tablekit/internal/reqshape"
+	"github.com/tablekit/tablekit/internal/opdesc"
+	"github.com/tablekit/tablekit/internal/spans"
 	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
 )
@@ -25,16 +26,45 @@ import (
 // version aztables v1.4.1 speaks.
 const apiVersion = "2019-02-02"
 
-// Span names of the requests: aztables' own, so traces read as before.
-const (
-	spanGet    = "Client.GetEntity"
-	spanAdd    = "Client.AddEntity"
-	spanUpsert = "Client.UpsertEntity"
-	spanUpdate = "Client.UpdateEntity"
-	spanDelete = "Client.DeleteEntity"
-	spanPage   = "Pager[ListEntitiesResponse].NextPage"
-	spanSubmit = "Client.SubmitTransaction"
-)
+// spanName is the span of an operation's request: aztables' own names, so
+// traces read as before.
+func spanName(d opdesc.Desc) string {
+	switch d.Kind {
+	case opdesc.Get:
+		return "Client.GetEntity"
+	case opdesc.Insert:
+		return "Client.AddEntity"
+	case opdesc.Upsert:
+		return "Client.UpsertEntity"
+	case opdesc.Update:
+		return "Client.UpdateEntity"
+	case opdesc.Delete:
+		return "Client.DeleteEntity"
+	case opdesc.QueryPage:
+		return "Pager[ListEntitiesResponse].NextPage"
+	case opdesc.Transaction:
+		return "Client.SubmitTransaction"
+	}
+	return "Client." + d.Name()
+}
+
+// startSpan starts the span of an operation's request: named as aztables
+// names it, with the table, partition and entity count the description
+// carries. Nothing is built when tracing is off.
+func (p *pipelinePath) startSpan(ctx context.Context, d opdesc.Desc) (context.Context, func(error)) {
+	if !p.tracer.Enabled() {
+		return ctx, func(error) {}
+	}
+	attrs := make([]tracing.Attribute, 1, 3)
+	attrs[0] = tracing.Attribute{Key: spans.Table, Value: d.Table}
+	if d.PartitionKey != "" {
+		attrs = append(attrs, tracing.Attribute{Key: spans.Partition, Value: d.PartitionKey})
+	}
+	if d.Entities > 0 {
+		attrs = append(attrs, tracing.Attribute{Key: spans.Entities, Value: d.Entities})
+	}
+	return runtime.StartSpan(ctx, spanName(d), p.tracer, &runtime.StartSpanOptions{Attributes: attrs})
+}
 
 // pipelinePath builds each data request as aztables v1.4.1's generated
 // client builds the same one (zz_table_client.go, transactional_batch.go)
@@ -53,7 +83,6 @@ type pipelinePath struct {
 	// The URLs that do not depend on the request: Insert Entity's, Query
 	// Entities' (parameters apart) and $batch's.
 	tableURL, pageURL, batchURL string
-	echo                        bool
 	// mergeAsPost: the backend takes a merge as POST with X-HTTP-Method:
 	// MERGE (Cosmos DB, as aztables' cosmosPatchTransformPolicy sends it).
 	mergeAsPost bool
@@ -61,7 +90,7 @@ type pipelinePath struct {
 }
 
 func newPipelinePath(c *Conn, table string) *pipelinePath {
-	p := &pipelinePath{pl: c.pl, tracer: c.tracer, endpoint: c.endpoint, table: table, echo: c.echo, mergeAsPost: c.profile.MergeAsPost}
+	p := &pipelinePath{pl: c.pl, tracer: c.tracer, endpoint: c.endpoint, table: table, mergeAsPost: c.profile.MergeAsPost}
 	if u, err := url.Parse(c.endpoint); err == nil {
 		p.sas = u.Query()
 		p.query = p.sas.Encode()
@@ -112,25 +141,23 @@ func (p *pipelinePath) send(req *policy.Request, ok ...int) (*http.Response, err
 	return resp, nil
 }
 
-func setEntity(req *policy.Request, entity []byte) error {
-	return setBody(req, entity, "application/json")
-}
-
-// setBody makes b the request's body and leaves the bytes on the request
-// (reqshape.Body), so that every attempt of the retry policy reads them
-// through a reader of its own.
-func setBody(req *policy.Request, b []byte, contentType string) error {
-	req.SetOperationValue(reqshape.Body{Bytes: b})
+// setBody makes b the request's body and carries d with the request,
+// holding the bytes too (opdesc.Desc.Body), so that every attempt of the
+// retry policy reads them through a reader of its own.
+func setBody(req *policy.Request, d opdesc.Desc, b []byte, contentType string) error {
+	d.Body = b
+	opdesc.Set(req, d)
 	return req.SetBody(streaming.NopCloser(bytes.NewReader(b)), contentType)
 }
 
-func (p *pipelinePath) get(ctx context.Context, pk, rk string) (body []byte, etag azcore.ETag, err error) {
-	ctx, end := runtime.StartSpan(ctx, spanGet, p.tracer, nil)
+func (p *pipelinePath) get(ctx context.Context, d opdesc.Desc) (body []byte, etag azcore.ETag, err error) {
+	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
-	req, err := p.request(ctx, http.MethodGet, p.entityURL(pk, rk), wire.MinimalMetadata)
+	req, err := p.request(ctx, http.MethodGet, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
 	if err != nil {
 		return nil, "", err
 	}
+	opdesc.Set(req, d)
 	resp, err := p.send(req, http.StatusOK)
 	if err != nil {
 		return nil, "", err
@@ -141,17 +168,16 @@ func (p *pipelinePath) get(ctx context.Context, pk, rk string) (body []byte, eta
 	return body, azcore.ETag(resp.Header.Get("ETag")), nil
 }
 
-func (p *pipelinePath) insert(ctx context.Context, entity []byte) (etag azcore.ETag, err error) {
-	ctx, end := runtime.StartSpan(ctx, spanAdd, p.tracer, nil)
+// insert sends Insert Entity. Prefer: return-no-content is the no-echo
+// policy's (NoEcho), as on an aztables client's inserts.
+func (p *pipelinePath) insert(ctx context.Context, d opdesc.Desc, entity []byte) (etag azcore.ETag, err error) {
+	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
 	req, err := p.request(ctx, http.MethodPost, p.tableURL, wire.MinimalMetadata)
 	if err != nil {
 		return "", err
 	}
-	if !p.echo {
-		req.Raw().Header["Prefer"] = []string{"return-no-content"}
-	}
-	if err = setEntity(req, entity); err != nil {
+	if err = setBody(req, d, entity, "application/json"); err != nil {
 		return "", err
 	}
 	resp, err := p.send(req, http.StatusCreated, http.StatusNoContent)
@@ -161,23 +187,19 @@ func (p *pipelinePath) insert(ctx context.Context, entity []byte) (etag azcore.E
 	return azcore.ETag(resp.Header.Get("ETag")), nil
 }
 
-// write sends an upsert or an update: PUT replaces, PATCH merges (POST
-// with X-HTTP-Method: MERGE where the backend takes merges so).
-func (p *pipelinePath) write(ctx context.Context, w Write) (etag azcore.ETag, err error) {
-	span := spanUpsert
-	if w.IfMatch != nil {
-		span = spanUpdate
-	}
-	ctx, end := runtime.StartSpan(ctx, span, p.tracer, nil)
+// write sends an upsert or an update (d.Kind): PUT replaces, PATCH merges
+// (POST with X-HTTP-Method: MERGE where the backend takes merges so).
+func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag azcore.ETag, err error) {
+	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
 	method := http.MethodPut
-	if w.Merge {
+	if d.Merge {
 		method = http.MethodPatch
 		if p.mergeAsPost {
 			method = http.MethodPost
 		}
 	}
-	req, err := p.request(ctx, method, p.entityURL(w.PartitionKey, w.RowKey), "application/json")
+	req, err := p.request(ctx, method, p.entityURL(d.PartitionKey, d.RowKey), "application/json")
 	if err != nil {
 		return "", err
 	}
@@ -185,10 +207,10 @@ func (p *pipelinePath) write(ctx context.Context, w Write) (etag azcore.ETag, er
 	if w.IfMatch != nil {
 		h["If-Match"] = []string{string(*w.IfMatch)}
 	}
-	if w.Merge && p.mergeAsPost {
+	if d.Merge && p.mergeAsPost {
 		h.Set("X-HTTP-Method", "MERGE")
 	}
-	if err = setEntity(req, w.Entity); err != nil {
+	if err = setBody(req, d, w.Entity, "application/json"); err != nil {
 		return "", err
 	}
 	resp, err := p.send(req, http.StatusNoContent)
@@ -198,25 +220,27 @@ func (p *pipelinePath) write(ctx context.Context, w Write) (etag azcore.ETag, er
 	return azcore.ETag(resp.Header.Get("ETag")), nil
 }
 
-func (p *pipelinePath) delete(ctx context.Context, pk, rk string, ifMatch azcore.ETag) (err error) {
-	ctx, end := runtime.StartSpan(ctx, spanDelete, p.tracer, nil)
+func (p *pipelinePath) delete(ctx context.Context, d opdesc.Desc, ifMatch azcore.ETag) (err error) {
+	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
-	req, err := p.request(ctx, http.MethodDelete, p.entityURL(pk, rk), wire.MinimalMetadata)
+	req, err := p.request(ctx, http.MethodDelete, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
 	if err != nil {
 		return err
 	}
+	opdesc.Set(req, d)
 	req.Raw().Header["If-Match"] = []string{string(ifMatch)}
 	_, err = p.send(req, http.StatusNoContent)
 	return err
 }
 
-func (p *pipelinePath) page(ctx context.Context, q PageQuery) (pg Page, err error) {
-	ctx, end := runtime.StartSpan(ctx, spanPage, p.tracer, nil)
+func (p *pipelinePath) page(ctx context.Context, d opdesc.Desc, q PageQuery) (pg Page, err error) {
+	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
 	req, err := p.request(ctx, http.MethodGet, p.pageURL, wire.MinimalMetadata)
 	if err != nil {
 		return Page{}, err
 	}
+	opdesc.Set(req, d)
 	v := make(url.Values, len(p.sas)+5)
 	for k, vs := range p.sas {
 		v[k] = vs
@@ -278,8 +302,8 @@ func (p *pipelinePath) encode(op TxOp) (TxPart, error) {
 // it (its headers set with Header.Set, its URL's query as given), with the
 // body txwire writes from the parts. A reply that arrived is returned even
 // with an error, as aztables' captured response is.
-func (p *pipelinePath) submit(ctx context.Context, parts []TxPart, once bool) (resp *http.Response, err error) {
-	ctx, end := runtime.StartSpan(ctx, spanSubmit, p.tracer, nil)
+func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart) (resp *http.Response, err error) {
+	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
 	bodies := make([][]byte, len(parts))
 	for i := range parts {
@@ -294,11 +318,8 @@ func (p *pipelinePath) submit(ctx context.Context, parts []TxPart, once bool) (r
 	h.Set("x-ms-version", apiVersion)
 	h.Set("DataServiceVersion", "3.0")
 	h.Set("Accept", wire.MinimalMetadata)
-	if err = setBody(req, body, contentType); err != nil {
+	if err = setBody(req, d, body, contentType); err != nil {
 		return nil, err
-	}
-	if once {
-		req.SetOperationValue(reqshape.SingleAttempt{})
 	}
 	// A reply whose body broke comes with its error (azcore's body
 	// download policy): the caller reads what arrived.

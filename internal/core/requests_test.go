@@ -21,7 +21,7 @@ import (
 
 	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/codec"
-	"github.com/tablekit/tablekit/internal/reqshape"
+	"github.com/tablekit/tablekit/internal/opdesc"
 	"github.com/tablekit/tablekit/internal/txwire"
 )
 
@@ -58,17 +58,6 @@ func (c *canned) take() []sent {
 	got := c.got
 	c.got = nil
 	return got
-}
-
-// noEcho is what table's no-echo policy adds to aztables' inserts (POST to
-// the table's path; on Cosmos DB a merge is a POST to the entity's).
-type noEcho struct{}
-
-func (noEcho) Do(req *policy.Request) (*http.Response, error) {
-	if p := req.Raw().URL.Path; req.Raw().Method == http.MethodPost && !strings.HasSuffix(p, "$batch") && !strings.HasSuffix(p, ")") {
-		req.Raw().Header.Set("Prefer", "return-no-content")
-	}
-	return req.Next()
 }
 
 // stable drops what differs by design: the time of the request, its
@@ -112,12 +101,12 @@ var keys = [][2]string{
 
 // pair opens the same table twice on one canned transport: with aztables
 // (a client with no credential, so nothing signs) and on the pipeline
-// path.
+// path, both with the no-echo policy, as package table installs it.
 func pair(t *testing.T, ep string, tableURL string, reply *canned) (*aztables.Client, *Table) {
 	t.Helper()
 	o := &aztables.ClientOptions{}
 	o.Transport, o.Retry = reply, policy.RetryOptions{MaxRetries: -1}
-	o.PerCallPolicies = []policy.Policy{noEcho{}}
+	o.PerCallPolicies = []policy.Policy{NoEcho{}}
 	var c *aztables.Client
 	endpoint := ep
 	if tableURL != "" {
@@ -134,12 +123,19 @@ func pair(t *testing.T, ep string, tableURL string, reply *canned) (*aztables.Cl
 		}
 		c = s.NewClient("mytable")
 	}
-	pl := runtime.NewPipeline("tablekit", "v0.0.0", runtime.PipelineOptions{}, &policy.ClientOptions{Transport: reply, Retry: policy.RetryOptions{MaxRetries: -1}})
-	plan, err := codec.For(reflect.TypeFor[struct{ PartitionKey, RowKey string }]())
+	pl := runtime.NewPipeline("tablekit", "v0.0.0", runtime.PipelineOptions{}, &policy.ClientOptions{Transport: reply, Retry: policy.RetryOptions{MaxRetries: -1}, PerCallPolicies: []policy.Policy{NoEcho{}}})
+	plan, err := codec.For(reflect.TypeFor[struct{ PartitionKey, RowKey string }](), codec.Types{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return c, NewTable(NewConn(Config{Pipeline: pl, Endpoint: endpoint, Profile: backend.Of(backend.Detect(endpoint))}), c, "mytable", plan)
+}
+
+// entityOp describes an operation of kind k on the entity pk, rk of tb.
+func entityOp(tb *Table, k opdesc.Kind, pk, rk string, merge bool) opdesc.Desc {
+	d := tb.Describe(k)
+	d.PartitionKey, d.RowKey, d.Merge = pk, rk, merge
+	return d
 }
 
 // TestRequestsMatchAztables: every data request of the pipeline path is
@@ -162,23 +158,25 @@ func TestRequestsMatchAztables(t *testing.T) {
 					tablekit func()
 					sameBody bool
 				}{
-					{"get", func() { _, _ = c.GetEntity(ctx, pk, rk, nil) }, func() { _, _, _ = tb.Get(ctx, pk, rk) }, true},
-					{"insert", func() { _, _ = c.AddEntity(ctx, entity, nil) }, func() { _, _ = tb.Insert(ctx, entity) }, false},
+					{"get", func() { _, _ = c.GetEntity(ctx, pk, rk, nil) }, func() { _, _, _ = tb.Get(ctx, entityOp(tb, opdesc.Get, pk, rk, false)) }, true},
+					{"insert", func() { _, _ = c.AddEntity(ctx, entity, nil) }, func() { _, _ = tb.Insert(ctx, entityOp(tb, opdesc.Insert, pk, rk, false), entity) }, false},
 					{"upsert merge", func() {
 						_, _ = c.UpsertEntity(ctx, entity, &aztables.UpsertEntityOptions{UpdateMode: aztables.UpdateModeMerge})
-					}, func() { _, _ = tb.Write(ctx, Write{PartitionKey: pk, RowKey: rk, Entity: entity, Merge: true}) }, false},
+					}, func() { _, _ = tb.Write(ctx, entityOp(tb, opdesc.Upsert, pk, rk, true), Write{Entity: entity}) }, false},
 					{"upsert replace", func() {
 						_, _ = c.UpsertEntity(ctx, entity, &aztables.UpsertEntityOptions{UpdateMode: aztables.UpdateModeReplace})
-					}, func() { _, _ = tb.Write(ctx, Write{PartitionKey: pk, RowKey: rk, Entity: entity}) }, false},
+					}, func() { _, _ = tb.Write(ctx, entityOp(tb, opdesc.Upsert, pk, rk, false), Write{Entity: entity}) }, false},
 					{"update merge", func() {
 						_, _ = c.UpdateEntity(ctx, entity, &aztables.UpdateEntityOptions{UpdateMode: aztables.UpdateModeMerge, IfMatch: &etag})
 					}, func() {
-						_, _ = tb.Write(ctx, Write{PartitionKey: pk, RowKey: rk, Entity: entity, Merge: true, IfMatch: &etag})
+						_, _ = tb.Write(ctx, entityOp(tb, opdesc.Update, pk, rk, true), Write{Entity: entity, IfMatch: &etag})
 					}, false},
 					{"update replace", func() {
 						_, _ = c.UpdateEntity(ctx, entity, &aztables.UpdateEntityOptions{UpdateMode: aztables.UpdateModeReplace, IfMatch: &etag})
-					}, func() { _, _ = tb.Write(ctx, Write{PartitionKey: pk, RowKey: rk, Entity: entity, IfMatch: &etag}) }, false},
-					{"delete", func() { _, _ = c.DeleteEntity(ctx, pk, rk, &aztables.DeleteEntityOptions{IfMatch: &etag}) }, func() { _ = tb.Delete(ctx, pk, rk, etag) }, true},
+					}, func() {
+						_, _ = tb.Write(ctx, entityOp(tb, opdesc.Update, pk, rk, false), Write{Entity: entity, IfMatch: &etag})
+					}, false},
+					{"delete", func() { _, _ = c.DeleteEntity(ctx, pk, rk, &aztables.DeleteEntityOptions{IfMatch: &etag}) }, func() { _ = tb.Delete(ctx, entityOp(tb, opdesc.Delete, pk, rk, false), etag) }, true},
 				}
 				for _, call := range calls {
 					call.aztables()
@@ -205,7 +203,7 @@ func TestRequestsMatchAztables(t *testing.T) {
 					o.Top = &q.Top
 				}
 				_, _ = c.NewListEntitiesPager(o).NextPage(ctx)
-				_, _ = tb.Page(ctx, q)
+				_, _ = tb.Page(ctx, tb.Describe(opdesc.QueryPage), q)
 				got := reply.take()
 				checkSame(t, fmt.Sprintf("page %+v", q), got[0], got[1], true)
 			}
@@ -217,7 +215,7 @@ func TestRequestsMatchAztables(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _ = c.SubmitTransaction(ctx, []aztables.TransactionAction{{ActionType: op.Type, Entity: op.Entity}}, nil)
-			_, _ = tb.Submit(ctx, []TxPart{part}, false)
+			_, _ = tb.Submit(ctx, tb.Describe(opdesc.Transaction), []TxPart{part})
 			got := reply.take()
 			for i := range got {
 				ct := got[i].header.Get("Content-Type")
@@ -266,48 +264,48 @@ func TestReplies(t *testing.T) {
 		wantCode int // of the *azcore.ResponseError; 0 for success
 	}{
 		{"get", &canned{status: 200, header: etagHeader, body: `{"PartitionKey":"p"}`}, func(tb *Table) (any, error) {
-			b, e, err := tb.Get(ctx, "p", "r")
+			b, e, err := tb.Get(ctx, entityOp(tb, opdesc.Get, "p", "r", false))
 			return string(b) + " " + string(e), err
 		}, `{"PartitionKey":"p"} W/"x"`, 0},
 		{"get missing", &canned{status: 404, header: http.Header{"Content-Type": {"application/json"}}, body: `{"odata.error":{"code":"ResourceNotFound"}}`}, func(tb *Table) (any, error) {
-			_, _, err := tb.Get(ctx, "p", "r")
+			_, _, err := tb.Get(ctx, entityOp(tb, opdesc.Get, "p", "r", false))
 			return nil, err
 		}, nil, 404},
 		{"insert, no echo", &canned{status: 204, header: etagHeader}, func(tb *Table) (any, error) {
-			return tb.Insert(ctx, []byte(`{}`))
+			return tb.Insert(ctx, entityOp(tb, opdesc.Insert, "p", "r", false), []byte(`{}`))
 		}, azcore.ETag(`W/"x"`), 0},
 		{"insert, echo", &canned{status: 201, header: etagHeader, body: `{"PartitionKey":"p"}`}, func(tb *Table) (any, error) {
-			return tb.Insert(ctx, []byte(`{}`))
+			return tb.Insert(ctx, entityOp(tb, opdesc.Insert, "p", "r", false), []byte(`{}`))
 		}, azcore.ETag(`W/"x"`), 0},
 		{"insert conflict", &canned{status: 409, header: http.Header{"X-Ms-Error-Code": {"EntityAlreadyExists"}}}, func(tb *Table) (any, error) {
-			return tb.Insert(ctx, []byte(`{}`))
+			return tb.Insert(ctx, entityOp(tb, opdesc.Insert, "p", "r", false), []byte(`{}`))
 		}, azcore.ETag(""), 409},
 		{"write", &canned{status: 204, header: etagHeader}, func(tb *Table) (any, error) {
-			return tb.Write(ctx, Write{PartitionKey: "p", RowKey: "r", Entity: []byte(`{}`)})
+			return tb.Write(ctx, entityOp(tb, opdesc.Upsert, "p", "r", false), Write{Entity: []byte(`{}`)})
 		}, azcore.ETag(`W/"x"`), 0},
 		{"write 200 is no success", &canned{status: 200, header: etagHeader}, func(tb *Table) (any, error) {
-			return tb.Write(ctx, Write{PartitionKey: "p", RowKey: "r", Entity: []byte(`{}`)})
+			return tb.Write(ctx, entityOp(tb, opdesc.Upsert, "p", "r", false), Write{Entity: []byte(`{}`)})
 		}, azcore.ETag(""), 200},
 		{"delete", &canned{status: 204}, func(tb *Table) (any, error) {
-			return nil, tb.Delete(ctx, "p", "r", "*")
+			return nil, tb.Delete(ctx, entityOp(tb, opdesc.Delete, "p", "r", false), "*")
 		}, nil, 0},
 		{"delete precondition", &canned{status: 412}, func(tb *Table) (any, error) {
-			return nil, tb.Delete(ctx, "p", "r", "*")
+			return nil, tb.Delete(ctx, entityOp(tb, opdesc.Delete, "p", "r", false), "*")
 		}, nil, 412},
 		{"page with continuation", &canned{status: 200, header: http.Header{"X-Ms-Continuation-Nextpartitionkey": {"1!4!cA--"}, "X-Ms-Continuation-Nextrowkey": {"1!4!cg--"}}, body: `{"value":[]}`}, func(tb *Table) (any, error) {
-			pg, err := tb.Page(ctx, PageQuery{Top: 1})
+			pg, err := tb.Page(ctx, tb.Describe(opdesc.QueryPage), PageQuery{Top: 1})
 			return fmt.Sprintf("%s %v %v", pg.Body, *pg.NextPartitionKey, *pg.NextRowKey), err
 		}, `{"value":[]} 1!4!cA-- 1!4!cg--`, 0},
 		{"last page", &canned{status: 200, header: http.Header{"X-Ms-Continuation-Nextpartitionkey": {""}}, body: `{"value":[]}`}, func(tb *Table) (any, error) {
-			pg, err := tb.Page(ctx, PageQuery{Top: 1})
+			pg, err := tb.Page(ctx, tb.Describe(opdesc.QueryPage), PageQuery{Top: 1})
 			return pg.NextPartitionKey == nil && pg.NextRowKey == nil, err
 		}, true, 0},
 		{"transaction", &canned{status: 202, body: "--batchresponse_x--"}, func(tb *Table) (any, error) {
-			resp, err := tb.Submit(ctx, nil, false)
+			resp, err := tb.Submit(ctx, tb.Describe(opdesc.Transaction), nil)
 			return resp.StatusCode, err
 		}, 202, 0},
 		{"transaction refused", &canned{status: 403}, func(tb *Table) (any, error) {
-			resp, err := tb.Submit(ctx, nil, false)
+			resp, err := tb.Submit(ctx, tb.Describe(opdesc.Transaction), nil)
 			return resp.StatusCode, err
 		}, 403, 403},
 	}
@@ -335,15 +333,16 @@ func TestSingleAttemptMarked(t *testing.T) {
 	for _, once := range []bool{true, false} {
 		var marked bool
 		spy := policyFunc(func(req *policy.Request) (*http.Response, error) {
-			var v reqshape.SingleAttempt
-			marked = req.OperationValue(&v)
+			marked = opdesc.Of(req).SendOnce
 			return req.Next()
 		})
 		reply := &canned{status: 202}
 		pl := runtime.NewPipeline("tablekit", "v0.0.0", runtime.PipelineOptions{PerCall: []policy.Policy{spy}}, &policy.ClientOptions{Transport: reply})
-		plan, _ := codec.For(reflect.TypeFor[struct{ PartitionKey, RowKey string }]())
+		plan, _ := codec.For(reflect.TypeFor[struct{ PartitionKey, RowKey string }](), codec.Types{})
 		tb := NewTable(NewConn(Config{Pipeline: pl, Endpoint: "https://acct.table.core.windows.net", Profile: backend.Of(backend.TableStorage)}), &aztables.Client{}, "t", plan)
-		if _, err := tb.Submit(context.Background(), nil, once); err != nil {
+		d := tb.Describe(opdesc.Transaction)
+		d.SendOnce = once
+		if _, err := tb.Submit(context.Background(), d, nil); err != nil {
 			t.Fatal(err)
 		}
 		if marked != once {

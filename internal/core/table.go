@@ -10,6 +10,7 @@ import (
 
 	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/opdesc"
 )
 
 // Table is one table as tablekit reaches it. The zero Table is not usable
@@ -26,14 +27,17 @@ type Table struct {
 
 // dataPath sends a table's data-plane requests: pipelinePath builds them
 // itself, aztablesPath goes through an aztables client's public methods.
+// Each takes the operation's description (opdesc.Desc), made where the
+// call started: its keys address the entity, and the pipeline path carries
+// it with the request for the retry and no-echo policies.
 type dataPath interface {
-	get(ctx context.Context, pk, rk string) ([]byte, azcore.ETag, error)
-	insert(ctx context.Context, entity []byte) (azcore.ETag, error)
-	write(ctx context.Context, w Write) (azcore.ETag, error)
-	delete(ctx context.Context, pk, rk string, ifMatch azcore.ETag) error
-	page(ctx context.Context, q PageQuery) (Page, error)
+	get(ctx context.Context, d opdesc.Desc) ([]byte, azcore.ETag, error)
+	insert(ctx context.Context, d opdesc.Desc, entity []byte) (azcore.ETag, error)
+	write(ctx context.Context, d opdesc.Desc, w Write) (azcore.ETag, error)
+	delete(ctx context.Context, d opdesc.Desc, ifMatch azcore.ETag) error
+	page(ctx context.Context, d opdesc.Desc, q PageQuery) (Page, error)
 	encode(op TxOp) (TxPart, error)
-	submit(ctx context.Context, parts []TxPart, once bool) (*http.Response, error)
+	submit(ctx context.Context, d opdesc.Desc, parts []TxPart) (*http.Response, error)
 }
 
 // NewTable returns the named table of the service c connects to, whose
@@ -104,36 +108,40 @@ func (t *Table) PoolSize() int {
 	return t.pool
 }
 
-// Get reads one entity: its JSON as the service sent it and its ETag. A
-// missing entity is the service's 404, an *azcore.ResponseError.
-func (t *Table) Get(ctx context.Context, partitionKey, rowKey string) ([]byte, azcore.ETag, error) {
-	return t.data.get(ctx, partitionKey, rowKey)
+// Describe starts the description of an operation on the table: its kind
+// and the table's name.
+func (t *Table) Describe(k opdesc.Kind) opdesc.Desc { return opdesc.Desc{Kind: k, Table: t.name} }
+
+// Get reads the entity d addresses (d.Kind is opdesc.Get): its JSON as the
+// service sent it and its ETag. A missing entity is the service's 404, an
+// *azcore.ResponseError.
+func (t *Table) Get(ctx context.Context, d opdesc.Desc) ([]byte, azcore.ETag, error) {
+	return t.data.get(ctx, d)
 }
 
 // Insert adds entity, the entity's JSON with its keys, and returns its ETag.
-func (t *Table) Insert(ctx context.Context, entity []byte) (azcore.ETag, error) {
-	return t.data.insert(ctx, entity)
+func (t *Table) Insert(ctx context.Context, d opdesc.Desc, entity []byte) (azcore.ETag, error) {
+	return t.data.insert(ctx, d, entity)
 }
 
-// Write is an upsert (IfMatch nil) or an update of one entity.
+// Write is the body and condition of an upsert or an update; d, the
+// operation's description, says which, whether it merges, and the keys.
 type Write struct {
-	PartitionKey, RowKey string
 	// Entity is the entity's JSON, keys included.
 	Entity []byte
-	// Merge merges into a stored entity; without it the entity replaces it.
-	Merge bool
 	// IfMatch is an update's condition (an ETag or "*"); nil for an upsert.
 	IfMatch *azcore.ETag
 }
 
 // Write sends w and returns the new ETag.
-func (t *Table) Write(ctx context.Context, w Write) (azcore.ETag, error) {
-	return t.data.write(ctx, w)
+func (t *Table) Write(ctx context.Context, d opdesc.Desc, w Write) (azcore.ETag, error) {
+	return t.data.write(ctx, d, w)
 }
 
-// Delete removes an entity if its ETag matches ifMatch (an ETag or "*").
-func (t *Table) Delete(ctx context.Context, partitionKey, rowKey string, ifMatch azcore.ETag) error {
-	return t.data.delete(ctx, partitionKey, rowKey, ifMatch)
+// Delete removes the entity d addresses if its ETag matches ifMatch (an
+// ETag or "*").
+func (t *Table) Delete(ctx context.Context, d opdesc.Desc, ifMatch azcore.ETag) error {
+	return t.data.delete(ctx, d, ifMatch)
 }
 
 // PageQuery is one Query Entities request.
@@ -157,7 +165,7 @@ type Page struct {
 	NextPartitionKey, NextRowKey *string
 }
 
-// Page fetches one page of a query.
-func (t *Table) Page(ctx context.Context, q PageQuery) (Page, error) {
-	return t.data.page(ctx, q)
+// Page fetches one page of a query (d.Kind is opdesc.QueryPage).
+func (t *Table) Page(ctx context.Context, d opdesc.Desc, q PageQuery) (Page, error) {
+	return t.data.page(ctx, d, q)
 }

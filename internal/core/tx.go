@@ -6,6 +6,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+
+	"github.com/tablekit/tablekit/internal/opdesc"
 )
 
 // TxOp is one operation of an entity group transaction.
@@ -38,9 +40,9 @@ func (t *Table) EncodeOp(op TxOp) (TxPart, error) { return t.data.encode(op) }
 // Submit sends a transaction of parts, in order, and returns the reply
 // with its body for the caller to read: a 202 on the service's answer to
 // the transaction (whose parts say whether it committed), or the failure
-// of the whole request. once makes it a single attempt, for a caller that
-// retries the transaction itself; on the aztables path the client's own
-// retry policy decides (see retry.Do).
-func (t *Table) Submit(ctx context.Context, parts []TxPart, once bool) (*http.Response, error) {
-	return t.data.submit(ctx, parts, once)
+// of the whole request. d.SendOnce makes it a single attempt, for a caller
+// that retries the transaction itself; on the aztables path the client's
+// own retry policy decides (see retry.Do).
+func (t *Table) Submit(ctx context.Context, d opdesc.Desc, parts []TxPart) (*http.Response, error) {
+	return t.data.submit(ctx, d, parts)
 }

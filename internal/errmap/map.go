@@ -14,17 +14,23 @@ import (
 )
 
 // Map turns an error from aztables, azcore or the retry loop into
-// tablekit's model: a service's answer becomes a *tablekit.ServiceError, a
-// reply broken in transit matches ErrUnavailable, a write of unknown
-// outcome is a *tablekit.MaybeCommittedError naming op. tablekit's own
-// errors and the context's are returned as they are; a refused loopback
-// connection also says that no emulator is listening there.
+// tablekit's model, naming op (opdesc.Desc.Name of the call's
+// description): a service's answer becomes a *tablekit.ServiceError, a
+// reply broken in transit matches ErrUnavailable. A write of unknown
+// outcome comes from the retry loop as a *tablekit.MaybeCommittedError
+// already named by the same description; one without a name (retry.Do's)
+// gets op. tablekit's own errors and the context's are returned as they
+// are; a refused loopback connection also says that no emulator is
+// listening there.
 func Map(op string, err error) error {
 	if err == nil {
 		return nil
 	}
 	var mc *tablekit.MaybeCommittedError
 	if errors.As(err, &mc) {
+		if mc.Operation != "" {
+			return mc
+		}
 		return &tablekit.MaybeCommittedError{Operation: op, Attempts: mc.Attempts, Err: mc.Err}
 	}
 	var se *tablekit.ServiceError
