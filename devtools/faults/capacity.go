@@ -153,3 +153,28 @@ func writeServerBusy(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, _ = w.Write(body)
 }
+
+// Busiest is the most entities that arrived (accepted or not) in any window
+// of width that starts skip or later after the first arrival, and where
+// that window starts (since SetCapacity): the measure of a client's rate
+// over windows, with the first ones, which a full bucket may serve, left out.
+func Busiest(arr []Arrival, skip, width time.Duration) (entities int, at time.Duration) {
+	if len(arr) == 0 {
+		return 0, 0
+	}
+	from := arr[0].At + skip
+	end, sum := 0, 0 // arr[i:end] is the window starting at arr[i]
+	for i, a := range arr {
+		if i > 0 && end > i-1 {
+			sum -= arr[i-1].Entities
+		}
+		end = max(end, i)
+		for ; end < len(arr) && arr[end].At < a.At+width; end++ {
+			sum += arr[end].Entities
+		}
+		if a.At >= from && sum > entities {
+			entities, at = sum, a.At
+		}
+	}
+	return entities, at
+}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tablekit/tablekit/devtools/faults"
 )
@@ -112,5 +113,26 @@ func TestCapacityArrivalEntities(t *testing.T) {
 	}
 	if got, want := arr[0].Partition, "p1"; got != want {
 		t.Errorf("got partition %q, want %q", got, want)
+	}
+}
+
+func TestBusiest(t *testing.T) {
+	s := time.Second
+	arr := []faults.Arrival{{At: 0, Entities: 500}, {At: s / 2, Entities: 100}, {At: s + s/10, Entities: 100}, {At: s + s/2, Entities: 100}, {At: 2*s + s/20, Entities: 30}, {At: 3 * s, Entities: 7}}
+	tests := []struct {
+		skip   time.Duration
+		want   int
+		wantAt time.Duration
+	}{
+		{0, 600, 0},
+		{s, 230, s + s/10},
+		{2 * s, 37, 2*s + s/20},
+		{4 * s, 0, 0},
+	}
+	for _, tt := range tests {
+		got, at := faults.Busiest(arr, tt.skip, s)
+		if got != tt.want || at != tt.wantAt {
+			t.Errorf("Busiest(skip %v) = %d at %v, want %d at %v", tt.skip, got, at, tt.want, tt.wantAt)
+		}
 	}
 }

@@ -30,24 +30,25 @@ func PartitionOf(path string, body []byte) (pk string, ok bool) {
 			return pk, true
 		}
 	}
-	src, escaped := path, false
-	if body != nil {
-		src, escaped = string(body), true
-	}
-	const open, close = "PartitionKey='", "',RowKey='"
-	_, rest, found := strings.Cut(src, open)
-	if !found {
-		return "", false
-	}
-	pk, _, found = strings.Cut(rest, close)
-	if !found {
-		return "", false
-	}
-	if !escaped {
+	if pk, ok := keyIn(path); ok {
 		return strings.ReplaceAll(pk, "''", "'"), true
+	}
+	pk, ok = keyIn(string(body))
+	if !ok {
+		return "", false
 	}
 	u, err := url.PathUnescape(pk)
 	return u, err == nil
+}
+
+// keyIn is what stands between PartitionKey=' and ',RowKey=' in s.
+func keyIn(s string) (string, bool) {
+	_, rest, found := strings.Cut(s, "PartitionKey='")
+	if !found {
+		return "", false
+	}
+	pk, _, found := strings.Cut(rest, "',RowKey='")
+	return pk, found
 }
 
 // stringEnd is the length of the JSON string literal at the start of v, or
