@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/faults"
@@ -155,5 +158,49 @@ func TestRateWaitEndsWithContext(t *testing.T) {
 	}
 	if got := len(px.Arrivals()); got != 1 {
 		t.Errorf("proxy got %d transactions, want 1 (the second waited)", got)
+	}
+}
+
+// TestRateInSpans: a transaction held back by the limiter, and one whose
+// throttled answer lowered the rate, say so on their spans.
+func TestRateInSpans(t *testing.T) {
+	rec := &testenv.Tracer{}
+	_, viaProxy, px := proxiedWith(t, &table.Options{
+		Rate:   &table.Rate{EntitiesPerSecond: 1000},
+		Retry:  fastRetry,
+		Azcore: azcore.ClientOptions{TracingProvider: rec.Provider()},
+	})
+	px.SetRules(faults.Rule{Match: faults.PathContains("$batch"), Times: 1, Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil)})
+	// One partition: its transactions go one after another, the first
+	// throttled; at 700 entities/s the later ones wait for the bucket.
+	if sum, err := batch.Write(testenv.Ctx(t), viaProxy, small(400, 1, "s"), &batch.WriteOptions{Retry: fastRetry}); err != nil {
+		t.Fatalf("Write: %v (summary %+v)", err, sum)
+	}
+	// A run slower than a second after the decrease may see an increase
+	// too (700 + 50 per clean second).
+	var waits, decreases int
+	for _, sp := range rec.Named("batch.transaction") {
+		for _, ev := range sp.Events {
+			rate, _ := ev.Attrs["tablekit.rate"].(int64)
+			switch ev.Name {
+			case "rate.wait":
+				waits++
+				if rate < 700 || rate > 1000 {
+					t.Errorf("rate.wait: got rate %v, want 700 to 1000", rate)
+				}
+			case "rate.change":
+				if got, want := ev.Attrs["tablekit.throttled"], int64(1); got != want {
+					t.Errorf("rate.change: got %v throttled answers, want %v", got, want)
+				}
+				if rate == 700 {
+					decreases++
+				} else if rate < 700 || rate > 1000 {
+					t.Errorf("rate.change: got rate %v, want 700, or an increase from it", rate)
+				}
+			}
+		}
+	}
+	if decreases != 1 || waits == 0 {
+		t.Errorf("got %d rate.change to 700 and %d rate.wait events, want 1 and some", decreases, waits)
 	}
 }
