@@ -198,20 +198,22 @@ func (l *limiter) wait(ctx context.Context, n int, partition string) (time.Durat
 	for _, r := range rs {
 		d = max(d, r.DelayFrom(now))
 	}
-	if d <= 0 {
-		return 0, current, ctx.Err()
+	if d <= 0 && ctx.Err() == nil {
+		return 0, current, nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return d, current, nil
-	case <-ctx.Done():
-		for _, r := range rs {
-			r.CancelAt(time.Now())
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return d, current, nil
+		case <-ctx.Done():
 		}
-		return 0, current, ctx.Err()
 	}
+	for _, r := range rs {
+		r.CancelAt(time.Now())
+	}
+	return 0, current, ctx.Err()
 }
 
 // reserve reserves n tokens of lim in parts no larger than its burst.

@@ -47,6 +47,7 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	retries := new(retryCount)
+	src.rate, dst.rate = &sf.rate, &sf.rate
 	sconn, err := src.open(e, retries)
 	if err != nil {
 		return err

@@ -55,6 +55,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&ckpt, "checkpoint", "", "file to save the input position in; a later run with the same file and arguments resumes")
 	fs.StringVar(&rejectsPath, "rejects", "", "file to write refused lines to, as JSON lines {line, reason, input}")
 	everyFlag(fs, &every)
+	registerRate(fs, new(rateValue))
 	pos, err := parse(fs, args, 2)
 	if err != nil {
 		return err
@@ -83,6 +84,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if ckpt != "" && path == "-" {
 		return usagef("--checkpoint needs a FILE: standard input cannot be read again")
 	}
+	src.rate = rateOf(fs)
 	conn, err := src.open(e, new(retryCount))
 	if err != nil {
 		return err

@@ -26,6 +26,7 @@ type scanFlags struct {
 	filter, partition, prefix, segment, plan, checkpoint string
 	parallel                                             int
 	checkFilter                                          bool
+	rate                                                 rateValue
 }
 
 func (s *scanFlags) register(fs *flag.FlagSet) {
@@ -36,6 +37,7 @@ func (s *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.segment, "segment", "", "i/n: only share i of n (1 <= i <= n) of --plan's, for n machines; env:VAR/n takes i-1 from $VAR (a 0-based index such as Kubernetes' JOB_COMPLETION_INDEX)")
 	fs.StringVar(&s.plan, "plan", "", "the shares of --segment, from tablekit plan: every machine gets the same file, and the n shares cover the table exactly once")
 	fs.IntVar(&s.parallel, "parallel", query.DefaultParallelism, fmt.Sprintf("requests in flight, 1 to %d", query.MaxParallelism))
+	registerRate(fs, &s.rate)
 	fs.StringVar(&s.checkpoint, "checkpoint", "", "file to save the position in, periodically and on Ctrl-C; a later run with the same file and flags resumes")
 }
 
