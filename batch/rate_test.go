@@ -204,3 +204,31 @@ func TestRateInSpans(t *testing.T) {
 		t.Errorf("got %d rate.change to 700 and %d rate.wait events, want 1 and some", decreases, waits)
 	}
 }
+
+// TestRatePartitionCap: the writes to each partition keep the partition's
+// cap, R plus the bucket's one transaction in any one-second window (a
+// token bucket's bound holds from the start), as the proxy counts them per
+// partition, while the account has no cap.
+func TestRatePartitionCap(t *testing.T) {
+	const perPartition = 500
+	_, viaProxy, px := proxiedWith(t, &table.Options{Rate: &table.Rate{PartitionEntitiesPerSecond: perPartition}, Retry: fastRetry})
+	px.SetCapacity(&faults.Capacity{EntitiesPerSecond: 1e6, PerPartition: true})
+	const parts = 4
+	n := parts * 2 * perPartition // two seconds of each partition
+	if sum, err := batch.Write(testenv.Ctx(t), viaProxy, small(n, parts, "w"), &batch.WriteOptions{Retry: fastRetry, InFlight: 8}); err != nil {
+		t.Fatalf("Write: %v (summary %+v)", err, sum)
+	}
+	byPart := map[string][]faults.Arrival{}
+	for _, a := range px.Arrivals() {
+		byPart[a.Partition] = append(byPart[a.Partition], a)
+	}
+	if len(byPart) != parts {
+		t.Fatalf("got arrivals for partitions %v, want %d partitions", len(byPart), parts)
+	}
+	for pk, arr := range byPart {
+		got, at := faults.Busiest(arr, 0, time.Second)
+		if want := perPartition + 100; got > want {
+			t.Errorf("partition %s: got %d entities in the second from %v, want at most %d", pk, got, at, want)
+		}
+	}
+}
