@@ -47,10 +47,10 @@ func (r *rateEvents) all() []table.RateEvent {
 }
 
 // TestRateCapNeverExceeded: a bulk load under a cap of R entities a second
-// sends no more than R, plus the one transaction a token bucket may let
-// through at a window's edge, in any one-second window after the first,
-// as the proxy counts them. The proxy's own capacity is above the cap, so
-// nothing is throttled.
+// sends no more than R, plus the bucket's one transaction and 100 ms of
+// arrival jitter, in any one-second window after the first, as the proxy
+// counts them. The proxy's own capacity is above the cap, so nothing is
+// throttled.
 func TestRateCapNeverExceeded(t *testing.T) {
 	const capacity = 1000
 	_, viaProxy, px := proxiedWith(t, &table.Options{Rate: &table.Rate{EntitiesPerSecond: capacity, Fixed: true}, Retry: fastRetry})
@@ -75,7 +75,11 @@ func TestRateCapNeverExceeded(t *testing.T) {
 		t.Fatalf("proxy got %d entities, %d throttled, want %d and none", total, throttled, n)
 	}
 	got, at := faults.Busiest(arr, time.Second, time.Second)
-	if want := capacity + 100; got > want {
+	t.Logf("busiest second after the first: %d entities, from %v", got, at)
+	// A token bucket of rate R and size B lets through at most B + R*W in
+	// any window W; the proxy sees the requests up to a scheduling delay
+	// later, which bunches them: allow 100 ms of it.
+	if want := capacity + 100 + capacity/10; got > want {
 		t.Errorf("got %d entities in the second from %v, want at most %d", got, at, want)
 	}
 	if span := arr[len(arr)-1].At - arr[0].At; span < time.Duration(float64(n-capacity)/capacity*0.9*float64(time.Second)) {
@@ -206,9 +210,9 @@ func TestRateInSpans(t *testing.T) {
 }
 
 // TestRatePartitionCap: the writes to each partition keep the partition's
-// cap, R plus the bucket's one transaction in any one-second window (a
-// token bucket's bound holds from the start), as the proxy counts them per
-// partition, while the account has no cap.
+// cap, R plus the bucket's one transaction and 100 ms of arrival jitter in
+// any one-second window (a token bucket's bound holds from the start), as
+// the proxy counts them per partition, while the account has no cap.
 func TestRatePartitionCap(t *testing.T) {
 	const perPartition = 500
 	_, viaProxy, px := proxiedWith(t, &table.Options{Rate: &table.Rate{PartitionEntitiesPerSecond: perPartition}, Retry: fastRetry})
@@ -227,7 +231,7 @@ func TestRatePartitionCap(t *testing.T) {
 	}
 	for pk, arr := range byPart {
 		got, at := faults.Busiest(arr, 0, time.Second)
-		if want := perPartition + 100; got > want {
+		if want := perPartition + 100 + perPartition/10; got > want {
 			t.Errorf("partition %s: got %d entities in the second from %v, want at most %d", pk, got, at, want)
 		}
 	}

@@ -172,12 +172,14 @@ const maxPartitions = 4096
 // returns what it reserved and ctx's error. It returns how long it waited
 // and the entity rate.
 func (l *limiter) wait(ctx context.Context, n int, partition string) (time.Duration, float64, error) {
-	now := time.Now()
 	var rs []*rate.Reservation
+	// now is taken under the lock: a reservation at a time before the
+	// bucket's last one would count the time between them twice.
+	l.mu.Lock()
+	now := time.Now()
 	if l.requests != nil {
 		rs = append(rs, l.requests.ReserveN(now, 1))
 	}
-	l.mu.Lock()
 	rs = reserve(rs, l.entities, now, n)
 	if partition != "" && l.cfg.PartitionEntitiesPerSecond > 0 {
 		p := l.parts[partition]
@@ -230,8 +232,8 @@ func (l *limiter) charge(n int) {
 	if n <= 0 {
 		return
 	}
-	now := time.Now()
 	l.mu.Lock()
+	now := time.Now()
 	reserve(nil, l.entities, now, n)
 	l.count(now, n)
 	l.mu.Unlock()
@@ -276,9 +278,9 @@ func (l *limiter) observe(throttled bool) (RateEvent, bool) {
 	if l.cfg.Fixed {
 		return RateEvent{}, false
 	}
-	now := time.Now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	now := time.Now() // under the lock, as in wait
 	prev, next := l.current, l.current
 	switch {
 	case throttled && now.Sub(l.lastDecrease) < rateInterval,
@@ -291,7 +293,7 @@ func (l *limiter) observe(throttled bool) (RateEvent, bool) {
 		if math.IsInf(base, 1) {
 			base = l.sent(now)
 		}
-		next = max(l.cfg.MinEntitiesPerSecond, base*rateDecrease)
+		next = min(l.cap, max(l.cfg.MinEntitiesPerSecond, base*rateDecrease))
 		if math.IsInf(l.cap, 1) {
 			l.step = max(1, next/rateSteps)
 		}
@@ -299,6 +301,9 @@ func (l *limiter) observe(throttled bool) (RateEvent, bool) {
 		next = min(l.cap, l.current+l.step)
 	default:
 		return RateEvent{}, false
+	}
+	if next == prev {
+		return RateEvent{}, false // at the floor
 	}
 	l.current, l.lastChange = next, now
 	l.entities.SetLimitAt(now, rate.Limit(next))

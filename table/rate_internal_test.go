@@ -136,3 +136,11 @@ func TestLimiterBuckets(t *testing.T) {
 		t.Errorf("waiting with a cancelled context: got %v, want context.Canceled", err)
 	}
 }
+
+// A floor above the cap never raises the rate above the cap.
+func TestLimiterFloorAboveCap(t *testing.T) {
+	l := newLimiter(&Rate{EntitiesPerSecond: 50, MinEntitiesPerSecond: 80})
+	if ev, changed := l.observe(true); changed || l.current != 50 {
+		t.Errorf("got %+v, rate %v, want no change from the cap 50", ev, l.current)
+	}
+}

@@ -125,9 +125,12 @@ func (p *Proxy) overCapacity(r *http.Request) bool {
 	if c.PerPartition && write {
 		pk, _ = txwire.PartitionOf(r.URL.Path, body)
 	}
-	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// now is taken under the lock: the bucket must see times in order (an
+	// earlier one would count the time between them twice), and so must
+	// the arrivals' log.
+	now := time.Now()
 	lim := c.account
 	if c.PerPartition && write {
 		if lim = c.partitions[pk]; lim == nil {
