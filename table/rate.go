@@ -281,7 +281,8 @@ func (l *limiter) observe(throttled bool) (RateEvent, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := time.Now() // under the lock, as in wait
-	prev, next := l.current, l.current
+	prev := l.current
+	var next float64
 	switch {
 	case throttled && now.Sub(l.lastDecrease) < rateInterval,
 		!throttled && now.Sub(l.lastChange) < rateInterval:
