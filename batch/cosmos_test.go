@@ -230,3 +230,18 @@ func TestCosmosThrottledToTheEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestCosmosRateLowersOn429: Cosmos DB's 429 lowers the Service's rate, as
+// Table Storage's 503 ServerBusy does.
+func TestCosmosRateLowersOn429(t *testing.T) {
+	evs := &rateEvents{}
+	tbl, cs := cosmosTable(t, nil, &table.Options{Rate: &table.Rate{EntitiesPerSecond: 1000, OnChange: evs.add}, Retry: fastRetry}, nil)
+	cs.SetThrottle(cosmos.Throttle{Match: faults.PathContains("$batch"), Times: 1})
+	if sum, err := batch.Write(testenv.Ctx(t), tbl, small(100, 1, "k"), &batch.WriteOptions{Retry: fastRetry}); err != nil {
+		t.Fatalf("Write: %v (summary %+v)", err, sum)
+	}
+	got := evs.all()
+	if len(got) != 1 || !got[0].Throttled || got[0].EntitiesPerSecond != 700 || got[0].ThrottledAnswers != 1 {
+		t.Errorf("got rate events %+v, want one decrease to 700 after one throttled answer", got)
+	}
+}

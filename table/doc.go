@@ -92,6 +92,22 @@
 // minutes. A request that races a closing connection fails with a reset and
 // is retried by the retry layer.
 //
+// # Throughput
+//
+// [Options].Rate gives a Service one limiter that every data request of its
+// tables draws from before it is sent (each attempt again): a cap in
+// entities a second ([Rate].EntitiesPerSecond, a transaction counting its
+// operations, a query page the entities it returned), optionally in
+// requests a second, and [DefaultPartitionRate] (2,000 entities a second,
+// the service's partition target) for the writes to one partition. A
+// throttled answer lowers the rate for every caller of the Service at once,
+// and answers without throttling raise it again, so that a bulk load
+// converges to what the account gives it instead of a retry storm;
+// [Rate].OnChange and the spans' rate events show the rate. It is off by
+// default (nil): a limiter cannot know an account's free capacity, and the
+// per-partition cap would slow a load that no service throttled. Tables
+// opened with [Wrap] and aztables clients do not draw from it.
+//
 // # Entities
 //
 // An entity is a struct with string fields PartitionKey and RowKey (by name,

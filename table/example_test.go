@@ -152,3 +152,20 @@ func ExampleTable_Verify() {
 	// <nil>
 	// false <nil>
 }
+
+// A bulk load that shares its account with production traffic keeps at
+// most 5,000 entities a second, and less while the account throttles it.
+func ExampleRate() {
+	svc, err := table.NewService(os.Getenv("TABLEKIT_CONNECTION_STRING"), &table.Options{
+		Rate: &table.Rate{
+			EntitiesPerSecond: 5000,
+			OnChange: func(ev table.RateEvent) {
+				log.Printf("rate %.0f entities/s (%d throttled answers)", ev.EntitiesPerSecond, ev.ThrottledAnswers)
+			},
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = svc // open tables with table.New; batch.Write and queries on them keep the rate
+}

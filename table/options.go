@@ -56,10 +56,20 @@ type Options struct {
 	// it is not the usual one for the primary or the connection string's
 	// TableSecondaryEndpoint.
 	SecondaryEndpoint string
+	// Rate is the throughput the Service's data requests keep, adapting
+	// when the service throttles (see Rate); nil means no limiter.
+	Rate *Rate
 	// Azcore is the base azcore configuration (logging, telemetry, tracing,
 	// policies, cloud) for tablekit's pipeline and its aztables clients
 	// alike; its Transport and Retry fields are replaced.
 	Azcore azcore.ClientOptions
+}
+
+func (o *Options) rate() *Rate {
+	if o == nil {
+		return nil
+	}
+	return o.Rate
 }
 
 func (o *Options) parallelism() int {

@@ -33,9 +33,13 @@ func newConn(o *Options, endpoint string, auth policy.Policy, tr policy.Transpor
 // newPipeline assembles the pipeline with runtime.NewPipeline, as aztables
 // assembles a client's, from azcoreOptions: tablekit's and the caller's
 // policies, then azcore's own (telemetry, headers, HTTP tracing, logging,
-// body download) and the transport.
+// body download) and the transport; with Options.Rate, the Service's
+// limiter first among the per-attempt policies.
 func newPipeline(o *Options, auth policy.Policy, tr policy.Transporter) runtime.Pipeline {
 	co := azcoreOptions(o, tr, auth)
+	if l := newLimiter(o.rate()); l != nil {
+		co.PerRetryPolicies = append([]policy.Policy{ratePolicy{l}}, co.PerRetryPolicies...)
+	}
 	return runtime.NewPipeline(telemetryName, moduleVersion(), runtime.PipelineOptions{}, &co)
 }
 

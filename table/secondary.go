@@ -256,6 +256,9 @@ func checkLocation(endpoint, account, key string, o *Options) error {
 	if o == nil {
 		return nil
 	}
+	if err := o.Rate.check(); err != nil {
+		return err
+	}
 	prof, err := o.profile(endpoint)
 	if err != nil {
 		return err

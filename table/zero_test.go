@@ -20,6 +20,7 @@ var zeroValues = map[string]any{
 	"GetOptions": new(table.GetOptions),
 	"Entity":     new(table.Entity),
 	"RawEntity":  new(table.RawEntity),
+	"Rate":       new(table.Rate), "RateEvent": new(table.RateEvent),
 }
 
 // TestZeroValuesDoNotPanic calls every exported method of every exported

@@ -45,6 +45,7 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	retries := new(retryCount)
+	from.rate, to.rate = &sf.rate, &sf.rate
 	sconn, err := from.open(e, retries)
 	if err != nil {
 		return err

@@ -52,6 +52,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	ckpt.register(fs)
 	fs.StringVar(&rejectsPath, "rejects", "", "file to write refused lines to, as JSON lines {line, reason, input}")
 	everyFlag(fs, &every)
+	registerRate(fs, new(rateValue))
 	pos, err := parse(fs, args, 2)
 	if err != nil {
 		return err
@@ -71,6 +72,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	if ckpt.path != "" && path == "-" {
 		return usagef("--checkpoint needs a FILE: standard input cannot be read again")
 	}
+	src.rate = rateOf(fs)
 	conn, err := src.open(e, new(retryCount))
 	if err != nil {
 		return err

@@ -85,6 +85,7 @@ func tableArgs(e *env, c *command, args []string, min, max int, extra func(*flag
 	if bad := wire.CheckTableName(pos[0]); bad != nil {
 		return nil, nil, badTableName(pos[0], bad)
 	}
+	src.rate = rateOf(fs)
 	conn, err := src.open(e, new(retryCount))
 	return conn, pos, err
 }

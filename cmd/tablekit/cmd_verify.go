@@ -79,6 +79,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	retries := new(retryCount)
+	from.rate, to.rate = &sf.rate, &sf.rate
 	sconn, err := from.open(e, retries)
 	if err != nil {
 		return err

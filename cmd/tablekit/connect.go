@@ -28,6 +28,8 @@ type endpointFlags struct {
 	connString, accountURL   string
 	sas                      string
 	registered, allowMissing bool
+	// rate is the command's --rate, nil when it has none.
+	rate *rateValue
 }
 
 func (f *endpointFlags) register(fs *flag.FlagSet) {
@@ -70,7 +72,10 @@ type connection struct {
 // throttling (tablekit.ErrThrottled: Cosmos DB's 429, Table Storage's 503
 // ServerBusy and 500 OperationTimedOut), for the progress line and the
 // summary.
-type retryCount struct{ all, throttled atomic.Int64 }
+type retryCount struct {
+	all, throttled atomic.Int64
+	rate           rateNow // the limiter's, with --rate
+}
 
 // count is a retry policy's OnRetry hook.
 func (c *retryCount) count(ev retry.Event) {
@@ -84,7 +89,7 @@ func (c *retryCount) count(ev retry.Event) {
 // Every request's retries are counted in retries for the final summary.
 func (f *endpointFlags) open(e *env, retries *retryCount) (*connection, error) {
 	policy := &retry.Policy{OnRetry: retries.count}
-	opts := &table.Options{Retry: policy}
+	opts := &table.Options{Retry: policy, Rate: f.rate.options(retries)}
 	c := &connection{retries: retries, policy: policy}
 	p := f.prefix
 	var err error

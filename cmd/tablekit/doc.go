@@ -238,6 +238,18 @@
 // and a resumed run scans the same segments without reading the keys
 // again, even if the table changed meanwhile.
 //
+// # Throughput: --rate
+//
+// count, delete, export, copy, verify and import take --rate N: the run's
+// requests keep N entities a second per account (a transaction counts its
+// operations, a query page the entities it returned; writes to one
+// partition at most 2,000 a second, the service's partition target), and
+// less while the service throttles, all requests backing off together
+// (table.Options.Rate). Without --rate (0) there is no cap, and the same
+// backing off starts at the first throttled answer; --rate -1 turns it
+// off. The progress line shows the rate ("limited to N/s") and the
+// throttled answers.
+//
 // # Export, import and copy
 //
 //	tablekit export orders -o orders.jsonl --parallel 16 --checkpoint exp.ckpt

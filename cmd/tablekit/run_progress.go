@@ -86,7 +86,7 @@ func (m *meter) add(n int) {
 	m.done.Add(int64(n))
 	if m.bar != nil {
 		m.mu.Lock()
-		if m.inTotal > 0 || m.throttled() > 0 {
+		if m.inTotal > 0 || m.throttling() != "" {
 			m.bar.Describe(m.verb + m.throttling() + m.eta())
 		}
 		_ = m.bar.Add(n)
@@ -145,10 +145,11 @@ func (m *meter) throttled() int64 {
 // throttling is ", throttled N times" once the service has throttled the
 // run: the progress line says why it slowed down.
 func (m *meter) throttling() string {
+	s := m.retries.limit()
 	if n := m.throttled(); n > 0 {
-		return fmt.Sprintf(", throttled %d times", n)
+		s += fmt.Sprintf(", throttled %d times", n)
 	}
-	return ""
+	return s
 }
 
 // summary is the one-line account of the run: entities, bytes when known,

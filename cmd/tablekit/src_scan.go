@@ -28,6 +28,7 @@ type scanFlags struct {
 	parallel                                 int
 	checkFilter                              bool
 	ckpt                                     checkpointFlags
+	rate                                     rateValue
 }
 
 func (s *scanFlags) register(fs *flag.FlagSet) {
@@ -38,6 +39,7 @@ func (s *scanFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.segment, "segment", "", "i/n: only share i of n (1 <= i <= n) of --plan's, for n machines; env:VAR/n takes i-1 from $VAR (a 0-based index such as Kubernetes' JOB_COMPLETION_INDEX)")
 	fs.StringVar(&s.plan, "plan", "", "the shares of --segment, from tablekit plan: every machine gets the same file, and the n shares cover the table exactly once")
 	fs.IntVar(&s.parallel, "parallel", query.DefaultParallelism, fmt.Sprintf("requests in flight, 1 to %d", query.MaxParallelism))
+	registerRate(fs, &s.rate)
 	s.ckpt.register(fs)
 }
 

@@ -16,6 +16,11 @@
 //	})
 //	client, err := aztables.NewClientWithSharedKey(px.Endpoint("devstoreaccount1")+"/mytable", cred, opts)
 //
+// [Proxy.SetCapacity] plays a busy account: a token bucket of R entities a
+// second (transactions counted by their operations, optionally a bucket
+// per partition) answers 503 ServerBusy beyond it, and [Proxy.Arrivals]
+// says what arrived when, so tests can check a client's rate over windows.
+//
 // The proxy counts requests per method and path ([Proxy.Count]), faults
 // injected ([Proxy.Injected]) and TCP connections accepted from clients
 // ([Proxy.Conns]), so tests can assert attempt counts and connection reuse.

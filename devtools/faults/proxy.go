@@ -39,6 +39,9 @@ type Proxy struct {
 	rng      *rand.Rand
 	counts   map[string]int
 	injected int
+	// capacity is the busy account's rule (capacity.go), nil when off;
+	// capacityLog the last one set, whose arrivals stay readable.
+	capacity, capacityLog *capacity
 }
 
 // DefaultSeed seeds the random generator until SetSeed changes it.
@@ -220,6 +223,11 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if !wait(ctx, latency) {
 		reset(w) // never let the server send an empty 200 for us
+		return
+	}
+	if (f.kind == kindNone || f.kind == kindLatency) && p.overCapacity(r) {
+		drainBody(r)
+		writeServerBusy(w)
 		return
 	}
 	switch f.kind {

@@ -110,6 +110,9 @@ type bench struct {
 	prefix string
 
 	res map[string][]sample
+	// throttled is the share of requests throttled, per round, of the
+	// throughput scenarios.
+	throttled map[string][]float64
 
 	cores int     // the machine's cores
 	load1 float64 // 1-minute load average when the run started
@@ -218,6 +221,8 @@ func measureAll(ctx context.Context, cfg config, endpoint string, logf func(stri
 		log:    logf,
 		prefix: newPrefix(),
 		res:    map[string][]sample{},
+
+		throttled: map[string][]float64{},
 	}
 	if port := portOf(base); port > 0 {
 		b.m.srv = findAzurite(port)
@@ -239,6 +244,7 @@ func measureAll(ctx context.Context, cfg config, endpoint string, logf func(stri
 		{"capacity", func() error { return b.runCapacity(ctx) }},
 		{"conns", func() error { return b.runConns(ctx) }},
 		{"bytes", func() error { return b.runInsertBytes(ctx) }},
+		{"throughput", func() error { return b.runThroughput(ctx) }},
 	}
 	for _, st := range steps {
 		// The heap and command measurements read the scan table.

@@ -1,0 +1,146 @@
+package table
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+)
+
+func TestPageEntities(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       int
+	}{
+		{"empty page", `{"value":[]}`, 0},
+		{"two entities, a value quoting a key", `{"value":[{"odata.etag":"W/1","PartitionKey":"p","RowKey":"a","S":"\"RowKey\":"},{"odata.etag":"W/2","PartitionKey":"p","RowKey":"b"}]}`, 2},
+		{"projection without RowKey", `{"value":[{"odata.etag":"W/1","V":1},{"odata.etag":"W/2","V":2},{"odata.etag":"W/3","V":3}]}`, 3},
+	}
+	for _, tt := range tests {
+		if got := pageEntities([]byte(tt.body)); got != tt.want {
+			t.Errorf("%s: got %d entities, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// ago moves the limiter's last changes back by d, as if d had passed.
+func (l *limiter) ago(d time.Duration) {
+	l.mu.Lock()
+	l.lastChange = l.lastChange.Add(-d)
+	l.lastDecrease = l.lastDecrease.Add(-d)
+	l.mu.Unlock()
+}
+
+func TestLimiterAdapts(t *testing.T) {
+	l := newLimiter(&Rate{EntitiesPerSecond: 1000})
+	steps := []struct {
+		name      string
+		throttled bool
+		advance   time.Duration
+		wantRate  float64 // 0: no change
+	}{
+		{"throttled: decrease", true, 0, 700},
+		{"throttled again at once: answers in flight", true, 0, 0},
+		{"clean at once", false, 0, 0},
+		{"clean a second later: increase by a twentieth of the cap", false, time.Second, 750},
+		{"clean again", false, time.Second, 800},
+		{"throttled", true, time.Second, 560},
+		{"throttled a second later", true, time.Second, 392},
+	}
+	for _, s := range steps {
+		l.ago(s.advance)
+		ev, changed := l.observe(s.throttled)
+		if s.wantRate == 0 {
+			if changed {
+				t.Errorf("%s: got %+v, want no change", s.name, ev)
+			}
+			continue
+		}
+		if !changed || math.Abs(ev.EntitiesPerSecond-s.wantRate) > 1e-9 || ev.Throttled != s.throttled {
+			t.Errorf("%s: got %+v (changed %v), want rate %v, throttled %v", s.name, ev, changed, s.wantRate, s.throttled)
+		}
+		if got, want := float64(l.entities.Limit()), ev.EntitiesPerSecond; got != want {
+			t.Errorf("%s: bucket rate %v, want %v", s.name, got, want)
+		}
+	}
+	if got, want := l.throttle.Load(), int64(4); got != want {
+		t.Errorf("got %d throttled answers, want %d", got, want)
+	}
+	// Increases stop at the cap.
+	for range 20 {
+		l.ago(time.Second)
+		l.observe(false)
+	}
+	if got, want := l.current, 1000.0; got != want {
+		t.Errorf("after clean seconds: rate %v, want the cap %v", got, want)
+	}
+}
+
+func TestLimiterFloorAndFixed(t *testing.T) {
+	l := newLimiter(&Rate{EntitiesPerSecond: 100, MinEntitiesPerSecond: 60})
+	l.observe(true)
+	l.ago(time.Second)
+	if ev, _ := l.observe(true); ev.EntitiesPerSecond != 60 {
+		t.Errorf("got rate %v, want the floor 60", ev.EntitiesPerSecond)
+	}
+	f := newLimiter(&Rate{EntitiesPerSecond: 100, Fixed: true})
+	if ev, changed := f.observe(true); changed {
+		t.Errorf("Fixed: got %+v, want no change", ev)
+	}
+	if got, want := f.throttle.Load(), int64(1); got != want {
+		t.Errorf("Fixed: got %d throttled answers, want %d counted", got, want)
+	}
+}
+
+// With no cap nothing waits until the service throttles; then the rate
+// starts below what was sent.
+func TestLimiterNoCap(t *testing.T) {
+	l := newLimiter(&Rate{PartitionEntitiesPerSecond: -1})
+	ctx := context.Background()
+	for range 50 {
+		if d, _, err := l.wait(ctx, 100, "p"); d != 0 || err != nil {
+			t.Fatalf("no cap: waited %v, %v; want no wait", d, err)
+		}
+	}
+	if len(l.parts) != 0 {
+		t.Errorf("got %d partition buckets with PartitionEntitiesPerSecond -1, want none", len(l.parts))
+	}
+	ev, changed := l.observe(true)
+	if !changed || !math.IsInf(ev.Previous, 1) || ev.EntitiesPerSecond <= 0 || ev.EntitiesPerSecond > 0.7*5000/0.1 {
+		t.Errorf("got %+v, want a finite rate at most 0.7 of what was sent", ev)
+	}
+}
+
+// A partition's bucket holds DefaultPartitionRate a second by default; a
+// query page's entities beyond the one it drew are a debt later requests wait for.
+func TestLimiterBuckets(t *testing.T) {
+	l := newLimiter(&Rate{EntitiesPerSecond: 1000})
+	ctx := context.Background()
+	if _, _, err := l.wait(ctx, 100, "p"); err != nil {
+		t.Fatal(err)
+	}
+	p := l.parts["p"]
+	if p == nil {
+		t.Fatal("no bucket for partition p")
+	}
+	if got, want := float64(p.Limit()), float64(DefaultPartitionRate); got != want {
+		t.Errorf("partition rate %v, want %v", got, want)
+	}
+	l.charge(1000)
+	if got := l.entities.TokensAt(time.Now()); got > -900 {
+		t.Errorf("after a page of 1000: %v tokens, want a debt of about 1000", got)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := l.wait(cctx, 1, ""); err != context.Canceled {
+		t.Errorf("waiting with a cancelled context: got %v, want context.Canceled", err)
+	}
+}
+
+// A floor above the cap never raises the rate above the cap.
+func TestLimiterFloorAboveCap(t *testing.T) {
+	l := newLimiter(&Rate{EntitiesPerSecond: 50, MinEntitiesPerSecond: 80})
+	if ev, changed := l.observe(true); changed || l.current != 50 {
+		t.Errorf("got %+v, rate %v, want no change from the cap 50", ev, l.current)
+	}
+}

@@ -1,0 +1,76 @@
+package table
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+
+	"github.com/tablekit/tablekit/internal/opdesc"
+	"github.com/tablekit/tablekit/internal/spans"
+)
+
+// ratePolicy draws every attempt of a Service's data requests from its
+// limiter (Options.Rate) and adapts the limiter to each answer. It is the
+// first per-attempt policy of the data pipeline (newPipeline): before
+// signing, so that a wait does not age a signature, and after the retry
+// policy, so that each attempt is counted as the service counts it.
+type ratePolicy struct{ l *limiter }
+
+func (p ratePolicy) Do(req *policy.Request) (*http.Response, error) {
+	n, partition, page := p.cost(req)
+	ctx := req.Raw().Context()
+	waited, current, err := p.l.wait(ctx, n, partition)
+	if err != nil {
+		return nil, err
+	}
+	sp := spans.Current(ctx)
+	if waited > 0 {
+		sp.RateWait(waited, current)
+	}
+	resp, err := req.Next()
+	if err != nil {
+		return resp, err
+	}
+	if page && resp.StatusCode == http.StatusOK {
+		if body, perr := runtime.Payload(resp); perr == nil {
+			p.l.charge(pageEntities(body) - n)
+		}
+	}
+	throttled := spans.Throttled(resp.StatusCode, resp.Header.Get("x-ms-error-code"))
+	if ev, ok := p.l.observe(throttled); ok {
+		sp.RateChange(ev.EntitiesPerSecond, ev.ThrottledAnswers)
+		if p.l.cfg.OnChange != nil {
+			p.l.cfg.OnChange(ev)
+		}
+	}
+	return resp, nil
+}
+
+// cost is what the request draws from the limiter, as the service counts
+// toward its targets, read from the operation's description (opdesc): a
+// write its entities (a transaction its operations), every other request
+// one; a query page draws one now and what it returned when the answer
+// comes (page). A write names its partition, for the partition's bucket.
+func (p ratePolicy) cost(req *policy.Request) (n int, partition string, page bool) {
+	d := opdesc.Of(req)
+	if d.Kind == opdesc.QueryPage {
+		return 1, "", true
+	}
+	if !d.IsWrite() {
+		return 1, "", false
+	}
+	if p.l.cfg.PartitionEntitiesPerSecond > 0 {
+		partition = d.PartitionKey
+	}
+	return max(1, d.Entities), partition, false
+}
+
+// pageEntities counts the entities of a JSON query page by their RowKey
+// members: the sequence "RowKey": cannot occur inside a JSON string, where
+// every quote is escaped. A projection that leaves RowKey out still has
+// each entity's odata.etag (minimal metadata).
+func pageEntities(body []byte) int {
+	return max(bytes.Count(body, []byte(`"RowKey":`)), bytes.Count(body, []byte(`"odata.etag":`)))
+}
