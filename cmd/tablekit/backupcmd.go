@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"text/tabwriter"
@@ -118,11 +119,7 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("--mode %q: want empty, replace or add-missing", mode)
 	}
-	if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
-		o.Before = t
-	} else {
-		o.ID = at
-	}
+	o.ID, o.Before = parseAt(at)
 	conn, err := src.open(e, new(retryCount))
 	if err != nil {
 		return err
@@ -132,6 +129,9 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	res, err := backup.Restore(ctx, conn.svc, pos[1], st, &o)
+	if errors.Is(err, backup.ErrNotEmpty) {
+		return fmt.Errorf("%w; nothing was written: give --mode replace or --mode add-missing", err)
+	}
 	if err != nil {
 		return backupUsage(err)
 	}

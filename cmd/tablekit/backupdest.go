@@ -83,7 +83,7 @@ func backupUsage(err error) error {
 	var ve *tablekit.ValidationError
 	if errors.As(err, &ve) {
 		switch ve.Operation {
-		case "backup", "restore", "keep", "store":
+		case "backup", "restore", "read", "keep", "store":
 			return &usageError{err.Error()}
 		}
 	}

@@ -54,6 +54,17 @@ func TestE2EBackupRestore(t *testing.T) {
 				t.Errorf("backups printed\n%s\nwant a header, %s and %s (incremental)", r.stdout, first, second)
 			}
 
+			// verify against a backup's state: the last is the table as
+			// it is; the first still holds the partition deleted since.
+			wantCode(t, tk(t, conn, "verify", src, d.dest), 0, "verify with the last backup")
+			wantCode(t, tk(t, conn, "verify", copy1, d.dest, "--at", first), 0, "verify the first restore with the first backup")
+			wantCode(t, tk(t, conn, "verify", src, d.dest, "--at", first, "--partition", "p00"), 0, "verify --partition p00 with the first backup")
+			r = tk(t, conn, "verify", src, d.dest, "--at", first)
+			wantCode(t, r, 6, "verify with the first backup, before the delete")
+			if !strings.Contains(r.stdout, "extra    50") || !strings.Contains(r.stderr, "backup "+first) {
+				t.Errorf("verify --at %s: stdout %q, stderr %q; want 50 extra, the backup named", first, r.stdout, r.stderr)
+			}
+
 			copy2 := testenv.TableName(t)
 			t.Cleanup(func() { tk(t, conn, "drop", copy2, "--yes") })
 			wantCode(t, tk(t, conn, "restore", d.dest, copy2, "--at", first), 0, "restore --at the first")
@@ -64,9 +75,9 @@ func TestE2EBackupRestore(t *testing.T) {
 			wantCode(t, tk(t, conn, "verify", src, copy3), 0, "the source and its last backup")
 
 			r = tk(t, conn, "restore", d.dest, copy3)
-			wantCode(t, r, 1, "restore into a table that holds entities")
-			if !strings.Contains(r.stderr, "holds entities") {
-				t.Errorf("stderr %q, want it to say the table holds entities", r.stderr)
+			wantCode(t, r, 2, "restore into a table that holds entities")
+			if !strings.Contains(r.stderr, "holds entities") || !strings.Contains(r.stderr, "--mode replace") {
+				t.Errorf("stderr %q, want it to say the table holds entities and name --mode", r.stderr)
 			}
 			wantCode(t, tk(t, conn, "restore", d.dest, copy3, "--mode", "replace", "--at", first), 0, "restore --mode replace")
 			wantCode(t, tk(t, conn, "verify", copy1, copy3), 0, "replaced by the first")
@@ -100,6 +111,9 @@ func TestE2EBackupRefusals(t *testing.T) {
 		{"--at not an ID", []string{"restore", dir, "copy", "--at", "../x"}},
 		{"--timestamp-property Timestamp", []string{"restore", dir, "copy", "--timestamp-property", "Timestamp"}},
 		{"--keep -1", []string{"backups", dir, "--keep", "-1"}},
+		{"verify --at with a table", []string{"verify", src, "other", "--at", "20260101T000000.000Z"}},
+		{"verify --filter with a backup", []string{"verify", src, t.TempDir(), "--filter", "Qty gt 1"}},
+		{"verify --at not an ID", []string{"verify", src, t.TempDir(), "--at", "../x"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,6 +122,18 @@ func TestE2EBackupRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("a refused command wrote %s: %v", dir, err)
+	}
+
+	empty := t.TempDir()
+	for _, args := range [][]string{
+		{"restore", empty, testenv.TableName(t)},
+		{"verify", src, empty},
+	} {
+		r := tk(t, conn, args...)
+		wantCode(t, r, 3, strings.Join(args[:1], " ")+" of a directory without backups")
+		if !strings.Contains(r.stderr, "no such backup") {
+			t.Errorf("%s: stderr %q, want it to say there is no backup", args[0], r.stderr)
+		}
 	}
 
 	r := tk(t, conn, "backup", src, dir)
@@ -122,9 +148,14 @@ func TestE2EBackupRefusals(t *testing.T) {
 	if err := os.WriteFile(data, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r = tk(t, conn, "restore", dir, testenv.TableName(t))
-	wantCode(t, r, 1, "restore of a damaged backup")
-	if !strings.Contains(r.stderr, "files/"+id+"/data-0000.jsonl.gz") {
-		t.Errorf("stderr %q does not name the damaged file", r.stderr)
+	for _, args := range [][]string{
+		{"restore", dir, testenv.TableName(t)},
+		{"verify", src, dir},
+	} {
+		r = tk(t, conn, args...)
+		wantCode(t, r, 8, args[0]+" of a damaged backup")
+		if !strings.Contains(r.stderr, "files/"+id+"/data-0000.jsonl.gz") {
+			t.Errorf("%s: stderr %q does not name the damaged file", args[0], r.stderr)
+		}
 	}
 }

@@ -17,11 +17,12 @@ import (
 
 func init() {
 	register(&command{
-		name: "verify", args: "SRC_TABLE DST_TABLE|FILE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE] [--show N]",
-		summary: "compare two tables, or a table and an export file, ignoring Timestamp and ETag; exit status 0 only when they are equal",
+		name: "verify", args: "SRC_TABLE DST_TABLE|FILE|DEST [--at ID|TIME] [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE] [--show N]",
+		summary: "compare two tables, a table and an export file, or a table and a backup's state (DEST: a directory or a blob container URL), ignoring Timestamp and ETag; exit status 0 only when they are equal",
 		example: `tablekit verify orders orders2 --parallel 16
 TABLEKIT_TARGET_CONNECTION_STRING='...' tablekit verify orders orders --checkpoint verify.ckpt
 tablekit verify orders orders.jsonl        # DST with a / or a . is a file
+tablekit verify orders /var/backups/orders --at 20261126T031500.123Z   # a directory is a backup store
 tablekit verify events events --plan events.plan --segment 2/4 --to-connection-string '...'`,
 		run: runVerify,
 	})
@@ -56,8 +57,10 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	var sf scanFlags
 	var ff formatFlags
 	var show int
+	var bf backupFlags
 	sf.register(fs)
 	ff.register(fs)
+	bf.register(fs)
 	fs.IntVar(&show, "show", 10, "print the first N differences by key")
 	pos, err := parse(fs, args, 2)
 	if err != nil {
@@ -66,8 +69,12 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if bad := wire.CheckTableName(pos[0]); bad != nil {
 		return badTableName(pos[0], bad)
 	}
-	file := isFile(pos[1])
-	if !file {
+	bk := isBackupDest(pos[1])
+	file := !bk && isFile(pos[1])
+	if err := bf.check(bk, sf.filter, dst.connString+dst.accountURL); err != nil {
+		return err
+	}
+	if !file && !bk {
 		if bad := wire.CheckTableName(pos[1]); bad != nil {
 			return usagef("%v (a file's name holds a / or a .)", badTableName(pos[1], bad))
 		}
@@ -99,7 +106,12 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	dconn := sconn
-	if !file {
+	var state *backupState
+	if bk {
+		if state, err = bf.open(ctx, e, sconn, pos); err != nil {
+			return err
+		}
+	} else if !file {
 		dconn, err = dst.open(e, retries)
 		if errors.Is(err, errNoTarget) {
 			dconn, err = sconn, nil
@@ -111,7 +123,11 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	j, plan, err := sf.start(ctx, e, "verify", pos[0], 0, jobField{"target", pos[1]})
+	job := []jobField{{"target", pos[1]}}
+	if bk {
+		job = append(job, jobField{"backup", state.info.ID})
+	}
+	j, plan, err := sf.start(ctx, e, "verify", pos[0], 0, job...)
 	if err != nil {
 		return err
 	}
@@ -119,7 +135,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	// A file is one sorted stream, the table's segments merged in key
 	// order, or sorted when its backend has none; tables compare segment
 	// by segment.
-	plan.ordered = file && srcOrdered
+	plan.ordered = (file || bk) && srcOrdered
 	ta := &tally{show: show}
 	if s, ok := j.cp.Extra[extraVerify]; ok {
 		if err := json.Unmarshal([]byte(s), &ta.vs); err != nil {
@@ -147,7 +163,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	// The position is the last key compared in each segment (a file: in
 	// the one stream), saved with the counts.
 	nseg := len(plan.segs)
-	if file {
+	if file || bk {
 		nseg = 1
 	}
 	last := make([]segPos, nseg)
@@ -178,7 +194,9 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	}
 	decode := func(r *row) (map[string]any, error) { return decodeRow(dyn, r) }
 	j.start(retries)
-	if file {
+	if bk {
+		err = verifyAgainst(ctx, sideOf{st, srcOrdered}, plan, sf.partition, last[0].Key, ta, decode, func(k *row) error { return done(0, k) }, state.rows)
+	} else if file {
 		err = verifyFile(ctx, sideOf{st, srcOrdered}, dyn, plan, sf.partition, pos[1], format, delim, last[0].Key, ta, decode, func(k *row) error { return done(0, k) })
 	} else {
 		var dt *table.Table[table.RawEntity]
@@ -246,6 +264,22 @@ func verifySegments(ctx context.Context, src, dst sideOf, plan scanPlan, last []
 // verifyFile compares the table's ordered scan with the file's entities,
 // sorted.
 func verifyFile(ctx context.Context, st sideOf, dyn *dynTable, plan scanPlan, partition, path, format string, delim rune, from *[2]string, ta *tally, decode func(*row) (map[string]any, error), done func(*row) error) error {
+	return verifyAgainst(ctx, st, plan, partition, from, ta, decode, done, func(keep func(pk, rk string) bool, lim runLimits) iter.Seq2[row, error] {
+		return func(yield func(row, error) bool) {
+			for e, err := range sortedFile(dyn, path, format, delim, func(e *table.Entity) bool { return keep(e.PartitionKey, e.RowKey) }, lim) {
+				if !yield(row{PartitionKey: e.PartitionKey, RowKey: e.RowKey, props: e.Properties}, err) || err != nil {
+					return
+				}
+			}
+		}
+	})
+}
+
+// verifyAgainst compares the table's ordered scan with one stream of
+// entities in no key order (a file, a backup), which target sorts within
+// lim after keeping those in the scan's scope, after from.
+func verifyAgainst(ctx context.Context, st sideOf, plan scanPlan, partition string, from *[2]string, ta *tally, decode func(*row) (map[string]any, error), done func(*row) error,
+	target func(keep func(pk, rk string) bool, lim runLimits) iter.Seq2[row, error]) error {
 	plan.filter = query.And(plan.filter, after(from))
 	cur, err := openScan(query.New(st.t), plan, "")
 	if err != nil {
@@ -260,31 +294,20 @@ func verifyFile(ctx context.Context, st sideOf, dyn *dynTable, plan scanPlan, pa
 	}
 	lim := oneSort
 	if !st.ordered {
-		lim = oneSort.share(2) // the table's sort and the file's
+		lim = oneSort.share(2) // the table's sort and the target's
 		src = rowSpill.sorted(src, lim)
 	}
-	var fromRow *row
-	if from != nil {
-		fromRow = &row{PartitionKey: from[0], RowKey: from[1]}
-	}
-	keep := func(ent *table.Entity) bool {
-		k := ent.PartitionKey
+	keep := func(pk, rk string) bool {
+		k := pk
 		if partition != "" {
-			if ent.PartitionKey != partition {
+			if pk != partition {
 				return false
 			}
-			k = ent.RowKey
+			k = rk
 		}
-		return plan.share.Contains(k) && (fromRow == nil || compareKeyStrings(ent.PartitionKey, ent.RowKey, fromRow.PartitionKey, fromRow.RowKey) > 0)
+		return plan.share.Contains(k) && (from == nil || compareKeyStrings(pk, rk, from[0], from[1]) > 0)
 	}
-	dst := func(yield func(row, error) bool) {
-		for e, err := range sortedFile(dyn, path, format, delim, keep, lim) {
-			if !yield(row{PartitionKey: e.PartitionKey, RowKey: e.RowKey, props: e.Properties}, err) || err != nil {
-				return
-			}
-		}
-	}
-	return compareStreams(src, dst, ta, nil, decode, done)
+	return compareStreams(src, target(keep, lim), ta, nil, decode, done)
 }
 
 // report prints the counts and the first differences; it is errDiffer
