@@ -62,6 +62,9 @@ func runBackup(ctx context.Context, e *env, args []string) error {
 		return usagef("--changes %q: want timestamp or etag", changes)
 	}
 	st, err := openDest(pos[1], destSAS, conn.connString())
+	if err == nil {
+		st, err = hookStore(e, st)
+	}
 	if err != nil {
 		return err
 	}
@@ -168,6 +171,9 @@ func runBackups(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	st, err := openDest(pos[0], destSAS, cs)
+	if err == nil {
+		st, err = hookStore(e, st)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tablekit/tablekit/devtools/testenv"
 )
@@ -157,5 +163,107 @@ func TestE2EBackupRefusals(t *testing.T) {
 		if !strings.Contains(r.stderr, "files/"+id+"/data-0000.jsonl.gz") {
 			t.Errorf("%s: stderr %q does not name the damaged file", args[0], r.stderr)
 		}
+	}
+}
+
+// killBackup runs args with TABLEKIT_TEST_STOP=kill:n and fails unless the
+// process was killed by SIGKILL (after n files stored, before the next).
+func killBackup(t *testing.T, conn string, n int, args ...string) {
+	t.Helper()
+	how := fmt.Sprintf("kill:%d", n)
+	ctx := testenv.Context(t, 2*time.Minute)
+	cmd := exec.CommandContext(ctx, binary(t), args...)
+	cmd.Env = append(childEnv(conn), stopEnv+"="+how)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if st, ok := ee.Sys().(syscall.WaitStatus); ok && st.Signaled() && st.Signal() == syscall.SIGKILL && ctx.Err() == nil {
+			return
+		}
+	}
+	t.Fatalf("%s with %s=%s: %v, want killed by SIGKILL\n%s", args[0], stopEnv, how, err, errb.String())
+}
+
+// storedFiles is the files a directory store holds, temporary ones left
+// out.
+func storedFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".tmp-") {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestE2EBackupKilled kills `tablekit backup` (SIGKILL, as a crash would)
+// after each file it stores, a full and then an incremental one: no half
+// backup is ever listed or restorable, and the next run completes, its
+// state the table's.
+func TestE2EBackupKilled(t *testing.T) {
+	az := testenv.Azurite(t)
+	conn := az.ConnectionString
+	// A backup stores its data file, its keys, its deleted keys, and last
+	// its manifest: kill:3 is after every file but the manifest.
+	points := []int{0, 1, 2, 3}
+	if testing.Short() {
+		points = []int{1, 3}
+	}
+	for _, n := range points {
+		t.Run(fmt.Sprintf("after %d files", n), func(t *testing.T) {
+			src := seed(t, az, partitionKeys("p%02d", 3), 40)
+			dir := filepath.Join(t.TempDir(), "b")
+
+			killBackup(t, conn, n, "backup", src, dir)
+			if got := storedFiles(t, dir); len(got) != n {
+				t.Errorf("killed after %d files: the store holds %q", n, got)
+			}
+			r := tk(t, conn, "backups", dir)
+			if rows := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != 0 || len(rows) != 1 {
+				t.Errorf("backups after a killed first backup: exit %d\n%s\nwant the header alone", r.code, r.stdout)
+			}
+			wantCode(t, tk(t, conn, "restore", dir, testenv.TableName(t)), 3, "restore of a killed first backup")
+
+			r = tk(t, conn, "backup", src, dir)
+			wantCode(t, r, 0, "the backup after the killed one")
+			first := lastLine(r.stdout)
+			if !strings.Contains(r.stderr, "full backup "+first) {
+				t.Errorf("stderr %q, want a full backup", r.stderr)
+			}
+			wantCode(t, tk(t, conn, "verify", src, dir), 0, "the table and its full backup")
+
+			// Deletes and an add: the incremental backup stores a data
+			// file too, so its files are the full one's.
+			wantCode(t, tk(t, conn, "delete", src, "--partition", "p01", "--yes"), 0, "delete a partition")
+			wantCode(t, tkIn(t, conn, `{"PartitionKey":"p09","RowKey":"new","S":"x"}`+"\n", "put", src), 0, "put an entity")
+			killBackup(t, conn, n, "backup", src, dir)
+			r = tk(t, conn, "backups", dir)
+			if rows := strings.Split(strings.TrimSpace(r.stdout), "\n"); r.code != 0 || len(rows) != 2 || !strings.HasPrefix(rows[1], first) {
+				t.Errorf("backups after a killed incremental backup:\n%s\nwant %s alone", r.stdout, first)
+			}
+			wantCode(t, tk(t, conn, "verify", src, dir), 6, "the table, changed, and the last finished backup")
+
+			r = tk(t, conn, "backup", src, dir)
+			wantCode(t, r, 0, "the incremental backup after the killed one")
+			second := lastLine(r.stdout)
+			if !strings.Contains(r.stderr, "incremental backup "+second) || !strings.Contains(r.stderr, "40 keys deleted") {
+				t.Errorf("stderr %q, want an incremental backup with 40 keys deleted", r.stderr)
+			}
+			wantCode(t, tk(t, conn, "verify", src, dir), 0, "the table and its incremental backup")
+			for _, f := range storedFiles(t, dir) {
+				if !strings.Contains(f, first) && !strings.Contains(f, second) {
+					t.Errorf("%s is left of a killed backup", f)
+				}
+			}
+		})
 	}
 }
