@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -265,5 +269,90 @@ func TestE2EBackupKilled(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// cronJobArgs reads the backup CronJob's command lines, in the order its
+// pod runs them (init containers first), checking what makes it a
+// nightly run one at a time.
+func cronJobArgs(t *testing.T) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "k8s", "backup-cronjob.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, want := range []string{"apiVersion: batch/v1", "kind: CronJob", "concurrencyPolicy: Forbid", "restartPolicy: Never", "initContainers:"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("CronJob manifest: no %q", want)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^\s*schedule:\s*"[^"]+"`).MatchString(doc) {
+		t.Error("CronJob manifest: no schedule")
+	}
+	if strings.Index(doc, "initContainers:") > strings.Index(doc, "\n          containers:") {
+		t.Error("CronJob manifest: the init containers (the backup) must come first")
+	}
+	var out [][]string
+	for _, m := range regexp.MustCompile(`(?m)^\s*args:\s*(.+)$`).FindAllStringSubmatch(doc, -1) {
+		var args []string
+		if err := json.Unmarshal([]byte(m[1]), &args); err != nil {
+			t.Fatalf("CronJob manifest: args: %v", err)
+		}
+		out = append(out, args)
+	}
+	if len(out) != 2 || out[0][0] != "backup" || out[1][0] != "backups" {
+		t.Fatalf("CronJob manifest: args %q, want a backup and then backups --keep", out)
+	}
+	return out
+}
+
+// TestE2EBackupCronJob runs the CronJob's command lines as three nights
+// would, the table changed between them, against Azurite's blob service:
+// each night's backup is the table's state, and --keep bounds the chain.
+func TestE2EBackupCronJob(t *testing.T) {
+	az := testenv.Azurite(t)
+	blob := testenv.AzuriteBlob(t)
+	conn := az.ConnectionString
+	src := seed(t, az, partitionKeys("p%02d", 3), 20)
+	dest := blob.Endpoint + "/" + testenv.ContainerName(t) + "/events"
+	lines := cronJobArgs(t)
+	keep := 0
+	for i, a := range lines[1] {
+		if a == "--keep" && i+1 < len(lines[1]) {
+			keep, _ = strconv.Atoi(lines[1][i+1])
+		}
+	}
+	if keep < 1 {
+		t.Fatalf("CronJob manifest: backups %q, want --keep N", lines[1])
+	}
+	// Nights beyond --keep: the first is folded away.
+	nights := keep + 1
+	if testing.Short() {
+		nights = 3
+	}
+	for night := range nights {
+		if night > 0 {
+			line := fmt.Sprintf(`{"PartitionKey":"p00","RowKey":"night%02d","N":%d}`, night, night)
+			wantCode(t, tkIn(t, conn, line+"\n", "put", src), 0, "a change during the day")
+		}
+		for _, args := range lines {
+			args = slices.Clone(args)
+			for k, a := range args {
+				switch {
+				case a == "events":
+					args[k] = src
+				case strings.HasPrefix(a, "https://ACCOUNT.blob.core.windows.net/"):
+					args[k] = dest
+				}
+			}
+			wantCode(t, tk(t, conn, args...), 0, fmt.Sprintf("night %d: %s", night, args[0]))
+		}
+		wantCode(t, tk(t, conn, "verify", src, dest), 0, fmt.Sprintf("night %d: the table and its backup", night))
+	}
+	r := tk(t, conn, "backups", dest)
+	wantCode(t, r, 0, "backups")
+	if rows := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(rows)-1 != min(nights, keep) {
+		t.Errorf("after %d nights with --keep %d:\n%s\nwant %d backups", nights, keep, r.stdout, min(nights, keep))
 	}
 }
