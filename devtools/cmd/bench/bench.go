@@ -238,6 +238,7 @@ func run(ctx context.Context, cfg config, endpoint string, logf func(string, ...
 		{"capacity", func() error { return b.runCapacity(ctx) }},
 		{"conns", func() error { return b.runConns(ctx) }},
 		{"bytes", func() error { return b.runInsertBytes(ctx) }},
+		{"backups", func() error { return b.runBackups(ctx) }},
 	}
 	for _, st := range steps {
 		// The heap and command measurements read the scan table.
