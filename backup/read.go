@@ -28,17 +28,9 @@ type ReadOptions struct {
 // the store's; the iterator yields a *CorruptError for a file damaged
 // since the check.
 func Entities(ctx context.Context, t *table.Table[table.RawEntity], st Store, o *ReadOptions) (Info, iter.Seq2[table.RawEntity, error], error) {
-	var opts ReadOptions
-	if o != nil {
-		opts = *o
-	}
-	if opts.ID != "" && !opts.Before.IsZero() {
-		return Info{}, nil, errmap.Invalid("read", "ID", "and Before both set: choose one")
-	}
-	if opts.ID != "" {
-		if err := CheckName(manifestName(opts.ID)); err != nil {
-			return Info{}, nil, errmap.Invalid("read", "ID", "is not a backup ID")
-		}
+	opts, err := o.check()
+	if err != nil {
+		return Info{}, nil, err
 	}
 	s, err := openState(ctx, st, opts.ID, opts.Before)
 	if err != nil {
@@ -58,6 +50,41 @@ func Entities(ctx context.Context, t *table.Table[table.RawEntity], st Store, o 
 		}
 	}
 	return *s.target, seq, nil
+}
+
+// Find returns the backup o chooses without reading its files: what a
+// caller records to come back to the same backup (a resumed restore).
+// Errors: ErrNoBackup, tablekit.ErrInvalid, the store's.
+func Find(ctx context.Context, st Store, o *ReadOptions) (Info, error) {
+	opts, err := o.check()
+	if err != nil {
+		return Info{}, err
+	}
+	infos, err := List(ctx, st)
+	if err != nil {
+		return Info{}, err
+	}
+	in, err := pick(infos, opts.ID, opts.Before)
+	if err != nil {
+		return Info{}, err
+	}
+	return *in, nil
+}
+
+func (o *ReadOptions) check() (ReadOptions, error) {
+	var opts ReadOptions
+	if o != nil {
+		opts = *o
+	}
+	if opts.ID != "" && !opts.Before.IsZero() {
+		return opts, errmap.Invalid("read", "ID", "and Before both set: choose one")
+	}
+	if opts.ID != "" {
+		if err := CheckName(manifestName(opts.ID)); err != nil {
+			return opts, errmap.Invalid("read", "ID", "is not a backup ID")
+		}
+	}
+	return opts, nil
 }
 
 // state is a backup opened for reading: the backup, the chain of backups

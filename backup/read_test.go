@@ -3,6 +3,7 @@ package backup_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/backup"
@@ -35,6 +36,9 @@ func TestEntities(t *testing.T) {
 		ids, states = append(ids, in.ID), append(states, want)
 	}
 	for i, id := range ids {
+		if found, err := backup.Find(ctx, st, &backup.ReadOptions{ID: id}); err != nil || found.ID != id {
+			t.Errorf("Find(%s) = %s, %v", id, found.ID, err)
+		}
 		in, seq, err := backup.Entities(ctx, raw, st, &backup.ReadOptions{ID: id})
 		if err != nil {
 			t.Fatalf("Entities(%s): %v", id, err)
@@ -72,6 +76,36 @@ func TestEntities(t *testing.T) {
 	}
 }
 
+// TestFindLast: nil finds the last backup, Before the last finished by
+// then.
+func TestFindLast(t *testing.T) {
+	ctx := testenv.Ctx(t)
+	svc := testenv.Azurite(t).NewService(t, nil)
+	st := backup.Dir(t.TempDir())
+	tb := newSeededTable(t, svc, 10)
+	var infos []backup.Info
+	for range 2 {
+		in, err := backup.Run(ctx, svc, tb.Name(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		infos = append(infos, in)
+	}
+	for _, c := range []struct {
+		name string
+		o    *backup.ReadOptions
+		want string
+	}{
+		{"nil", nil, infos[1].ID},
+		{"before the second finished", &backup.ReadOptions{Before: infos[1].Finished.Add(-time.Nanosecond)}, infos[0].ID},
+		{"when the second finished", &backup.ReadOptions{Before: infos[1].Finished}, infos[1].ID},
+	} {
+		if got, err := backup.Find(ctx, st, c.o); err != nil || got.ID != c.want {
+			t.Errorf("%s: Find = %s, %v; want %s", c.name, got.ID, err, c.want)
+		}
+	}
+}
+
 // TestEntitiesRefuses: a missing backup, both ID and Before, a name that
 // is no ID.
 func TestEntitiesRefuses(t *testing.T) {
@@ -93,7 +127,10 @@ func TestEntitiesRefuses(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, _, err := backup.Entities(ctx, raw, backup.Dir(t.TempDir()), c.o)
 			if !errors.Is(err, c.want) {
-				t.Errorf("got %v, want %v", err, c.want)
+				t.Errorf("Entities: got %v, want %v", err, c.want)
+			}
+			if _, err := backup.Find(ctx, backup.Dir(t.TempDir()), c.o); !errors.Is(err, c.want) {
+				t.Errorf("Find: got %v, want %v", err, c.want)
 			}
 		})
 	}

@@ -50,6 +50,9 @@ type RestoreOptions struct {
 	// Parallelism the requests of the keys-only scan of the table that
 	// Replace and AddMissing make. Zero means their packages' defaults.
 	InFlight, Parallelism int
+	// Progress, when set, is batch.WriteOptions.Progress of the restore's
+	// writes: a caller's progress display, or its own record of them.
+	Progress func(batch.Progress)
 }
 
 // Restored reports a Restore.
@@ -114,7 +117,7 @@ func Restore(ctx context.Context, svc *table.Service, name string, st Store, o *
 			return yield(batch.Op[table.RawEntity]{Entity: e}), nil
 		})
 	}
-	wo := &batch.WriteOptions{InFlight: opts.InFlight}
+	wo := &batch.WriteOptions{InFlight: opts.InFlight, Progress: opts.Progress}
 	sum, err := batch.WriteSeq(ctx, t, ops, wo)
 	res.Written = sum.Ops
 	if readErr != nil {

@@ -425,7 +425,11 @@
 // --mode replace (make it the backup) or add-missing (write the entities
 // it lacks). Every file's SHA-256 is checked before anything is written:
 // a damaged file is named, nothing is written, and the exit status is 8. --timestamp-property NAME keeps each entity's original
-// Timestamp in a property. backups DEST lists the backups (ID, when it
+// Timestamp in a property. With --checkpoint FILE a restore is resumable:
+// its first run records the backup before its first write, and the same
+// command run again after a crash restores that backup, writing the
+// entities the table lacks (--mode replace: all again); done, it exits 7.
+// backups DEST lists the backups (ID, when it
 // finished, full or incremental, entities written, keys deleted, entities
 // in the table as of it, bytes stored); --keep N keeps the newest N,
 // folding the oldest kept into a full backup from the stored files first.

@@ -356,3 +356,51 @@ func TestE2EBackupCronJob(t *testing.T) {
 		t.Errorf("after %d nights with --keep %d:\n%s\nwant %d backups", nights, keep, r.stdout, min(nights, keep))
 	}
 }
+
+// TestE2ERestoreResumed kills `tablekit restore --checkpoint` (SIGKILL)
+// at its first committed transaction; the same command resumes it, to
+// the backup it started with though a backup was taken since, and a run
+// after that finds the job complete.
+func TestE2ERestoreResumed(t *testing.T) {
+	az := testenv.Azurite(t)
+	conn := az.ConnectionString
+	const n = 600
+	src := seed(t, az, partitionKeys("p%02d", 6), n/6)
+	dir := filepath.Join(t.TempDir(), "b")
+	r := tk(t, conn, "backup", src, dir)
+	wantCode(t, r, 0, "backup")
+	first := lastLine(r.stdout)
+	ckpt0 := filepath.Join(t.TempDir(), "refused.ckpt")
+	wantCode(t, tk(t, conn, "restore", dir, src, "--checkpoint", ckpt0), 2, "restore --checkpoint into a table that holds entities")
+	if _, err := os.Stat(ckpt0); !os.IsNotExist(err) {
+		t.Errorf("a refused restore saved its checkpoint: %v", err)
+	}
+	later := false // a second backup taken once
+	for _, mode := range []string{"empty", "replace"} {
+		t.Run(mode, func(t *testing.T) {
+			dst := testenv.TableName(t)
+			t.Cleanup(func() { tk(t, conn, "drop", dst, "--yes") })
+			ckpt := filepath.Join(t.TempDir(), "restore.ckpt")
+			args := []string{"restore", dir, dst, "--checkpoint", ckpt, "--parallel", "1", "--mode", mode}
+			if later {
+				args = append(args, "--at", first) // the last is another one by now
+			}
+			killWhenCheckpointed(t, conn, ckpt, args...)
+			if got := count(t, conn, dst); got >= n {
+				t.Errorf("killed at its first transaction, the restore wrote %d entities, want fewer than %d", got, n)
+			}
+			if !later {
+				later = true
+				wantCode(t, tkIn(t, conn, `{"PartitionKey":"p00","RowKey":"later","S":"x"}`+"\n", "put", src), 0, "put an entity")
+				wantCode(t, tk(t, conn, "backup", src, dir), 0, "a backup taken since")
+			}
+			r := tk(t, conn, args...)
+			wantCode(t, r, 0, "the restore resumed")
+			if !strings.Contains(r.stderr, "resuming the restore of backup "+first) {
+				t.Errorf("stderr %q, want it to resume backup %s", r.stderr, first)
+			}
+			wantCode(t, tk(t, conn, "verify", dst, dir, "--at", first), 0, "the restored table and the backup it started with")
+			wantCode(t, tk(t, conn, args...), 7, "the restore run again")
+		})
+	}
+}
