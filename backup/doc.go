@@ -65,7 +65,11 @@
 // [RestoreOptions].TimestampProperty keeps each entity's original
 // Timestamp in a property, since the service sets its own. A restore cut
 // short (tablekit.ErrIncomplete from the writes, a cancelled context) is
-// finished by running it again with [Replace].
+// finished by running it again with [Replace], or, into a table it found
+// empty, with [AddMissing] and the same backup ([Find] tells which that
+// is before the first write). [Entities] reads the same
+// state without writing it, for a comparison with a table (tablekit
+// verify TABLE DEST) or a copy elsewhere.
 //
 // # Keeping N
 //

@@ -50,6 +50,9 @@ type RestoreOptions struct {
 	// Parallelism the requests of the keys-only scan of the table that
 	// Replace and AddMissing make. Zero means their packages' defaults.
 	InFlight, Parallelism int
+	// Progress, when set, is batch.WriteOptions.Progress of the restore's
+	// writes: a caller's progress display, or its own record of them.
+	Progress func(batch.Progress)
 }
 
 // Restored reports a Restore.
@@ -75,36 +78,11 @@ func Restore(ctx context.Context, svc *table.Service, name string, st Store, o *
 	if err := opts.check(svc, name); err != nil {
 		return Restored{}, err
 	}
-	infos, err := List(ctx, st)
+	s, err := openState(ctx, st, opts.ID, opts.Before)
 	if err != nil {
 		return Restored{}, err
 	}
-	target, err := pick(infos, opts.ID, opts.Before)
-	if err != nil {
-		return Restored{}, err
-	}
-	ch, err := chain(infos, target)
-	if err != nil {
-		return Restored{}, err
-	}
-	keysF, ok := target.file(keysFile)
-	if !ok {
-		return Restored{}, &CorruptError{File: manifestName(target.ID), Reason: "lists no keys file"}
-	}
-	if err := verify(ctx, st, keysF); err != nil {
-		return Restored{}, err
-	}
-	for _, b := range ch {
-		for _, f := range b.dataFiles() {
-			if err := verify(ctx, st, f); err != nil {
-				return Restored{}, err
-			}
-		}
-	}
-	state, err := readKeys(ctx, st, keysF)
-	if err != nil {
-		return Restored{}, err
-	}
+	state := s.keys
 	if err := svc.CreateTable(ctx, name); err != nil {
 		return Restored{}, err
 	}
@@ -120,16 +98,11 @@ func Restore(ctx context.Context, svc *table.Service, name string, st Store, o *
 		return Restored{}, err
 	}
 
-	res := Restored{Backup: *target}
+	res := Restored{Backup: *s.target}
 	var readErr error
-	done := make(map[key]bool, len(state))
 	ops := func(yield func(batch.Op[table.RawEntity]) bool) {
-		readErr = entities(ctx, st, ch, t, func(e table.RawEntity) (bool, error) {
+		readErr = s.latest(ctx, st, t, func(e table.RawEntity) (bool, error) {
 			k := key{e.PartitionKey, e.RowKey}
-			if _, ok := state[k]; !ok || done[k] {
-				return true, nil // deleted by then, or an older version
-			}
-			done[k] = true
 			if _, ok := existing[k]; ok && opts.Mode == AddMissing {
 				return true, nil
 			}
@@ -144,7 +117,7 @@ func Restore(ctx context.Context, svc *table.Service, name string, st Store, o *
 			return yield(batch.Op[table.RawEntity]{Entity: e}), nil
 		})
 	}
-	wo := &batch.WriteOptions{InFlight: opts.InFlight}
+	wo := &batch.WriteOptions{InFlight: opts.InFlight, Progress: opts.Progress}
 	sum, err := batch.WriteSeq(ctx, t, ops, wo)
 	res.Written = sum.Ops
 	if readErr != nil {
@@ -152,9 +125,6 @@ func Restore(ctx context.Context, svc *table.Service, name string, st Store, o *
 	}
 	if err != nil {
 		return res, err
-	}
-	if len(done) != len(state) {
-		return res, &CorruptError{File: manifestName(target.ID), Reason: fmt.Sprintf("%d keys of its key set are in no data file of its chain", len(state)-len(done))}
 	}
 	if opts.Mode == Replace {
 		var dels []batch.Op[table.RawEntity]

@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"text/tabwriter"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/backup"
 	"github.com/tablekit/tablekit/internal/wire"
+	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -22,11 +25,12 @@ tablekit backup orders /var/backups/orders --full`,
 		run: runBackup,
 	})
 	register(&command{
-		name: "restore", args: "DEST TABLE [--at ID|TIME] [--mode empty|replace|add-missing] [--timestamp-property NAME] [--parallel N] [--dest-sas SAS]",
+		name: "restore", args: "DEST TABLE [--at ID|TIME] [--mode empty|replace|add-missing] [--timestamp-property NAME] [--parallel N] [--checkpoint FILE] [--dest-sas SAS]",
 		summary: "restore a table as of a backup (the last by default), creating it if missing; every file's checksum is checked first",
 		example: `tablekit restore /var/backups/orders orders2
 tablekit restore /var/backups/orders orders --at 2026-11-26T06:00:00Z --mode replace
-tablekit restore /var/backups/orders orders2 --at 20261126T031500.123Z --timestamp-property OriginalTimestamp`,
+tablekit restore /var/backups/orders orders2 --at 20261126T031500.123Z --timestamp-property OriginalTimestamp
+tablekit restore /var/backups/orders orders2 --checkpoint restore.ckpt     # run again to resume`,
 		run: runRestore,
 	})
 	register(&command{
@@ -61,6 +65,9 @@ func runBackup(ctx context.Context, e *env, args []string) error {
 		return usagef("--changes %q: want timestamp or etag", changes)
 	}
 	st, err := openDest(pos[1], destSAS, conn.connString())
+	if err == nil {
+		st, err = hookStore(e, st)
+	}
 	if err != nil {
 		return err
 	}
@@ -101,6 +108,8 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&o.TimestampProperty, "timestamp-property", "", "keep each entity's original Timestamp in this property (an Edm.DateTime)")
 	fs.IntVar(&o.InFlight, "parallel", 0, "transactions in flight (default 4)")
 	fs.StringVar(&destSAS, "dest-sas", "", "SAS token for a blob container DEST")
+	var ck checkpointFlags
+	ck.register(fs)
 	pos, err := parse(fs, args, 2)
 	if err != nil {
 		return err
@@ -118,11 +127,7 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("--mode %q: want empty, replace or add-missing", mode)
 	}
-	if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
-		o.Before = t
-	} else {
-		o.ID = at
-	}
+	o.ID, o.Before = parseAt(at)
 	conn, err := src.open(e, new(retryCount))
 	if err != nil {
 		return err
@@ -131,13 +136,86 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := backup.Restore(ctx, conn.svc, pos[1], st, &o)
+	j, err := newJob(ctx, e, "restore", ck, jobID{{"backups", pos[0]}, {"table", pos[1]}, {"at", at}, {"mode", mode},
+		{"timestamp-property", o.TimestampProperty}}, 0)
 	if err != nil {
-		return backupUsage(err)
+		return err
+	}
+	if j.cp.Complete {
+		return j.completed("table " + pos[1] + " as of backup " + j.cp.Extra[extraBackup])
+	}
+	if err := resumeRestore(ctx, j, conn, st, pos[1], &o); err != nil {
+		return notEmpty(backupUsage(err))
+	}
+	o.Progress = j.committed()
+	res, err := backup.Restore(ctx, conn.svc, pos[1], st, &o)
+	j.done = j.cp.Done + int64(res.Written)
+	if err != nil {
+		return j.end(notEmpty(backupUsage(err)))
+	}
+	if err := j.end(nil); err != nil {
+		return err
 	}
 	fmt.Fprintf(e.stderr, "tablekit restore: %s as of %s backup %s (%s): %d entities written, %d deleted\n",
 		pos[1], kind(res.Backup), res.Backup.ID, res.Backup.Finished.Format(time.RFC3339), res.Written, res.Deleted)
 	return nil
+}
+
+// extraBackup is the checkpoint's record of the backup a restore writes.
+const extraBackup = "backup"
+
+// resumeRestore makes a restore with --checkpoint resumable. Its first run
+// records the backup it restores (so that a backup taken since does not
+// change what a resumed run writes) once the table is found empty, as
+// --mode empty requires, and before anything is written. A run that finds
+// that record resumes: it restores the same backup, writing only what the
+// table lacks (--mode empty or add-missing: what is there came from this
+// backup) or everything again (replace). Without --checkpoint it does
+// nothing.
+func resumeRestore(ctx context.Context, j *job, conn *connection, st backup.Store, name string, o *backup.RestoreOptions) error {
+	if j.sv.file == nil {
+		return nil
+	}
+	if id := j.cp.Extra[extraBackup]; id != "" {
+		j.sv.Extra = j.cp.Extra
+		o.ID, o.Before = id, time.Time{}
+		if o.Mode == backup.IntoEmpty {
+			o.Mode = backup.AddMissing
+		}
+		fmt.Fprintf(j.e.stderr, "tablekit restore: resuming the restore of backup %s from %s\n", id, j.sv.file.path)
+		return nil
+	}
+	in, err := backup.Find(ctx, st, &backup.ReadOptions{ID: o.ID, Before: o.Before})
+	if err != nil {
+		return err
+	}
+	if o.Mode == backup.IntoEmpty {
+		t, err := table.New[table.RawEntity](conn.svc, name)
+		if err != nil {
+			return err
+		}
+		for _, err := range query.New(t).Select().Limit(1).All(ctx) {
+			if errors.Is(err, tablekit.ErrTableNotFound) {
+				break // created by the restore
+			}
+			if err != nil {
+				return err
+			}
+			return fmt.Errorf("%w: %s", backup.ErrNotEmpty, name)
+		}
+	}
+	o.ID, o.Before = in.ID, time.Time{}
+	j.sv.Extra = map[string]string{extraBackup: in.ID}
+	return j.save(false)
+}
+
+// notEmpty says what to do about a restore refused for a table that holds
+// entities.
+func notEmpty(err error) error {
+	if errors.Is(err, backup.ErrNotEmpty) {
+		return fmt.Errorf("%w; nothing was written: give --mode replace or --mode add-missing", err)
+	}
+	return err
 }
 
 func runBackups(ctx context.Context, e *env, args []string) error {
@@ -168,6 +246,9 @@ func runBackups(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	st, err := openDest(pos[0], destSAS, cs)
+	if err == nil {
+		st, err = hookStore(e, st)
+	}
 	if err != nil {
 		return err
 	}

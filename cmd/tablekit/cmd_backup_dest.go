@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"strings"
@@ -83,9 +85,35 @@ func backupUsage(err error) error {
 	var ve *tablekit.ValidationError
 	if errors.As(err, &ve) {
 		switch ve.Operation {
-		case "backup", "restore", "keep", "store":
+		case "backup", "restore", "read", "keep", "store":
 			return &usageError{err.Error()}
 		}
+	}
+	return err
+}
+
+// hookStore applies the tests' TABLEKIT_TEST_STOP (stophook.go) to the
+// files a backup stores: each Put is a step, and a Put done a save, so
+// kill:N stops the process after N files are stored and before the next
+// (the manifest is the last), as a crash between two writes would.
+func hookStore(e *env, st backup.Store) (backup.Store, error) {
+	h, err := parseStopHook(e.getenv(stopEnv))
+	if h == nil || err != nil {
+		return st, err
+	}
+	return &stepStore{Store: st, h: h}, nil
+}
+
+type stepStore struct {
+	backup.Store
+	h *stopHook
+}
+
+func (s *stepStore) Put(ctx context.Context, name string, r io.Reader) error {
+	s.h.progressed()
+	err := s.Store.Put(ctx, name, r)
+	if err == nil {
+		s.h.saved()
 	}
 	return err
 }

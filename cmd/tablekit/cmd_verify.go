@@ -13,11 +13,12 @@ import (
 
 func init() {
 	register(&command{
-		name: "verify", args: "SRC_TABLE DST_TABLE|FILE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE] [--show N]",
-		summary: "compare two tables, or a table and an export file, ignoring Timestamp and ETag; exit status 0 only when they are equal",
+		name: "verify", args: "SRC_TABLE DST_TABLE|FILE|DEST [--at ID|TIME] [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE] [--show N]",
+		summary: "compare two tables, a table and an export file, or a table and a backup's state (DEST: a directory or a blob container URL), ignoring Timestamp and ETag; exit status 0 only when they are equal",
 		example: `tablekit verify orders orders2 --parallel 16
 TABLEKIT_TARGET_CONNECTION_STRING='...' tablekit verify orders orders --checkpoint verify.ckpt
 tablekit verify orders orders.jsonl        # DST with a / or a . is a file
+tablekit verify orders /var/backups/orders --at 20261126T031500.123Z   # a directory is a backup store
 tablekit verify events events --plan events.plan --segment 2/4 --to-connection-string '...'`,
 		run: runVerify,
 	})
@@ -52,8 +53,10 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	var sf scanFlags
 	var ff formatFlags
 	var show int
+	var bf backupFlags
 	sf.register(fs)
 	ff.register(fs)
+	bf.register(fs)
 	fs.IntVar(&show, "show", 10, "print the first N differences by key")
 	pos, err := parse(fs, args, 2)
 	if err != nil {
@@ -62,8 +65,12 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	if bad := wire.CheckTableName(pos[0]); bad != nil {
 		return badTableName(pos[0], bad)
 	}
-	file := isFile(pos[1])
-	if !file {
+	bk := isBackupDest(pos[1])
+	file := !bk && isFile(pos[1])
+	if err := bf.check(bk, sf.filter, to.connString+to.accountURL); err != nil {
+		return err
+	}
+	if !file && !bk {
 		if bad := wire.CheckTableName(pos[1]); bad != nil {
 			return usagef("%v (a file's name holds a / or a .)", badTableName(pos[1], bad))
 		}
@@ -85,7 +92,12 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	dconn := sconn
-	if !file {
+	var state *backupState
+	if bk {
+		if state, err = bf.open(ctx, e, sconn, pos); err != nil {
+			return err
+		}
+	} else if !file {
 		dconn, err = to.open(e, retries)
 		if errors.Is(err, errNoTarget) {
 			dconn, err = sconn, nil
@@ -97,7 +109,11 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	j, plan, err := sf.start(ctx, e, "verify", pos[0], 0, jobField{"target", pos[1]})
+	job := []jobField{{"target", pos[1]}}
+	if bk {
+		job = append(job, jobField{"backup", state.info.ID})
+	}
+	j, plan, err := sf.start(ctx, e, "verify", pos[0], 0, job...)
 	if err != nil {
 		return err
 	}
@@ -105,7 +121,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 	// A file is one sorted stream, the table's segments merged in key
 	// order, or sorted when its backend has none; tables compare segment
 	// by segment.
-	plan.ordered = file && srcOrdered
+	plan.ordered = (file || bk) && srcOrdered
 	ta := &tally{show: show}
 	if s, ok := j.cp.Extra[extraVerify]; ok {
 		if err := json.Unmarshal([]byte(s), &ta.vs); err != nil {
@@ -113,7 +129,7 @@ func runVerify(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	src := &scanSource{sconn.svc, &plan}
-	dst := &verifySink{e: e, src: src, pos: pos, file: file, format: format, delim: delim, partition: sf.partition,
+	dst := &verifySink{e: e, src: src, pos: pos, file: file, backup: state, format: format, delim: delim, partition: sf.partition,
 		ta: ta, srcOrdered: srcOrdered, dconn: dconn}
 	return (&jobRun{job: j, retries: retries, what: "target " + pos[1], src: src, dst: dst}).run(ctx)
 }

@@ -56,9 +56,12 @@
 //	     .gz; an extension that names no format; an output that cannot be
 //	     created). A --filter that names a property no entity of the
 //	     sample has, or a literal of another type, is refused after that
-//	     one read and before anything is written, deleted or printed
-//	3    not found: the entity (get, rm, put --if-match), the table, or
-//	     the stored access policy (policy rm)
+//	     one read and before anything is written, deleted or printed;
+//	     restore into a table that holds entities, without --mode, is
+//	     refused after reading one key and before any write
+//	3    not found: the entity (get, rm, put --if-match), the table, the
+//	     stored access policy (policy rm), or the backup (restore, verify
+//	     --at: none of that ID, none finished by that time, none at all)
 //	4    precondition failed: --if-match names an ETag the entity no
 //	     longer has (someone changed it since it was read), or put
 //	     --if-not-exists found an entity with the same keys
@@ -67,6 +70,9 @@
 //	6    verify found differences
 //	7    already complete: --checkpoint's file says this job is done, and
 //	     nothing was done (--restart does it again)
+//	8    a damaged backup: a file of it is missing or does not match the
+//	     checksum its manifest records (the message names the file);
+//	     restore wrote nothing
 //	130  interrupted (Ctrl-C)
 //
 // # Entities: get, query, put, rm
@@ -353,7 +359,9 @@
 // verify compares a table with another (in the same account, or the one of
 // --to-connection-string or TABLEKIT_TARGET_CONNECTION_STRING) or with an
 // export file (a DST holding a / or a . is a file, JSON Lines or CSV as
-// for import), property by property with their EDM types, ignoring
+// for import), or with the state of a backup (a DST that is an existing
+// directory or a blob container URL; --at chooses the backup, as for
+// restore), property by property with their EDM types, ignoring
 // Timestamp and ETag: an Int32 against an Int64 is a difference, NaN
 // equals NaN. It prints the counts of both sides, the keys missing from the
 // target, the extra ones, the entities changed (and how many of those have
@@ -425,16 +433,22 @@
 // restore DEST TABLE writes the table as of a backup: --at an ID, or a
 // time (RFC 3339) for the last backup finished by then; the last by
 // default. The table is created if missing; one that holds entities is
-// refused (exit status 1) unless --mode replace (make it the backup) or
-// add-missing (write the entities it lacks). Every file's SHA-256 is
-// checked before anything is written: a damaged file is named and nothing
-// is written. --timestamp-property NAME keeps each entity's original
-// Timestamp in a property. backups DEST lists the backups (ID, when it
+// refused (exit status 2: it read one key and wrote nothing) unless
+// --mode replace (make it the backup) or add-missing (write the entities
+// it lacks). Every file's SHA-256 is checked before anything is written:
+// a damaged file is named, nothing is written, and the exit status is 8. --timestamp-property NAME keeps each entity's original
+// Timestamp in a property. With --checkpoint FILE a restore is resumable:
+// its first run records the backup before its first write, and the same
+// command run again after a crash restores that backup, writing the
+// entities the table lacks (--mode replace: all again); done, it exits 7.
+// backups DEST lists the backups (ID, when it
 // finished, full or incremental, entities written, keys deleted, entities
 // in the table as of it, bytes stored); --keep N keeps the newest N,
 // folding the oldest kept into a full backup from the stored files first.
 // docs/backup.md says what a backup guarantees. An unknown ID, or none
-// finished by the time, is exit status 1.
+// finished by the time, is exit status 3. verify TABLE DEST [--at ID|TIME]
+// compares the table with the state a backup restores (a DEST that is a
+// directory or a blob container URL), as verify compares two tables.
 //
 // # Internals
 //
@@ -487,6 +501,8 @@
 // cmd_query.go query and its streaming table and csv, cmd_sas.go, cmd_policy.go
 // every stored access policy call, cmd_plan.go writes plan files,
 // cmd_schema.go prints a table's shape, cmd_backup.go is backup, restore
-// and backups over package backup, and cmd_backup_dest.go opens their DEST
-// (a directory or a container).
+// and backups over package backup (restore runs on the job, not the
+// runner: it reads no table), cmd_backup_dest.go opens their DEST (a
+// directory or a container), and cmd_backup_verify.go is verify's backup
+// DEST, read through backup.Entities.
 package main

@@ -6,6 +6,7 @@ import (
 	"flag"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/backup"
 )
 
 // Exit statuses: 0 only when everything asked was done. The mapping of
@@ -14,12 +15,13 @@ import (
 const (
 	exitOK           = 0
 	exitFailed       = 1 // a request failed, or some entities were rejected
-	exitUsage        = 2 // bad flags or arguments; nothing was done
-	exitNotFound     = 3 // the entity, table or stored access policy does not exist
+	exitUsage        = 2 // bad flags or arguments, or restore into a table that holds entities without --mode; nothing was done
+	exitNotFound     = 3 // the entity, table, stored access policy or backup does not exist
 	exitPrecondition = 4 // --if-match: the entity's ETag is another one; --if-not-exists: it exists
 	exitUnknown      = 5 // a write's reply was lost: it may or may not be stored
 	exitDiffer       = 6 // verify: the two sides differ
 	exitComplete     = 7 // --checkpoint: the job is complete already; nothing was done
+	exitCorrupt      = 8 // a backup's file is damaged or missing (the message names it); nothing was written
 	exitInterrupted  = 130
 )
 
@@ -46,12 +48,19 @@ func exitStatus(ctx context.Context, err error) (code int, show bool) {
 		return exitOK, false
 	case errors.Is(err, errUsage):
 		return exitUsage, true
+	// Restore checks the table before it writes: a refusal for want of a
+	// --mode is a command line to change, as a bad flag is.
+	case errors.Is(err, backup.ErrNotEmpty):
+		return exitUsage, true
 	case errors.Is(err, errInterrupted) || ctx.Err() != nil:
 		return exitInterrupted, true
 	case errors.Is(err, errOutcomeUnknown) || errors.Is(err, tablekit.ErrMaybeCommitted):
 		return exitUnknown, true
-	case errors.Is(err, tablekit.ErrNotFound) || errors.Is(err, tablekit.ErrTableNotFound) || errors.Is(err, errPolicyNotFound):
+	case errors.Is(err, tablekit.ErrNotFound) || errors.Is(err, tablekit.ErrTableNotFound) || errors.Is(err, errPolicyNotFound) ||
+		errors.Is(err, backup.ErrNoBackup):
 		return exitNotFound, true
+	case errors.Is(err, backup.ErrCorrupt):
+		return exitCorrupt, true
 	case errors.Is(err, tablekit.ErrPreconditionFailed) || errors.Is(err, errExists):
 		return exitPrecondition, true
 	case errors.Is(err, errDiffer):

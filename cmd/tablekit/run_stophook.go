@@ -13,7 +13,8 @@ import (
 // its Nth checkpoint save (N = 0: at its first step), by SIGINT as Ctrl-C
 // would or by SIGKILL as a crash would. A test of a resume then interrupts
 // the run at a known point, however fast the machine, instead of after a
-// delay the run may finish within.
+// delay the run may finish within. backup and backups --keep count each
+// file they store as a save (backupdest.go's hookStore).
 const stopEnv = "TABLEKIT_TEST_STOP"
 
 // roundOpsEnv is the other hook of tests, hidden too:

@@ -20,9 +20,10 @@ import (
 type verifySink struct {
 	e          *env
 	src        *scanSource
-	pos        []string // the source table and the target, as given
-	file       bool     // the target is a file
-	format     string   // the file's
+	pos        []string     // the source table and the target, as given
+	file       bool         // the target is a file
+	backup     *backupState // the target is a backup's state
+	format     string       // the file's
 	delim      rune
 	partition  string // --partition
 	ta         *tally
@@ -47,7 +48,7 @@ func (s *verifySink) completed(j *job, err error) error {
 // with the counts.
 func (s *verifySink) open(_ context.Context, j *job) (err error) {
 	nseg := len(s.src.plan.segs)
-	if s.file {
+	if s.file || s.backup != nil {
 		nseg = 1
 	}
 	s.last = make([]segPos, nseg)
@@ -73,7 +74,7 @@ func (s *verifySink) open(_ context.Context, j *job) (err error) {
 		return err
 	}
 	s.dyn, err = table.New[table.Entity](svc, s.pos[0]) // decodes what differs
-	if err == nil && !s.file {
+	if err == nil && !s.file && s.backup == nil {
 		s.dt, err = table.New[table.RawEntity](s.dconn.svc, s.pos[1])
 	}
 	return err
@@ -91,6 +92,9 @@ func (s *verifySink) move(ctx context.Context, j *job) error {
 	}
 	decode := func(r *row) (map[string]any, error) { return decodeRow(s.dyn, r) }
 	src, plan := sideOf{s.st, s.srcOrdered}, *s.src.plan
+	if s.backup != nil {
+		return verifyAgainst(ctx, src, plan, s.partition, last[0].Key, s.ta, decode, func(k *row) error { return done(0, k) }, s.backup.rows)
+	}
 	if s.file {
 		return verifyFile(ctx, src, s.dyn, plan, s.partition, s.pos[1], s.format, s.delim, last[0].Key, s.ta, decode, func(k *row) error { return done(0, k) })
 	}
@@ -158,6 +162,22 @@ func verifySegments(ctx context.Context, src, dst sideOf, plan scanPlan, last []
 // verifyFile compares the table's ordered scan with the file's entities,
 // sorted.
 func verifyFile(ctx context.Context, st sideOf, dyn *dynTable, plan scanPlan, partition, path, format string, delim rune, from *[2]string, ta *tally, decode func(*row) (map[string]any, error), done func(*row) error) error {
+	return verifyAgainst(ctx, st, plan, partition, from, ta, decode, done, func(keep func(pk, rk string) bool, lim runLimits) iter.Seq2[row, error] {
+		return func(yield func(row, error) bool) {
+			for e, err := range sortedFile(dyn, path, format, delim, func(e *table.Entity) bool { return keep(e.PartitionKey, e.RowKey) }, lim) {
+				if !yield(row{PartitionKey: e.PartitionKey, RowKey: e.RowKey, props: e.Properties}, err) || err != nil {
+					return
+				}
+			}
+		}
+	})
+}
+
+// verifyAgainst compares the table's ordered scan with one stream of
+// entities in no key order (a file, a backup), which target sorts within
+// lim after keeping those in the scan's scope, after from.
+func verifyAgainst(ctx context.Context, st sideOf, plan scanPlan, partition string, from *[2]string, ta *tally, decode func(*row) (map[string]any, error), done func(*row) error,
+	target func(keep func(pk, rk string) bool, lim runLimits) iter.Seq2[row, error]) error {
 	plan.filter = query.And(plan.filter, after(from))
 	cur, err := openScan(query.New(st.t), plan, "")
 	if err != nil {
@@ -172,29 +192,18 @@ func verifyFile(ctx context.Context, st sideOf, dyn *dynTable, plan scanPlan, pa
 	}
 	lim := oneSort
 	if !st.ordered {
-		lim = oneSort.share(2) // the table's sort and the file's
+		lim = oneSort.share(2) // the table's sort and the target's
 		src = rowSpill.sorted(src, lim)
 	}
-	var fromRow *row
-	if from != nil {
-		fromRow = &row{PartitionKey: from[0], RowKey: from[1]}
-	}
-	keep := func(ent *table.Entity) bool {
-		k := ent.PartitionKey
+	keep := func(pk, rk string) bool {
+		k := pk
 		if partition != "" {
-			if ent.PartitionKey != partition {
+			if pk != partition {
 				return false
 			}
-			k = ent.RowKey
+			k = rk
 		}
-		return plan.share.Contains(k) && (fromRow == nil || compareKeyStrings(ent.PartitionKey, ent.RowKey, fromRow.PartitionKey, fromRow.RowKey) > 0)
+		return plan.share.Contains(k) && (from == nil || compareKeyStrings(pk, rk, from[0], from[1]) > 0)
 	}
-	dst := func(yield func(row, error) bool) {
-		for e, err := range sortedFile(dyn, path, format, delim, keep, lim) {
-			if !yield(row{PartitionKey: e.PartitionKey, RowKey: e.RowKey, props: e.Properties}, err) || err != nil {
-				return
-			}
-		}
-	}
-	return compareStreams(src, dst, ta, nil, decode, done)
+	return compareStreams(src, target(keep, lim), ta, nil, decode, done)
 }

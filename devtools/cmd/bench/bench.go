@@ -245,6 +245,7 @@ func measureAll(ctx context.Context, cfg config, endpoint string, logf func(stri
 		{"conns", func() error { return b.runConns(ctx) }},
 		{"bytes", func() error { return b.runInsertBytes(ctx) }},
 		{"throughput", func() error { return b.runThroughput(ctx) }},
+		{"backups", func() error { return b.runBackups(ctx) }},
 	}
 	for _, st := range steps {
 		// The heap and command measurements read the scan table.

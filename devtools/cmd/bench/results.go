@@ -157,6 +157,7 @@ func (b *bench) report(env *envInfo, over map[string][]overheadObs) *Report {
 
 	r.Targets = b.targets(over)
 	r.Sections = append(r.Sections, b.insertSection(), b.scanSection(), b.cliSection(), b.capacitySection(), b.connSection(), b.bytesSection(), b.throughputSection(), overheadSection(over), b.azuriteSection())
+	r.Sections = append(r.Sections, b.backupSection())
 	return r
 }
 
