@@ -28,6 +28,12 @@ type jobCommand struct {
 	check func(in *jobInput) error
 	// build makes the run once the accounts are open.
 	build func(ctx context.Context, in *jobInput) (*jobRun, error)
+	// act, instead of build, is the work of a command whose run is not a
+	// source and a sink (backup, restore, backups), once connected.
+	act func(ctx context.Context, in *jobInput) error
+	// offline opens no account: the source flags only name one (backups
+	// signs requests to a container with its connection string's key).
+	offline bool
 }
 
 // jobInput is a command's parsed command line and, once connected, its
@@ -38,6 +44,7 @@ type jobInput struct {
 	pos   []string
 	sf    scanFlags // with scan; its ckpt and rate also serve a command that registers only those (import)
 	every time.Duration
+	from  *endpointFlags // the source account's flags
 	to    *endpointFlags // with target
 	// noTarget, set by check, leaves the target account unopened: the
 	// run's other side is no table (verify against a file or a backup).
@@ -57,8 +64,8 @@ func runJob(mk func() *jobCommand) func(context.Context, *env, []string) error {
 func (c *jobCommand) run(ctx context.Context, e *env, args []string) error {
 	in := &jobInput{e: e, verb: c.name, retries: new(retryCount)}
 	fs := newFlags(e, commands[c.name])
-	from := sourceFlags()
-	from.register(fs)
+	in.from = sourceFlags()
+	in.from.register(fs)
 	if c.target {
 		in.to = targetFlags()
 		in.to.register(fs)
@@ -87,8 +94,13 @@ func (c *jobCommand) run(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if err := in.connect(from, rateOf(fs), c.target); err != nil {
-		return err
+	if !c.offline {
+		if err := in.connect(rateOf(fs), c.target); err != nil {
+			return err
+		}
+	}
+	if c.act != nil {
+		return c.act(ctx, in)
 	}
 	r, err := c.build(ctx, in)
 	if err != nil {
@@ -99,10 +111,10 @@ func (c *jobCommand) run(ctx context.Context, e *env, args []string) error {
 
 // connect opens the source account and, when asked for and not left out
 // by noTarget, the target; both share --rate and the retry count.
-func (in *jobInput) connect(from *endpointFlags, rate *rateValue, target bool) error {
+func (in *jobInput) connect(rate *rateValue, target bool) error {
 	var err error
-	from.rate = rate
-	if in.src, err = from.open(in.e, in.retries); err != nil {
+	in.from.rate = rate
+	if in.src, err = in.from.open(in.e, in.retries); err != nil {
 		return err
 	}
 	in.dst = in.src
