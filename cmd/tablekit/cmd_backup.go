@@ -22,7 +22,7 @@ func init() {
 		example: `tablekit backup orders /var/backups/orders                     # the ID is the last line of stdout
 tablekit backup orders https://acct.blob.core.windows.net/backups/orders
 tablekit backup orders /var/backups/orders --full`,
-		run: runBackup,
+		run: runJob(backupJob),
 	})
 	register(&command{
 		name: "restore", args: "DEST TABLE [--at ID|TIME] [--mode empty|replace|add-missing] [--timestamp-property NAME] [--parallel N] [--checkpoint FILE] [--dest-sas SAS]",
@@ -31,54 +31,58 @@ tablekit backup orders /var/backups/orders --full`,
 tablekit restore /var/backups/orders orders --at 2026-11-26T06:00:00Z --mode replace
 tablekit restore /var/backups/orders orders2 --at 20261126T031500.123Z --timestamp-property OriginalTimestamp
 tablekit restore /var/backups/orders orders2 --checkpoint restore.ckpt     # run again to resume`,
-		run: runRestore,
+		run: runJob(restoreJob),
 	})
 	register(&command{
 		name: "backups", args: "DEST [--keep N] [--dest-sas SAS]",
 		summary: "list the backups in DEST; --keep N folds the older ones into a full backup from the stored files and removes them",
 		example: `tablekit backups /var/backups/orders
 tablekit backups https://acct.blob.core.windows.net/backups/orders --keep 7`,
-		run: runBackups,
+		run: runJob(backupsJob),
 	})
 }
 
-func runBackup(ctx context.Context, e *env, args []string) error {
+func backupJob() *jobCommand {
 	var o backup.Options
 	var changes, destSAS string
-	conn, pos, err := tableArgs(e, commands["backup"], args, 2, 2, func(fs *flag.FlagSet) {
-		fs.BoolVar(&o.Full, "full", false, "a full backup even when DEST holds backups of the table")
-		fs.StringVar(&changes, "changes", "", "how to find changed entities: timestamp (Table Storage's default) or etag (Cosmos DB's default: each key's ETag against the previous backup's)")
-		fs.DurationVar(&o.Overlap, "overlap", backup.DefaultOverlap, "how far before the previous backup's start a Timestamp scan begins (clock difference, late writes)")
-		fs.IntVar(&o.Parallelism, "parallel", 0, "requests in flight (default 8)")
-		fs.StringVar(&destSAS, "dest-sas", "", "SAS token for a blob container DEST")
-	})
-	if err != nil {
-		return err
-	}
-	switch changes {
-	case "":
-	case "timestamp":
-		o.Changes = backup.ChangesByTimestamp
-	case "etag":
-		o.Changes = backup.ChangesByETag
-	default:
-		return usagef("--changes %q: want timestamp or etag", changes)
-	}
-	st, err := openDest(pos[1], destSAS, conn.connString())
-	if err == nil {
-		st, err = hookStore(e, st)
-	}
-	if err != nil {
-		return err
-	}
-	in, err := backup.Run(ctx, conn.svc, pos[0], st, &o)
-	if err != nil {
-		return backupUsage(err)
-	}
-	fmt.Fprintf(e.stderr, "tablekit backup: %s backup %s of %s: %d entities stored, %d keys deleted, %d entities in the table, %d bytes, %.1fs\n",
-		kind(in), in.ID, in.Table, in.Written, in.Deleted, in.Entities, in.Bytes, in.Finished.Sub(in.Started).Seconds())
-	_, err = fmt.Fprintln(e.stdout, in.ID)
-	return err
+	return &jobCommand{name: "backup", args: 2, tables: 1,
+		flags: func(fs *flag.FlagSet, _ *jobInput) {
+			fs.BoolVar(&o.Full, "full", false, "a full backup even when DEST holds backups of the table")
+			fs.StringVar(&changes, "changes", "", "how to find changed entities: timestamp (Table Storage's default) or etag (Cosmos DB's default: each key's ETag against the previous backup's)")
+			fs.DurationVar(&o.Overlap, "overlap", backup.DefaultOverlap, "how far before the previous backup's start a Timestamp scan begins (clock difference, late writes)")
+			fs.IntVar(&o.Parallelism, "parallel", 0, "requests in flight (default 8)")
+			fs.StringVar(&destSAS, "dest-sas", "", "SAS token for a blob container DEST")
+		},
+		check: func(*jobInput) error {
+			switch changes {
+			case "":
+			case "timestamp":
+				o.Changes = backup.ChangesByTimestamp
+			case "etag":
+				o.Changes = backup.ChangesByETag
+			default:
+				return usagef("--changes %q: want timestamp or etag", changes)
+			}
+			return nil
+		},
+		act: func(ctx context.Context, in *jobInput) error {
+			e, pos := in.e, in.pos
+			st, err := openDest(pos[1], destSAS, in.src.connString())
+			if err == nil {
+				st, err = hookStore(e, st)
+			}
+			if err != nil {
+				return err
+			}
+			info, err := backup.Run(ctx, in.src.svc, pos[0], st, &o)
+			if err != nil {
+				return backupUsage(err)
+			}
+			fmt.Fprintf(e.stderr, "tablekit backup: %s backup %s of %s: %d entities stored, %d keys deleted, %d entities in the table, %d bytes, %.1fs\n",
+				kind(info), info.ID, info.Table, info.Written, info.Deleted, info.Entities, info.Bytes, info.Finished.Sub(info.Started).Seconds())
+			_, err = fmt.Fprintln(e.stdout, info.ID)
+			return err
+		}}
 }
 
 func kind(in backup.Info) string {
@@ -96,47 +100,47 @@ func (c *connection) connString() *table.ConnectionString {
 	return &c.conn
 }
 
-func runRestore(ctx context.Context, e *env, args []string) error {
+func restoreJob() *jobCommand {
 	var at, mode, destSAS string
 	var o backup.RestoreOptions
-	c := commands["restore"]
-	fs := newFlags(e, c)
-	src := sourceFlags()
-	src.register(fs)
-	fs.StringVar(&at, "at", "", "the backup: its ID, or a time (RFC 3339) for the last backup finished by then; default the last")
-	fs.StringVar(&mode, "mode", "empty", "when the table holds entities: empty (refuse), replace (make it the backup: write every entity, delete the others), add-missing (write the entities it lacks)")
-	fs.StringVar(&o.TimestampProperty, "timestamp-property", "", "keep each entity's original Timestamp in this property (an Edm.DateTime)")
-	fs.IntVar(&o.InFlight, "parallel", 0, "transactions in flight (default 4)")
-	fs.StringVar(&destSAS, "dest-sas", "", "SAS token for a blob container DEST")
-	var ck checkpointFlags
-	ck.register(fs)
-	pos, err := parse(fs, args, 2)
-	if err != nil {
-		return err
+	return &jobCommand{name: "restore", args: 2,
+		flags: func(fs *flag.FlagSet, in *jobInput) {
+			fs.StringVar(&at, "at", "", "the backup: its ID, or a time (RFC 3339) for the last backup finished by then; default the last")
+			fs.StringVar(&mode, "mode", "empty", "when the table holds entities: empty (refuse), replace (make it the backup: write every entity, delete the others), add-missing (write the entities it lacks)")
+			fs.StringVar(&o.TimestampProperty, "timestamp-property", "", "keep each entity's original Timestamp in this property (an Edm.DateTime)")
+			fs.IntVar(&o.InFlight, "parallel", 0, "transactions in flight (default 4)")
+			fs.StringVar(&destSAS, "dest-sas", "", "SAS token for a blob container DEST")
+			in.sf.ckpt.register(fs)
+		},
+		check: func(in *jobInput) error {
+			if bad := wire.CheckTableName(in.pos[1]); bad != nil {
+				return &usageError{"table name " + bad.String()}
+			}
+			switch mode {
+			case "empty":
+				o.Mode = backup.IntoEmpty
+			case "replace":
+				o.Mode = backup.Replace
+			case "add-missing":
+				o.Mode = backup.AddMissing
+			default:
+				return usagef("--mode %q: want empty, replace or add-missing", mode)
+			}
+			o.ID, o.Before = parseAt(at)
+			return nil
+		},
+		act: func(ctx context.Context, in *jobInput) error { return restore(ctx, in, at, mode, destSAS, &o) },
 	}
-	if bad := wire.CheckTableName(pos[1]); bad != nil {
-		return &usageError{"table name " + bad.String()}
-	}
-	switch mode {
-	case "empty":
-		o.Mode = backup.IntoEmpty
-	case "replace":
-		o.Mode = backup.Replace
-	case "add-missing":
-		o.Mode = backup.AddMissing
-	default:
-		return usagef("--mode %q: want empty, replace or add-missing", mode)
-	}
-	o.ID, o.Before = parseAt(at)
-	conn, err := src.open(e, new(retryCount))
-	if err != nil {
-		return err
-	}
+}
+
+// restore is restore's run, once connected.
+func restore(ctx context.Context, in *jobInput, at, mode, destSAS string, o *backup.RestoreOptions) error {
+	e, pos, conn := in.e, in.pos, in.src
 	st, err := openDest(pos[0], destSAS, conn.connString())
 	if err != nil {
 		return err
 	}
-	j, err := newJob(ctx, e, "restore", ck, jobID{{"backups", pos[0]}, {"table", pos[1]}, {"at", at}, {"mode", mode},
+	j, err := newJob(ctx, e, "restore", in.sf.ckpt, jobID{{"backups", pos[0]}, {"table", pos[1]}, {"at", at}, {"mode", mode},
 		{"timestamp-property", o.TimestampProperty}}, 0)
 	if err != nil {
 		return err
@@ -144,11 +148,11 @@ func runRestore(ctx context.Context, e *env, args []string) error {
 	if j.cp.Complete {
 		return j.completed("table " + pos[1] + " as of backup " + j.cp.Extra[extraBackup])
 	}
-	if err := resumeRestore(ctx, j, conn, st, pos[1], &o); err != nil {
+	if err := resumeRestore(ctx, j, conn, st, pos[1], o); err != nil {
 		return notEmpty(backupUsage(err))
 	}
 	o.Progress = j.committed()
-	res, err := backup.Restore(ctx, conn.svc, pos[1], st, &o)
+	res, err := backup.Restore(ctx, conn.svc, pos[1], st, o)
 	j.done = j.cp.Done + int64(res.Written)
 	if err != nil {
 		return j.end(notEmpty(backupUsage(err)))
@@ -218,34 +222,28 @@ func notEmpty(err error) error {
 	return err
 }
 
-func runBackups(ctx context.Context, e *env, args []string) error {
+func backupsJob() *jobCommand {
 	var keep int
 	var destSAS string
-	c := commands["backups"]
-	fs := newFlags(e, c)
-	src := sourceFlags()
-	src.register(fs)
-	fs.IntVar(&keep, "keep", 0, "keep the newest N backups: fold the oldest kept into a full one if needed, remove the older; 0 keeps all")
-	fs.StringVar(&destSAS, "dest-sas", "", "SAS token for a blob container DEST")
-	pos, err := parse(fs, args, 1)
-	if err != nil {
-		return err
+	return &jobCommand{name: "backups", args: 1, offline: true,
+		flags: func(fs *flag.FlagSet, _ *jobInput) {
+			fs.IntVar(&keep, "keep", 0, "keep the newest N backups: fold the oldest kept into a full one if needed, remove the older; 0 keeps all")
+			fs.StringVar(&destSAS, "dest-sas", "", "SAS token for a blob container DEST")
+		},
+		check: func(*jobInput) error {
+			if keep < 0 {
+				return usagef("--keep %d: want 1 or more (0 keeps all)", keep)
+			}
+			return nil
+		},
+		act: func(ctx context.Context, in *jobInput) error { return listBackups(ctx, in, keep, destSAS) },
 	}
-	if keep < 0 {
-		return usagef("--keep %d: want 1 or more (0 keeps all)", keep)
-	}
-	// The account key of a connection string, if any, signs requests to a
-	// container of the same account; no table is read.
-	var cs *table.ConnectionString
-	if s := src.connString; s != "" || e.getenv(envConnection) != "" {
-		if s == "" {
-			s = e.getenv(envConnection)
-		}
-		if p, err := table.ParseConnectionString(s); err == nil {
-			cs = &p
-		}
-	}
-	st, err := openDest(pos[0], destSAS, cs)
+}
+
+// listBackups is backups' run: no table is read, so no account is opened.
+func listBackups(ctx context.Context, in *jobInput, keep int, destSAS string) error {
+	e := in.e
+	st, err := openDest(in.pos[0], destSAS, in.from.parsedConnString(e))
 	if err == nil {
 		st, err = hookStore(e, st)
 	}

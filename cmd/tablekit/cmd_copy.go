@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
 	"strings"
-	"time"
 
 	"github.com/tablekit/tablekit/batch"
-	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -19,69 +17,42 @@ func init() {
 # interrupted, even by kill -9? the same command again completes the copy
 TABLEKIT_TARGET_CONNECTION_STRING='...' tablekit copy orders orders --filter "Year eq 2024"
 tablekit copy events events2024 --prefix 2024-`,
-		run: runCopy,
+		run: runJob(copyJob),
 	})
 }
 
-func runCopy(ctx context.Context, e *env, args []string) error {
-	c := commands["copy"]
-	fs := newFlags(e, c)
-	from, to := sourceFlags(), targetFlags()
-	from.register(fs)
-	to.register(fs)
-	var sf scanFlags
-	var every time.Duration
+func copyJob() *jobCommand {
 	var create bool
-	sf.register(fs)
-	everyFlag(fs, &every)
-	fs.BoolVar(&create, "create", true, "create the target table if it does not exist")
-	pos, err := parse(fs, args, 2)
-	if err != nil {
-		return err
-	}
-	for _, n := range pos {
-		if bad := wire.CheckTableName(n); bad != nil {
-			return badTableName(n, bad)
-		}
-	}
-	retries := new(retryCount)
-	from.rate, to.rate = &sf.rate, &sf.rate
-	sconn, err := from.open(e, retries)
-	if err != nil {
-		return err
-	}
-	dconn, err := to.open(e, retries)
-	var account string // the target's, when it is another account
-	if err == nil {
-		account = dconn.svc.Endpoint()
-	}
-	if errors.Is(err, errNoTarget) {
-		dconn, err = sconn, nil
-		// Table names are case-insensitive: Events and events are one table.
-		if strings.EqualFold(pos[0], pos[1]) {
-			return usagef("copying %s onto itself: name another table or give --to-connection-string", pos[0])
-		}
-	}
-	if err != nil {
-		return err
-	}
-	j, plan, err := sf.start(ctx, e, "copy", pos[0], every, jobField{"target table", pos[1]}, jobField{"target account", account})
-	if err != nil {
-		return err
-	}
-	// Raw entities: the copy moves each entity's JSON from the page into
-	// the $batch body without decoding its values.
-	st, err := table.New[table.RawEntity](sconn.svc, pos[0])
-	if err != nil {
-		return err
-	}
-	dt, err := table.New[table.RawEntity](dconn.svc, pos[1])
-	if err != nil {
-		return err
-	}
-	src := &scanSource{sconn.svc, &plan}
-	dst := &copySink{src: src, st: st, dt: dt, create: create, svc: dconn.svc,
-		w: &roundWriter{rt: dt, kind: batch.Upsert, mode: table.Replace,
-			opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: dconn.policy, Progress: j.committed()}}}
-	return (&jobRun{job: j, retries: retries, what: "target table " + pos[1], src: src, dst: dst}).run(ctx)
+	return &jobCommand{name: "copy", args: 2, tables: 2, scan: true, every: true, target: true,
+		flags: func(fs *flag.FlagSet, _ *jobInput) {
+			fs.BoolVar(&create, "create", true, "create the target table if it does not exist")
+		},
+		build: func(ctx context.Context, in *jobInput) (*jobRun, error) {
+			var account string // the target's, when it is another account
+			if !in.sameAccount {
+				account = in.dst.svc.Endpoint()
+			} else if strings.EqualFold(in.pos[0], in.pos[1]) {
+				// Table names are case-insensitive: Events and events are one table.
+				return nil, usagef("copying %s onto itself: name another table or give --to-connection-string", in.pos[0])
+			}
+			j, plan, err := in.startScan(ctx, jobField{"target table", in.pos[1]}, jobField{"target account", account})
+			if err != nil {
+				return nil, err
+			}
+			// Raw entities: the copy moves each entity's JSON from the page into
+			// the $batch body without decoding its values.
+			st, err := table.New[table.RawEntity](in.src.svc, in.pos[0])
+			if err != nil {
+				return nil, err
+			}
+			dt, err := table.New[table.RawEntity](in.dst.svc, in.pos[1])
+			if err != nil {
+				return nil, err
+			}
+			src := &scanSource{in.src.svc, &plan}
+			dst := &copySink{src: src, st: st, dt: dt, create: create, svc: in.dst.svc,
+				w: &roundWriter{rt: dt, kind: batch.Upsert, mode: table.Replace,
+					opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: in.dst.policy, Progress: j.committed()}}}
+			return &jobRun{job: j, retries: in.retries, what: "target table " + in.pos[1], src: src, dst: dst}, nil
+		}}
 }

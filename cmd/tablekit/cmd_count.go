@@ -18,25 +18,23 @@ tablekit count events --filter "Level eq 'error'" --parallel 16
 # four machines, one share each; the four numbers add up to the table's count:
 tablekit plan events --shares 4 -o events.plan
 tablekit count events --plan events.plan --segment 1/4    # ... --segment 4/4 on the others`,
-		run: runCount,
+		run: runJob(countJob),
 	})
 }
 
-func runCount(ctx context.Context, e *env, args []string) error {
-	var sf scanFlags
-	conn, name, err := tableCommand(e, commands["count"], args, sf.register)
-	if err != nil {
-		return err
-	}
-	j, plan, err := sf.start(ctx, e, "count", name, 0)
-	if err != nil {
-		return err
-	}
-	t, err := table.New[keyEntity](conn.svc, name)
-	if err != nil {
-		return err
-	}
-	src := &scanSource{conn.svc, &plan}
-	dst := &tallySink[keyEntity]{src: src, q: query.New(t).Select(), each: func(keyEntity) error { return nil }, report: printDone(e)}
-	return (&jobRun{job: j, retries: conn.retries, what: "table " + name, src: src, dst: dst}).run(ctx)
+func countJob() *jobCommand {
+	return &jobCommand{name: "count", args: 1, tables: 1, scan: true,
+		build: func(ctx context.Context, in *jobInput) (*jobRun, error) {
+			j, plan, err := in.startScan(ctx)
+			if err != nil {
+				return nil, err
+			}
+			t, err := table.New[keyEntity](in.src.svc, in.pos[0])
+			if err != nil {
+				return nil, err
+			}
+			src := &scanSource{in.src.svc, &plan}
+			dst := &tallySink[keyEntity]{src: src, q: query.New(t).Select(), each: func(keyEntity) error { return nil }, report: printDone(in.e)}
+			return &jobRun{job: j, retries: in.retries, what: "table " + in.pos[0], src: src, dst: dst}, nil
+		}}
 }

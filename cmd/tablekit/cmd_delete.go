@@ -17,36 +17,35 @@ func init() {
 tablekit delete orders --partition alice --yes
 tablekit delete orders --partition alice --prefix 2023- --yes    # her RowKeys starting with 2023-
 # the whole table is cheaper to drop: tablekit drop logs --yes`,
-		run: runDelete,
+		run: runJob(deleteJob),
 	})
 }
 
-func runDelete(ctx context.Context, e *env, args []string) error {
-	var sf scanFlags
+func deleteJob() *jobCommand {
 	var yes bool
-	conn, name, err := tableCommand(e, commands["delete"], args, func(fs *flag.FlagSet) {
-		sf.register(fs)
-		fs.BoolVar(&yes, "yes", false, "really delete")
-	})
-	if err != nil {
-		return err
-	}
-	if sf.filter == "" && sf.partition == "" && sf.prefix == "" {
-		return usagef("say what to delete with --filter, --partition or --prefix (to empty the whole table, drop it)")
-	}
-	if !yes {
-		return usagef("deleting is final: add --yes")
-	}
-	j, plan, err := sf.start(ctx, e, "delete", name, 0)
-	if err != nil {
-		return err
-	}
-	t, err := table.New[keyEntity](conn.svc, name)
-	if err != nil {
-		return err
-	}
-	src := &scanSource{conn.svc, &plan}
-	dst := &deleteSink{e: e, src: src, t: t, keepPosition: conn.svc.Backend() != table.CosmosDB,
-		opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: conn.policy, Progress: j.committed()}}
-	return (&jobRun{job: j, retries: conn.retries, what: "table " + name, src: src, dst: dst}).run(ctx)
+	return &jobCommand{name: "delete", args: 1, tables: 1, scan: true,
+		flags: func(fs *flag.FlagSet, _ *jobInput) { fs.BoolVar(&yes, "yes", false, "really delete") },
+		check: func(in *jobInput) error {
+			if in.sf.filter == "" && in.sf.partition == "" && in.sf.prefix == "" {
+				return usagef("say what to delete with --filter, --partition or --prefix (to empty the whole table, drop it)")
+			}
+			if !yes {
+				return usagef("deleting is final: add --yes")
+			}
+			return nil
+		},
+		build: func(ctx context.Context, in *jobInput) (*jobRun, error) {
+			j, plan, err := in.startScan(ctx)
+			if err != nil {
+				return nil, err
+			}
+			t, err := table.New[keyEntity](in.src.svc, in.pos[0])
+			if err != nil {
+				return nil, err
+			}
+			src := &scanSource{in.src.svc, &plan}
+			dst := &deleteSink{e: in.e, src: src, t: t, keepPosition: in.src.svc.Backend() != table.CosmosDB,
+				opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: in.src.policy, Progress: j.committed()}}
+			return &jobRun{job: j, retries: in.retries, what: "table " + in.pos[0], src: src, dst: dst}, nil
+		}}
 }

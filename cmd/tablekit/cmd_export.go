@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -21,7 +20,7 @@ tablekit export orders --select Name,Total -o orders.csv    # CSV, from the exte
 tablekit export logs --filter "Level eq 'error'" -o errors.jsonl.gz   # gzip, from the name
 tablekit export orders --ordered -o orders.jsonl          # in key order: files of two runs diff
 tablekit export orders --ordered --limit 10               # the first 10 in key order`,
-		run: runExport,
+		run: runJob(exportJob),
 	})
 }
 
@@ -29,69 +28,61 @@ tablekit export orders --ordered --limit 10               # the first 10 in key 
 // is written once, so a resumed run must not compute other columns.
 const extraColumns = "csv-columns"
 
-// everyFlag is how often export, import and copy save their checkpoint.
-func everyFlag(fs *flag.FlagSet, d *time.Duration) {
-	fs.DurationVar(d, "checkpoint-every", checkpointEvery, "how often to save --checkpoint: the most work a crash can lose")
-}
-
-func runExport(ctx context.Context, e *env, args []string) error {
-	var sf scanFlags
+func exportJob() *jobCommand {
 	var ff formatFlags
-	var out, sel string
-	var every time.Duration
+	var out, sel, format string
+	var delim rune
 	var limit int
 	var ordered bool
-	conn, name, err := tableCommand(e, commands["export"], args, func(fs *flag.FlagSet) {
-		sf.register(fs)
-		everyFlag(fs, &every)
-		fs.StringVar(&out, "o", "-", "output file, - for stdout (--checkpoint needs a file)")
-		ff.register(fs)
-		fs.StringVar(&sel, "select", "", selectHelp)
-		fs.IntVar(&limit, "limit", 0, "at most this many entities (per share with --segment); 0: all")
-		fs.BoolVar(&ordered, "ordered", false, "write the entities in key order (PartitionKey, then RowKey), for files that diff: --parallel's segments are merged in key order")
-	})
-	if err != nil {
-		return err
-	}
-	format, delim, err := ff.resolve(out)
-	if err != nil {
-		return err
-	}
-	if sf.ckpt.path != "" && out == "-" {
-		return usagef("--checkpoint needs -o FILE: a resumed run truncates the file to the saved position")
-	}
-	if limit < 0 {
-		return usagef("--limit %d: want 0 (all) or more", limit)
-	}
-	cols, err := selectNames(sel)
-	if err != nil {
-		return err
-	}
-	var delimID, limitID string
-	if format == formatCSV && delim != ',' {
-		delimID = string(delim)
-	}
-	if limit > 0 {
-		limitID = strconv.Itoa(limit)
-	}
-	j, plan, err := sf.start(ctx, e, "export", name, every, jobField{"output", filePath(out)}, jobField{"format", fmt.Sprint(format)},
-		jobField{"select", sel}, jobField{"delimiter", delimID}, jobField{"limit", limitID}, jobField{"ordered", strconv.FormatBool(ordered)})
-	if err != nil {
-		return err
-	}
-	plan.ordered = ordered
-	if limit > 0 && j.cp.Done >= int64(limit) && !j.cp.Complete {
-		j.cp.Token, j.token = scanEnd, scanEnd // all the limit asks for was read
-	}
-	t, err := table.New[table.Entity](conn.svc, name)
-	if err != nil {
-		return err
-	}
-	q := query.New(t)
-	if sel != "" {
-		q = q.Select(withTimestamp(cols)...)
-	}
-	src := &scanSource{conn.svc, &plan}
-	dst := &exportSink{e: e, src: src, conn: conn, q: q, out: out, format: format, delim: delim, limit: limit, selected: sel != "", cols: cols}
-	return (&jobRun{job: j, retries: conn.retries, what: "output " + out, src: src, dst: dst}).run(ctx)
+	var cols []string
+	return &jobCommand{name: "export", args: 1, tables: 1, scan: true, every: true,
+		flags: func(fs *flag.FlagSet, _ *jobInput) {
+			fs.StringVar(&out, "o", "-", "output file, - for stdout (--checkpoint needs a file)")
+			ff.register(fs)
+			fs.StringVar(&sel, "select", "", selectHelp)
+			fs.IntVar(&limit, "limit", 0, "at most this many entities (per share with --segment); 0: all")
+			fs.BoolVar(&ordered, "ordered", false, "write the entities in key order (PartitionKey, then RowKey), for files that diff: --parallel's segments are merged in key order")
+		},
+		check: func(in *jobInput) (err error) {
+			if format, delim, err = ff.resolve(out); err != nil {
+				return err
+			}
+			if in.sf.ckpt.path != "" && out == "-" {
+				return usagef("--checkpoint needs -o FILE: a resumed run truncates the file to the saved position")
+			}
+			if limit < 0 {
+				return usagef("--limit %d: want 0 (all) or more", limit)
+			}
+			cols, err = selectNames(sel)
+			return err
+		},
+		build: func(ctx context.Context, in *jobInput) (*jobRun, error) {
+			var delimID, limitID string
+			if format == formatCSV && delim != ',' {
+				delimID = string(delim)
+			}
+			if limit > 0 {
+				limitID = strconv.Itoa(limit)
+			}
+			j, plan, err := in.startScan(ctx, jobField{"output", filePath(out)}, jobField{"format", fmt.Sprint(format)},
+				jobField{"select", sel}, jobField{"delimiter", delimID}, jobField{"limit", limitID}, jobField{"ordered", strconv.FormatBool(ordered)})
+			if err != nil {
+				return nil, err
+			}
+			plan.ordered = ordered
+			if limit > 0 && j.cp.Done >= int64(limit) && !j.cp.Complete {
+				j.cp.Token, j.token = scanEnd, scanEnd // all the limit asks for was read
+			}
+			t, err := table.New[table.Entity](in.src.svc, in.pos[0])
+			if err != nil {
+				return nil, err
+			}
+			q := query.New(t)
+			if sel != "" {
+				q = q.Select(withTimestamp(cols)...)
+			}
+			src := &scanSource{in.src.svc, &plan}
+			dst := &exportSink{e: in.e, src: src, conn: in.src, q: q, out: out, format: format, delim: delim, limit: limit, selected: sel != "", cols: cols}
+			return &jobRun{job: j, retries: in.retries, what: "output " + out, src: src, dst: dst}, nil
+		}}
 }

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/query"
@@ -21,7 +21,7 @@ tablekit import orders orders.csv --mode merge    # CSV, from the extension
 # restore what is missing from a backup, leaving what is there as it is:
 tablekit import orders backup.jsonl --mode add-missing --checkpoint restore.ckpt
 tablekit import orders export.csv --delimiter ';'`,
-		run: runImport,
+		run: runJob(importJob),
 	})
 }
 
@@ -34,72 +34,65 @@ const (
 // lineToken is an import's checkpoint position: the next input line.
 func lineToken(n int64) string { return "line:" + strconv.FormatInt(n, 10) }
 
-func runImport(ctx context.Context, e *env, args []string) error {
-	c := commands["import"]
-	fs := newFlags(e, c)
-	src := sourceFlags()
-	src.register(fs)
+func importJob() *jobCommand {
 	var ff formatFlags
-	var mode, rejectsPath string
-	var ckpt checkpointFlags
+	var mode, rejectsPath, format string
+	var delim rune
 	var create bool
 	var parallel int
-	var every time.Duration
-	ff.register(fs)
-	fs.StringVar(&mode, "mode", "upsert", "upsert (replace), merge (upsert merging properties), add (an existing entity is a reject) or add-missing (existing entities are left as they are)")
-	fs.BoolVar(&create, "create", false, "create the table if it does not exist")
-	fs.IntVar(&parallel, "parallel", batch.DefaultInFlight, fmt.Sprintf("transactions in flight, 1 to %d", query.MaxParallelism))
-	ckpt.register(fs)
-	fs.StringVar(&rejectsPath, "rejects", "", "file to write refused lines to, as JSON lines {line, reason, input}")
-	everyFlag(fs, &every)
-	registerRate(fs, new(rateValue))
-	pos, err := parse(fs, args, 2)
-	if err != nil {
-		return err
-	}
-	name, path := pos[0], pos[1]
-	format, d, err := ff.resolve(path)
-	if err != nil {
-		return err
-	}
-	w, err := modeWriter(mode)
-	if err != nil {
-		return err
-	}
-	if parallel < 1 || parallel > query.MaxParallelism {
-		return usagef("--parallel %d: want 1 to %d", parallel, query.MaxParallelism)
-	}
-	if ckpt.path != "" && path == "-" {
-		return usagef("--checkpoint needs a FILE: standard input cannot be read again")
-	}
-	src.rate = rateOf(fs)
-	conn, err := src.open(e, new(retryCount))
-	if err != nil {
-		return err
-	}
-	t, err := table.New[table.Entity](conn.svc, name)
-	if err != nil {
-		return &usageError{err.Error()}
-	}
-	w.t = t
-	w.opts = &batch.WriteOptions{InFlight: parallel, ContinueOnError: true, Retry: conn.policy}
-	var rejectsID string
-	if rejectsPath != "" {
-		rejectsID = filePath(rejectsPath)
-	}
-	id := jobID{{"command", "import"}, {"table", name}, {"input", filePath(path)}, {"format", fmt.Sprint(format)},
-		{"mode", mode}, {"delimiter", string(d)}, {"rejects", rejectsID}}
-	j, err := newJob(ctx, e, "import", ckpt, id, every)
-	if err != nil {
-		return err
-	}
-	w.opts.Progress = j.committed()
-	rejected, _ := strconv.ParseInt(j.cp.Extra[extraRejects], 10, 64)
-	existing, _ := strconv.ParseInt(j.cp.Extra[extraExisting], 10, 64)
-	in := &fileSource{t: t, path: path, format: format, delim: d}
-	dst := &importSink{e: e, in: in, w: w, name: name, create: create, svc: conn.svc, rejectsPath: rejectsPath}
-	return (&jobRun{job: j, retries: conn.retries, src: in, dst: dst,
-		what: fmt.Sprintf("table %s, %d already there, %d rejects", name, existing, rejected)}).run(ctx)
+	var w *roundWriter
+	return &jobCommand{name: "import", args: 2, every: true,
+		flags: func(fs *flag.FlagSet, in *jobInput) {
+			ff.register(fs)
+			fs.StringVar(&mode, "mode", "upsert", "upsert (replace), merge (upsert merging properties), add (an existing entity is a reject) or add-missing (existing entities are left as they are)")
+			fs.BoolVar(&create, "create", false, "create the table if it does not exist")
+			fs.IntVar(&parallel, "parallel", batch.DefaultInFlight, fmt.Sprintf("transactions in flight, 1 to %d", query.MaxParallelism))
+			in.sf.ckpt.register(fs)
+			fs.StringVar(&rejectsPath, "rejects", "", "file to write refused lines to, as JSON lines {line, reason, input}")
+			registerRate(fs, &in.sf.rate)
+		},
+		check: func(in *jobInput) (err error) {
+			path := in.pos[1]
+			if format, delim, err = ff.resolve(path); err != nil {
+				return err
+			}
+			if w, err = modeWriter(mode); err != nil {
+				return err
+			}
+			if parallel < 1 || parallel > query.MaxParallelism {
+				return usagef("--parallel %d: want 1 to %d", parallel, query.MaxParallelism)
+			}
+			if in.sf.ckpt.path != "" && path == "-" {
+				return usagef("--checkpoint needs a FILE: standard input cannot be read again")
+			}
+			return nil
+		},
+		build: func(ctx context.Context, in *jobInput) (*jobRun, error) {
+			name, path := in.pos[0], in.pos[1]
+			t, err := table.New[table.Entity](in.src.svc, name)
+			if err != nil {
+				return nil, &usageError{err.Error()}
+			}
+			w.t = t
+			w.opts = &batch.WriteOptions{InFlight: parallel, ContinueOnError: true, Retry: in.src.policy}
+			var rejectsID string
+			if rejectsPath != "" {
+				rejectsID = filePath(rejectsPath)
+			}
+			id := jobID{{"command", "import"}, {"table", name}, {"input", filePath(path)}, {"format", fmt.Sprint(format)},
+				{"mode", mode}, {"delimiter", string(delim)}, {"rejects", rejectsID}}
+			j, err := newJob(ctx, in.e, "import", in.sf.ckpt, id, in.every)
+			if err != nil {
+				return nil, err
+			}
+			w.opts.Progress = j.committed()
+			rejected, _ := strconv.ParseInt(j.cp.Extra[extraRejects], 10, 64)
+			existing, _ := strconv.ParseInt(j.cp.Extra[extraExisting], 10, 64)
+			src := &fileSource{t: t, path: path, format: format, delim: delim}
+			dst := &importSink{e: in.e, in: src, w: w, name: name, create: create, svc: in.src.svc, rejectsPath: rejectsPath}
+			return &jobRun{job: j, retries: in.retries, src: src, dst: dst,
+				what: fmt.Sprintf("table %s, %d already there, %d rejects", name, existing, rejected)}, nil
+		}}
 }
 
 // modeWriter is the writer of import's --mode.

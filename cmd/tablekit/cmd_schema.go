@@ -21,62 +21,65 @@ func init() {
 		example: `tablekit schema orders                    # the whole table, with a parallel scan
 tablekit schema orders --sample 1000      # a quick look at about 1,000 entities
 tablekit schema orders --partition alice --format json | jq .properties`,
-		run: runSchema,
+		run: runJob(schemaJob),
 	})
 }
 
 // shownPatterns is how many key patterns schema prints per key.
 const shownPatterns = 5
 
-func runSchema(ctx context.Context, e *env, args []string) error {
-	var sf scanFlags
+func schemaJob() *jobCommand {
 	var sample int
 	var format string
-	conn, name, err := tableCommand(e, commands["schema"], args, func(fs *flag.FlagSet) {
-		fs.StringVar(&sf.partition, "partition", "", "only this PartitionKey")
-		fs.StringVar(&sf.prefix, "prefix", "", "only PartitionKeys starting with this (RowKeys with --partition)")
-		fs.IntVar(&sf.parallel, "parallel", query.DefaultParallelism, fmt.Sprintf("requests in flight, 1 to %d", query.MaxParallelism))
-		fs.IntVar(&sample, "sample", 0, "read about N entities, spread over the scan's segments, for a quick look; 0: every entity")
-		fs.StringVar(&format, "format", "text", "text (for reading) or json")
-	})
-	if err != nil {
-		return err
-	}
-	if format != "text" && format != "json" {
-		return usagef("--format %q: want text or json", format)
-	}
-	if sample < 0 {
-		return usagef("--sample %d: want 0 (every entity) or more", sample)
-	}
-	j, plan, err := sf.start(ctx, e, "schema", name, 0)
-	if err != nil {
-		return err
-	}
-	raw, err := table.New[table.RawEntity](conn.svc, name)
-	if err != nil {
-		return err
-	}
-	dyn, err := table.New[table.Entity](conn.svc, name)
-	if err != nil {
-		return err
-	}
-	q := query.New(raw)
-	if sample > 0 {
-		q = q.Limit(sample)
-	}
-	src := &scanSource{conn.svc, &plan}
-	var sh *shape
-	dst := &tallySink[table.RawEntity]{src: src, q: q,
-		begin: func() {
-			var bounds []string
-			if plan.split == query.PartitionKey {
-				bounds = plan.bounds
-			}
-			sh = newShape(conn.svc.Backend() != table.CosmosDB, bounds)
+	return &jobCommand{name: "schema", args: 1, tables: 1,
+		flags: func(fs *flag.FlagSet, in *jobInput) {
+			fs.StringVar(&in.sf.partition, "partition", "", "only this PartitionKey")
+			fs.StringVar(&in.sf.prefix, "prefix", "", "only PartitionKeys starting with this (RowKeys with --partition)")
+			fs.IntVar(&in.sf.parallel, "parallel", query.DefaultParallelism, fmt.Sprintf("requests in flight, 1 to %d", query.MaxParallelism))
+			fs.IntVar(&sample, "sample", 0, "read about N entities, spread over the scan's segments, for a quick look; 0: every entity")
+			fs.StringVar(&format, "format", "text", "text (for reading) or json")
 		},
-		each:   func(ent table.RawEntity) error { return sh.addRaw(dyn, ent) },
-		report: func(*job) error { return printSchema(e, sh, name, sample > 0, format) }}
-	return (&jobRun{job: j, retries: conn.retries, src: src, dst: dst}).run(ctx)
+		check: func(*jobInput) error {
+			if format != "text" && format != "json" {
+				return usagef("--format %q: want text or json", format)
+			}
+			if sample < 0 {
+				return usagef("--sample %d: want 0 (every entity) or more", sample)
+			}
+			return nil
+		},
+		build: func(ctx context.Context, in *jobInput) (*jobRun, error) {
+			j, plan, err := in.startScan(ctx)
+			if err != nil {
+				return nil, err
+			}
+			name, svc := in.pos[0], in.src.svc
+			raw, err := table.New[table.RawEntity](svc, name)
+			if err != nil {
+				return nil, err
+			}
+			dyn, err := table.New[table.Entity](svc, name)
+			if err != nil {
+				return nil, err
+			}
+			q := query.New(raw)
+			if sample > 0 {
+				q = q.Limit(sample)
+			}
+			src := &scanSource{svc, &plan}
+			var sh *shape
+			dst := &tallySink[table.RawEntity]{src: src, q: q,
+				begin: func() {
+					var bounds []string
+					if plan.split == query.PartitionKey {
+						bounds = plan.bounds
+					}
+					sh = newShape(svc.Backend() != table.CosmosDB, bounds)
+				},
+				each:   func(ent table.RawEntity) error { return sh.addRaw(dyn, ent) },
+				report: func(*job) error { return printSchema(in.e, sh, name, sample > 0, format) }}
+			return &jobRun{job: j, retries: in.retries, src: src, dst: dst}, nil
+		}}
 }
 
 // printSchema prints what the run found, in the --format asked for.

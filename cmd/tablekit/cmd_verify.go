@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"flag"
 	"fmt"
 	"strings"
 
@@ -20,7 +20,7 @@ TABLEKIT_TARGET_CONNECTION_STRING='...' tablekit verify orders orders --checkpoi
 tablekit verify orders orders.jsonl        # DST with a / or a . is a file
 tablekit verify orders /var/backups/orders --at 20261126T031500.123Z   # a directory is a backup store
 tablekit verify events events --plan events.plan --segment 2/4 --to-connection-string '...'`,
-		run: runVerify,
+		run: runJob(verifyJob),
 	})
 }
 
@@ -44,94 +44,74 @@ const extraVerify = "verify-stats"
 // slash nor a dot.
 func isFile(dst string) bool { return strings.ContainsAny(dst, "/.") }
 
-func runVerify(ctx context.Context, e *env, args []string) error {
-	c := commands["verify"]
-	fs := newFlags(e, c)
-	from, to := sourceFlags(), targetFlags()
-	from.register(fs)
-	to.register(fs)
-	var sf scanFlags
+func verifyJob() *jobCommand {
 	var ff formatFlags
 	var show int
 	var bf backupFlags
-	sf.register(fs)
-	ff.register(fs)
-	bf.register(fs)
-	fs.IntVar(&show, "show", 10, "print the first N differences by key")
-	pos, err := parse(fs, args, 2)
-	if err != nil {
-		return err
-	}
-	if bad := wire.CheckTableName(pos[0]); bad != nil {
-		return badTableName(pos[0], bad)
-	}
-	bk := isBackupDest(pos[1])
-	file := !bk && isFile(pos[1])
-	if err := bf.check(bk, sf.filter, to.connString+to.accountURL); err != nil {
-		return err
-	}
-	if !file && !bk {
-		if bad := wire.CheckTableName(pos[1]); bad != nil {
-			return usagef("%v (a file's name holds a / or a .)", badTableName(pos[1], bad))
-		}
-	}
-	if show < 0 {
-		return usagef("--show %d: want 0 or more", show)
-	}
+	var bk, file bool
 	var format string
 	var delim rune
-	if file {
-		if format, delim, err = checkVerifyFile(pos[1], &sf, to, &ff); err != nil {
-			return err
-		}
-	}
-	retries := new(retryCount)
-	from.rate, to.rate = &sf.rate, &sf.rate
-	sconn, err := from.open(e, retries)
-	if err != nil {
-		return err
-	}
-	dconn := sconn
-	var state *backupState
-	if bk {
-		if state, err = bf.open(ctx, e, sconn, pos); err != nil {
-			return err
-		}
-	} else if !file {
-		dconn, err = to.open(e, retries)
-		if errors.Is(err, errNoTarget) {
-			dconn, err = sconn, nil
-			if pos[0] == pos[1] {
-				return usagef("verifying %s against itself: name another table or give --to-connection-string", pos[0])
+	return &jobCommand{name: "verify", args: 2, tables: 1, scan: true, target: true,
+		flags: func(fs *flag.FlagSet, _ *jobInput) {
+			ff.register(fs)
+			bf.register(fs)
+			fs.IntVar(&show, "show", 10, "print the first N differences by key")
+		},
+		check: func(in *jobInput) (err error) {
+			dst, to := in.pos[1], in.to
+			bk = isBackupDest(dst)
+			file = !bk && isFile(dst)
+			in.noTarget = bk || file
+			if err := bf.check(bk, in.sf.filter, to.connString+to.accountURL); err != nil {
+				return err
 			}
-		}
-		if err != nil {
+			if !in.noTarget {
+				if bad := wire.CheckTableName(dst); bad != nil {
+					return usagef("%v (a file's name holds a / or a .)", badTableName(dst, bad))
+				}
+			}
+			if show < 0 {
+				return usagef("--show %d: want 0 or more", show)
+			}
+			if file {
+				format, delim, err = checkVerifyFile(dst, &in.sf, to, &ff)
+			}
 			return err
-		}
-	}
-	job := []jobField{{"target", pos[1]}}
-	if bk {
-		job = append(job, jobField{"backup", state.info.ID})
-	}
-	j, plan, err := sf.start(ctx, e, "verify", pos[0], 0, job...)
-	if err != nil {
-		return err
-	}
-	srcOrdered := sconn.svc.Backend() != table.CosmosDB
-	// A file is one sorted stream, the table's segments merged in key
-	// order, or sorted when its backend has none; tables compare segment
-	// by segment.
-	plan.ordered = (file || bk) && srcOrdered
-	ta := &tally{show: show}
-	if s, ok := j.cp.Extra[extraVerify]; ok {
-		if err := json.Unmarshal([]byte(s), &ta.vs); err != nil {
-			return fmt.Errorf("checkpoint: bad %s: %w", extraVerify, err)
-		}
-	}
-	src := &scanSource{sconn.svc, &plan}
-	dst := &verifySink{e: e, src: src, pos: pos, file: file, backup: state, format: format, delim: delim, partition: sf.partition,
-		ta: ta, srcOrdered: srcOrdered, dconn: dconn}
-	return (&jobRun{job: j, retries: retries, what: "target " + pos[1], src: src, dst: dst}).run(ctx)
+		},
+		build: func(ctx context.Context, in *jobInput) (*jobRun, error) {
+			pos := in.pos
+			if in.sameAccount && pos[0] == pos[1] {
+				return nil, usagef("verifying %s against itself: name another table or give --to-connection-string", pos[0])
+			}
+			var state *backupState
+			job := []jobField{{"target", pos[1]}}
+			if bk {
+				var err error
+				if state, err = bf.open(ctx, in.e, in.src, pos); err != nil {
+					return nil, err
+				}
+				job = append(job, jobField{"backup", state.info.ID})
+			}
+			j, plan, err := in.startScan(ctx, job...)
+			if err != nil {
+				return nil, err
+			}
+			srcOrdered := in.src.svc.Backend() != table.CosmosDB
+			// A file is one sorted stream, the table's segments merged in key
+			// order, or sorted when its backend has none; tables compare segment
+			// by segment.
+			plan.ordered = (file || bk) && srcOrdered
+			ta := &tally{show: show}
+			if s, ok := j.cp.Extra[extraVerify]; ok {
+				if err := json.Unmarshal([]byte(s), &ta.vs); err != nil {
+					return nil, fmt.Errorf("checkpoint: bad %s: %w", extraVerify, err)
+				}
+			}
+			src := &scanSource{in.src.svc, &plan}
+			dst := &verifySink{e: in.e, src: src, pos: pos, file: file, backup: state, format: format, delim: delim, partition: in.sf.partition,
+				ta: ta, srcOrdered: srcOrdered, dconn: in.dst}
+			return &jobRun{job: j, retries: in.retries, what: "target " + pos[1], src: src, dst: dst}, nil
+		}}
 }
 
 // checkVerifyFile checks verify's flags with a file as its target, and

@@ -156,3 +156,23 @@ func (f *endpointFlags) open(e *env, retries *retryCount) (*connection, error) {
 func notSent(flag string, err error) error {
 	return &usageCause{flag + ": " + strings.TrimPrefix(err.Error(), "tablekit: "), err}
 }
+
+// parsedConnString is the connection string the flags (then the
+// environment variable) give, parsed, without opening the account; nil
+// when there is none or it does not parse. The account key of a
+// connection string signs requests to a blob container of the same
+// account.
+func (f *endpointFlags) parsedConnString(e *env) *table.ConnectionString {
+	s := f.connString
+	if s == "" {
+		s = e.getenv(f.envVar)
+	}
+	if s == "" {
+		return nil
+	}
+	p, err := table.ParseConnectionString(s)
+	if err != nil {
+		return nil
+	}
+	return &p
+}

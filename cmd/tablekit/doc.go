@@ -461,9 +461,16 @@
 // run.go is the one runner of the checkpointed commands (export, import,
 // copy, delete, verify, count, schema): a command gives it a source and a
 // sink, and it does the complete check, the checks before any request,
-// progress, the checkpoint's last save and the summary. run_job.go is the
-// job it runs (checkpoint, progress, resume or complete, the reader and
-// writer side by side), run_checkpoint.go its file, run_progress.go the
+// progress, the checkpoint's last save and the summary. run_command.go is
+// its front: each of those commands, and backup, restore and backups, is
+// a jobCommand that names its arguments, how many of them are table
+// names, its flag groups (scan, --checkpoint-every, a target account),
+// its own flags and checks, and builds its run (or, for the backup
+// commands, does it); the runner parses, checks the table names, runs
+// the command's checks and only then opens the accounts, the target
+// falling back to the source's. run_job.go is the job it runs
+// (checkpoint, progress, resume or complete, the reader and writer side
+// by side), run_checkpoint.go its file, run_progress.go the
 // progress line, run_gc.go the collector's tuning of long streams,
 // run_stophook.go the hidden hooks of the tests (TABLEKIT_TEST_STOP stops
 // a run after its Nth save, TABLEKIT_TEST_ROUND_OPS makes rounds smaller).
