@@ -117,3 +117,12 @@ func (s *stepStore) Put(ctx context.Context, name string, r io.Reader) error {
 	}
 	return err
 }
+
+func (s *stepStore) Create(ctx context.Context, name string, r io.Reader) error {
+	s.h.progressed()
+	err := s.Store.Create(ctx, name, r)
+	if err == nil {
+		s.h.saved()
+	}
+	return err
+}
