@@ -349,14 +349,30 @@ func (r *run) fetchChanged(ctx context.Context, scanned keySet) error {
 }
 
 // removeOrphans deletes the files of backups that have no manifest: runs
-// that were interrupted. It runs before a new backup, one at a time.
+// that were interrupted. It runs before a new backup, one at a time. A
+// store whose writes use temporary files (DirStore) also lists those a
+// killed write left; the ones of such runs go too.
 func removeOrphans(ctx context.Context, st Store, infos []Info) error {
 	names, err := st.List(ctx, filesDir)
 	if err != nil {
 		return err
 	}
+	orphans := map[string]string{} // name -> the backup ID it belongs to
 	for _, n := range names {
-		id, _, _ := strings.Cut(strings.TrimPrefix(n, filesDir), "/")
+		orphans[n], _, _ = strings.Cut(strings.TrimPrefix(n, filesDir), "/")
+	}
+	if ts, ok := st.(tempLister); ok {
+		tmp, err := ts.TempFiles(ctx)
+		if err != nil {
+			return err
+		}
+		for _, n := range tmp {
+			if id, ok := tempID(n); ok {
+				orphans[n] = id
+			}
+		}
+	}
+	for n, id := range orphans {
 		if _, ok := find(infos, id); ok {
 			continue
 		}
@@ -365,4 +381,25 @@ func removeOrphans(ctx context.Context, st Store, infos []Info) error {
 		}
 	}
 	return nil
+}
+
+// tempLister is a Store that can list the temporary files of writes
+// killed before they finished (DirStore.TempFiles).
+type tempLister interface {
+	TempFiles(ctx context.Context) ([]string, error)
+}
+
+// tempID returns the backup a temporary file belonged to: the directory
+// of a data or keys file (files/ID/.tmp-...), or the ID of a manifest
+// (manifests/.tmp-ID.json-...). ok is false for any other name.
+func tempID(name string) (id string, ok bool) {
+	if rest, ok := strings.CutPrefix(name, manifestDir+tmpPrefix); ok {
+		id, _, found := strings.Cut(rest, ".json-")
+		return id, found
+	}
+	if rest, ok := strings.CutPrefix(name, filesDir); ok {
+		id, base, found := strings.Cut(rest, "/")
+		return id, found && strings.HasPrefix(base, tmpPrefix)
+	}
+	return "", false
 }

@@ -224,6 +224,38 @@ func (d *DirStore) prune(dir string) {
 	}
 }
 
+// TempFiles returns the names of the temporary files that writes killed
+// before their rename left behind (List leaves them out), for Run to
+// remove those of runs that have no manifest; Delete removes one.
+func (d *DirStore) TempFiles(ctx context.Context) ([]string, error) {
+	var names []string
+	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == d.root {
+				return filepath.SkipAll
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if e.IsDir() || !strings.HasPrefix(e.Name(), tmpPrefix) {
+			return nil
+		}
+		rel, err := filepath.Rel(d.root, p)
+		if err != nil {
+			return err
+		}
+		names = append(names, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("backup: listing %s: %w", d.root, err)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
 // ctxReader stops a copy when ctx is done.
 type ctxReader struct {
 	ctx context.Context

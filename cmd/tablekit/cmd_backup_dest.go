@@ -126,3 +126,14 @@ func (s *stepStore) Create(ctx context.Context, name string, r io.Reader) error 
 	}
 	return err
 }
+
+// TempFiles passes on the directory store's leftovers of killed writes, so
+// that a run under the hook cleans them as any run does.
+func (s *stepStore) TempFiles(ctx context.Context) ([]string, error) {
+	if ts, ok := s.Store.(interface {
+		TempFiles(context.Context) ([]string, error)
+	}); ok {
+		return ts.TempFiles(ctx)
+	}
+	return nil, nil
+}
