@@ -259,6 +259,10 @@ func (s *Store) Get(ctx context.Context, name string) (io.ReadCloser, error) {
 		return nil, err
 	}
 	resp, err := s.c.NewBlobClient(s.prefix+name).DownloadStream(ctx, nil)
+	if bloberror.HasCode(err, bloberror.ContainerNotFound) {
+		// A missing container holds no files, as List has it.
+		return nil, fmt.Errorf("blobstore: get %s: %w", name, errors.Join(fs.ErrNotExist, errmap.Map("get", err)))
+	}
 	if err != nil {
 		return nil, s.mapErr("get", name, err)
 	}

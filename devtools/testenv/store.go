@@ -26,14 +26,17 @@ type Store interface {
 }
 
 // CheckStore runs the contract of backup.Store against st, which must be
-// empty: put and get back, overwrite, list by prefix in order, delete
-// (twice), a missing file matching fs.ErrNotExist, Create refusing an
-// existing name with fs.ErrExist and letting exactly one of racing
-// writers win, and names that reach outside refused with
-// tablekit.ErrInvalid before any I/O.
+// empty (its container may not exist yet): a get from it, put and get
+// back, overwrite, list by prefix in order, delete (twice), a missing
+// file matching fs.ErrNotExist, Create refusing an existing name with
+// fs.ErrExist and letting exactly one of racing writers win, and names
+// that reach outside refused with tablekit.ErrInvalid before any I/O.
 func CheckStore(t *testing.T, st Store) {
 	t.Helper()
 	ctx := Ctx(t)
+	if _, err := st.Get(ctx, "a/one.json"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Get from an empty store: got %v, want fs.ErrNotExist", err)
+	}
 	files := []struct{ name, body string }{
 		{"a/one.json", "first"},
 		{"a/two.bin", strings.Repeat("x", 3<<20)}, // several blocks
