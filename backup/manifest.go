@@ -60,11 +60,14 @@ type File struct {
 	Lines  int64  `json:"lines"` // entities or keys
 }
 
+// IDLayout is the time layout of a backup's ID: its start time in UTC
+// (Share.ID takes one).
+const IDLayout = "20060102T150405.000Z"
+
 const (
 	manifestFormat = 1
 	manifestDir    = "manifests/"
 	filesDir       = "files/"
-	idLayout       = "20060102T150405.000Z"
 	foldSuffix     = "-full"
 )
 

@@ -135,7 +135,7 @@ func Run(ctx context.Context, svc *table.Service, name string, st Store, o *Opti
 		return Info{}, err
 	}
 	started := time.Now().UTC()
-	id := started.Format(idLayout)
+	id := started.Format(IDLayout)
 	if sh != nil {
 		if in, ok := find(infos, sh.ID); ok {
 			return *in, nil // every share landed already: nothing left to do

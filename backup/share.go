@@ -28,7 +28,8 @@ type Share struct {
 	Index, Count int
 	// From and To bound the share's PartitionKeys, From <= PK < To in the
 	// service's key order; "" is the start for From and the end for To.
-	// The shares' ranges, in Index order, must tile the key space.
+	// The shares' ranges, in Index order, must tile the key space; From
+	// equal to To is an empty share.
 	From, To string
 }
 
@@ -39,19 +40,19 @@ func (s *Share) check() error {
 	switch {
 	case s.Count < 1 || s.Index < 1 || s.Index > s.Count:
 		return errmap.Invalidf("backup", "Share", "index %d of %d: want 1 <= Index <= Count", s.Index, s.Count)
-	case s.To != "" && wire.CompareUTF16(s.From, s.To) >= 0:
-		return errmap.Invalidf("backup", "Share", "range [%q, %q) is empty", s.From, s.To)
+	case s.To != "" && wire.CompareUTF16(s.From, s.To) > 0:
+		return errmap.Invalidf("backup", "Share", "range [%q, %q) ends before it starts", s.From, s.To)
 	case (s.Index == 1) != (s.From == "") || (s.Index == s.Count) != (s.To == ""):
 		return errmap.Invalid("backup", "Share", "only the first share starts at the start and only the last ends at the end")
 	}
-	if t, err := time.Parse(idLayout, s.ID); err != nil || t.Format(idLayout) != s.ID {
+	if t, err := time.Parse(IDLayout, s.ID); err != nil || t.Format(IDLayout) != s.ID {
 		return errmap.Invalidf("backup", "Share", "ID %q is not a backup ID such as 20261126T031500.000Z", s.ID)
 	}
 	return nil
 }
 
 func (s *Share) started() time.Time {
-	t, _ := time.Parse(idLayout, s.ID)
+	t, _ := time.Parse(IDLayout, s.ID)
 	return t.UTC()
 }
 

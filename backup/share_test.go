@@ -27,7 +27,7 @@ func runShare(ctx context.Context, svc *table.Service, tb string, st backup.Stor
 // backupID is an ID a second after the last one, as a scheduler would
 // hand every share.
 func backupID(n int) string {
-	return time.Now().UTC().Add(time.Duration(n) * time.Second).Format("20060102T150405.000Z")
+	return time.Now().UTC().Add(time.Duration(n) * time.Second).Format(backup.IDLayout)
 }
 
 func listIDs(t *testing.T, st backup.Store) []string {
@@ -165,7 +165,7 @@ func TestShareRefused(t *testing.T) {
 	}{
 		{"index 0", backup.Share{ID: id, Index: 0, Count: 2, To: "m"}},
 		{"index past count", backup.Share{ID: id, Index: 3, Count: 2, From: "m"}},
-		{"empty range", backup.Share{ID: id, Index: 2, Count: 3, From: "m", To: "m"}},
+		{"range ending before it starts", backup.Share{ID: id, Index: 2, Count: 3, From: "n", To: "m"}},
 		{"first not at the start", backup.Share{ID: id, Index: 1, Count: 2, From: "a", To: "m"}},
 		{"last not at the end", backup.Share{ID: id, Index: 2, Count: 2, From: "m", To: "z"}},
 		{"not an ID", backup.Share{ID: "yesterday", Index: 1, Count: 1}},

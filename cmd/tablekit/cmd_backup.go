@@ -17,11 +17,12 @@ import (
 
 func init() {
 	register(&command{
-		name: "backup", args: "TABLE DEST [--full] [--changes timestamp|etag] [--overlap D] [--parallel N] [--dest-sas SAS]",
+		name: "backup", args: "TABLE DEST [--full] [--changes timestamp|etag] [--overlap D] [--parallel N] [--plan FILE --segment i/n [--id ID]] [--dest-sas SAS]",
 		summary: "back up a table into a directory or a blob container: full the first time, then what changed and the keys deleted; prints the backup's ID",
 		example: `tablekit backup orders /var/backups/orders                     # the ID is the last line of stdout
 tablekit backup orders https://acct.blob.core.windows.net/backups/orders
-tablekit backup orders /var/backups/orders --full`,
+tablekit backup orders /var/backups/orders --full
+tablekit backup orders /var/backups/orders --plan orders.plan --segment 2/4   # one of 4 machines`,
 		run: runBackup,
 	})
 	register(&command{
@@ -45,7 +46,9 @@ tablekit backups https://acct.blob.core.windows.net/backups/orders --keep 7`,
 func runBackup(ctx context.Context, e *env, args []string) error {
 	var o backup.Options
 	var changes, destSAS string
+	var sf shareFlags
 	conn, pos, err := tableArgs(e, commands["backup"], args, 2, 2, func(fs *flag.FlagSet) {
+		sf.register(fs)
 		fs.BoolVar(&o.Full, "full", false, "a full backup even when DEST holds backups of the table")
 		fs.StringVar(&changes, "changes", "", "how to find changed entities: timestamp (Table Storage's default) or etag (Cosmos DB's default: each key's ETag against the previous backup's)")
 		fs.DurationVar(&o.Overlap, "overlap", backup.DefaultOverlap, "how far before the previous backup's start a Timestamp scan begins (clock difference, late writes)")
@@ -64,6 +67,9 @@ func runBackup(ctx context.Context, e *env, args []string) error {
 	default:
 		return usagef("--changes %q: want timestamp or etag", changes)
 	}
+	if o.Share, err = sf.share(pos[0], e.getenv); err != nil {
+		return err
+	}
 	st, err := openDest(pos[1], destSAS, conn.connString())
 	if err == nil {
 		st, err = hookStore(e, st)
@@ -74,6 +80,12 @@ func runBackup(ctx context.Context, e *env, args []string) error {
 	in, err := backup.Run(ctx, conn.svc, pos[0], st, &o)
 	if err != nil {
 		return backupUsage(err)
+	}
+	if in.Pending > 0 {
+		fmt.Fprintf(e.stderr, "tablekit backup: share %d/%d of backup %s of %s landed: %d entities stored, %d keys deleted, %d bytes; %d shares to go, the backup is listed once they land\n",
+			o.Share.Index, o.Share.Count, in.ID, in.Table, in.Written, in.Deleted, in.Bytes, in.Pending)
+		_, err = fmt.Fprintln(e.stdout, in.ID)
+		return err
 	}
 	fmt.Fprintf(e.stderr, "tablekit backup: %s backup %s of %s: %d entities stored, %d keys deleted, %d entities in the table, %d bytes, %.1fs\n",
 		kind(in), in.ID, in.Table, in.Written, in.Deleted, in.Entities, in.Bytes, in.Finished.Sub(in.Started).Seconds())
