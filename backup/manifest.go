@@ -80,16 +80,6 @@ const (
 
 func manifestName(id string) string { return manifestDir + id + ".json" }
 
-// file returns the file of this backup named role ("keys.jsonl.gz"), if any.
-func (in *Info) file(role string) (File, bool) {
-	for _, f := range in.Files {
-		if strings.HasSuffix(f.Name, "/"+role) {
-			return f, true
-		}
-	}
-	return File{}, false
-}
-
 // keys reads the backup's key set: its keys file, or one per share. Each
 // file is checked against its checksum as it is read.
 func (in *Info) keys(ctx context.Context, st Store) (keySet, error) {
