@@ -3,6 +3,7 @@ package backup_test
 import (
 	"context"
 	"errors"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -46,7 +47,8 @@ func listIDs(t *testing.T, st backup.Store) []string {
 // TestShares takes backups spread over three shares: nothing is listed
 // until the last share lands, two shares landing at once commit the
 // backup once, an incremental's deletes are found per share, a share
-// stopped midway and run again completes its backup, and each backup
+// stopped midway and run again completes its backup, as does the last
+// share run again after its commit failed, and each backup
 // restores to the table as it was.
 func TestShares(t *testing.T) {
 	svc := testenv.Azurite(t).NewService(t, nil)
@@ -54,7 +56,7 @@ func TestShares(t *testing.T) {
 		t.Run(sk.name, func(t *testing.T) {
 			ctx := testenv.Ctx(t)
 			st := sk.open(t)
-			const n = 120
+			const n = 200
 			tb := newSeededTable(t, svc, n)
 
 			t.Run("full, one share after another", func(t *testing.T) {
@@ -151,9 +153,41 @@ func TestShares(t *testing.T) {
 				}
 				restoreAndCompare(t, svc, st, id, want)
 			})
+
+			t.Run("the commit failing after the last share landed", func(t *testing.T) {
+				change(t, tb, 3, 10, 5, 7, n)
+				want, _ := snapshot(t, tb)
+				id := backupID(3)
+				for _, i := range []int{1, 2} {
+					if _, err := runShare(ctx, svc, tb.Name(), st, id, i); err != nil {
+						t.Fatalf("share %d: %v", i, err)
+					}
+				}
+				failing := errors.New("the commit failed")
+				if _, err := runShare(ctx, svc, tb.Name(), failCreate{st, failing}, id, 3); !errors.Is(err, failing) {
+					t.Fatalf("share 3 with its commit failing: got %v, want %v", err, failing)
+				}
+				if got := listIDs(t, st); len(got) != 3 {
+					t.Errorf("List after a failed commit = %q, want the 3 earlier backups", got)
+				}
+				in, err := runShare(ctx, svc, tb.Name(), st, id, 3)
+				if err != nil || in.ID != id || in.Pending != 0 {
+					t.Fatalf("share 3 run again = %s pending %d, %v; want the backup %s committed", in.ID, in.Pending, err, id)
+				}
+				restoreAndCompare(t, svc, st, id, want)
+			})
 		})
 	}
 }
+
+// failCreate is a store whose Create fails with err, as a machine that
+// dies before the backup's manifest is written.
+type failCreate struct {
+	backup.Store
+	err error
+}
+
+func (f failCreate) Create(context.Context, string, io.Reader) error { return f.err }
 
 func TestShareRefused(t *testing.T) {
 	svc := testenv.Azurite(t).NewService(t, nil)
