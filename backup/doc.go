@@ -82,9 +82,20 @@
 // backs itself up calls Run and then Keep on a ticker: the program in
 // examples/backup-timer does, and checks what each backup restores.
 //
+// # Shares
+//
+// [Options].Share makes Run one of n machines that take one backup
+// together, each over its PartitionKey range ([Share]). Each stores its
+// files and a share manifest; the one that finds all n landed writes the
+// backup's manifest with [Store].Create, which one writer alone can win,
+// so the backup is listed and restorable once every share is, never
+// twice. A share run again after a failure redoes its part; docs/backup.md's
+// Shares section says more.
+//
 // # Limits
 //
-// One Run, Restore or Keep at a time per store. Run and Restore hold every
+// One Run (the shares of one backup together), Restore or Keep at a time
+// per store. Run and Restore hold every
 // key of the table in memory (about 100 bytes a key plus the keys
 // themselves); a data file is compressed in memory before it is stored
 // ([Options].FileBytes).

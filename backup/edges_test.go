@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -326,4 +327,52 @@ func flipByte(path string) error {
 	}
 	b[len(b)/2] ^= 0x40
 	return os.WriteFile(path, b, 0o644)
+}
+
+// TestKilledWritesLeftovers plants the temporary files a process killed
+// in the middle of a directory store's writes leaves (a data file of a
+// run without a manifest, a manifest being written, one beside a finished
+// backup's files): the next run removes those of runs that have no
+// manifest and keeps the rest.
+func TestKilledWritesLeftovers(t *testing.T) {
+	ctx := testenv.Ctx(t)
+	svc := testenv.Azurite(t).NewService(t, nil)
+	dir := t.TempDir()
+	st := backup.Dir(dir)
+	tb := newSeededTable(t, svc, 20)
+	first, err := backup.Run(ctx, svc, tb.Name(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const killed = "20000101T000000.000Z" // older than any run here
+	files := []struct {
+		name string
+		kept bool
+	}{
+		{"files/" + killed + "/.tmp-data-0000.jsonl.gz-123", false},
+		{"manifests/.tmp-" + killed + ".json-456", false},
+		{"files/" + first.ID + "/.tmp-data-0001.jsonl.gz-789", true},
+		{"notes/.tmp-mine", true}, // not a backup's: left alone
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("part of a file"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := backup.Run(ctx, svc, tb.Name(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f.name)))
+		if got := err == nil; got != f.kept {
+			t.Errorf("%s after the next run: present %v, want %v", f.name, got, f.kept)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "files", killed)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("files/%s after the next run: got %v, want it removed", killed, err)
+	}
 }

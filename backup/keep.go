@@ -89,11 +89,7 @@ func fold(ctx context.Context, st Store, infos []Info, target *Info) (*Info, err
 	if err != nil {
 		return nil, err
 	}
-	keysF, ok := target.file(keysFile)
-	if !ok {
-		return nil, &CorruptError{File: manifestName(target.ID), Reason: "lists no keys file"}
-	}
-	state, err := readKeys(ctx, st, keysF)
+	state, err := target.keys(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +127,7 @@ func fold(ctx context.Context, st Store, infos []Info, target *Info) (*Info, err
 		return nil, err
 	}
 	f := *target
-	f.ID, f.Full, f.Base, f.FoldOf = id, true, "", target.ID
+	f.ID, f.Full, f.Base, f.FoldOf, f.Shares = id, true, "", target.ID, 0
 	f.Written, f.Deleted, f.Entities = int64(len(state)), 0, int64(len(state))
 	f.Files = append(data.files, kw.files...)
 	f.Bytes = 0

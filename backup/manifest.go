@@ -43,6 +43,12 @@ type Info struct {
 	// Bytes is the size of this backup's files in the store.
 	Bytes int64  `json:"bytes"`
 	Files []File `json:"files"`
+	// Shares is how many machines took the backup (Options.Share); 0 for one.
+	Shares int `json:"shares,omitempty"`
+	// Pending is, in what Run returns to a share, the shares that have not
+	// landed yet: the backup does not exist until one of them finds it 0.
+	// The Info is then this share's part. Never stored.
+	Pending int `json:"-"`
 }
 
 // File is one stored file of a backup with its SHA-256, checked before a
@@ -54,11 +60,14 @@ type File struct {
 	Lines  int64  `json:"lines"` // entities or keys
 }
 
+// IDLayout is the time layout of a backup's ID: its start time in UTC
+// (Share.ID takes one).
+const IDLayout = "20060102T150405.000Z"
+
 const (
 	manifestFormat = 1
 	manifestDir    = "manifests/"
 	filesDir       = "files/"
-	idLayout       = "20060102T150405.000Z"
 	foldSuffix     = "-full"
 )
 
@@ -71,14 +80,29 @@ const (
 
 func manifestName(id string) string { return manifestDir + id + ".json" }
 
-// file returns the file of this backup named role ("keys.jsonl.gz"), if any.
-func (in *Info) file(role string) (File, bool) {
+// keys reads the backup's key set: its keys file, or one per share. Each
+// file is checked against its checksum as it is read.
+func (in *Info) keys(ctx context.Context, st Store) (keySet, error) {
+	var fs []File
 	for _, f := range in.Files {
-		if strings.HasSuffix(f.Name, "/"+role) {
-			return f, true
+		if strings.HasSuffix(f.Name, "/"+keysFile) {
+			fs = append(fs, f)
 		}
 	}
-	return File{}, false
+	if len(fs) == 0 || (in.Shares > 0 && len(fs) != in.Shares) {
+		return nil, &CorruptError{File: manifestName(in.ID), Reason: fmt.Sprintf("lists %d keys files for %d shares", len(fs), max(in.Shares, 1))}
+	}
+	s := keySet{}
+	for _, f := range fs {
+		part, err := readKeys(ctx, st, f)
+		if err != nil {
+			return nil, err
+		}
+		for k, et := range part {
+			s[k] = et
+		}
+	}
+	return s, nil
 }
 
 // dataFiles returns the backup's files of entities.

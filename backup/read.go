@@ -112,11 +112,8 @@ func openState(ctx context.Context, st Store, id string, before time.Time) (*sta
 	if err != nil {
 		return nil, err
 	}
-	keysF, ok := target.file(keysFile)
-	if !ok {
-		return nil, &CorruptError{File: manifestName(target.ID), Reason: "lists no keys file"}
-	}
-	if err := verify(ctx, st, keysF); err != nil {
+	keys, err := target.keys(ctx, st) // each keys file checked as it is read
+	if err != nil {
 		return nil, err
 	}
 	for _, b := range ch {
@@ -125,10 +122,6 @@ func openState(ctx context.Context, st Store, id string, before time.Time) (*sta
 				return nil, err
 			}
 		}
-	}
-	keys, err := readKeys(ctx, st, keysF)
-	if err != nil {
-		return nil, err
 	}
 	return &state{target: target, chain: ch, keys: keys}, nil
 }

@@ -256,7 +256,7 @@ func withTimestamp(e table.RawEntity, name string) (json.RawMessage, error) {
 
 // scanKeys reads the table's keys with a keys-only parallel scan.
 func scanKeys(ctx context.Context, t *table.Table[table.RawEntity], parallelism int) (keySet, error) {
-	r := &run{t: t, opts: Options{Parallelism: parallelism}}
+	r := &run{t: t, opts: Options{Parallelism: parallelism}, base: query.New(t)}
 	if r.opts.Parallelism == 0 {
 		r.opts.Parallelism = query.DefaultParallelism
 	}

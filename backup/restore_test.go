@@ -194,6 +194,10 @@ func (s noStore) Put(context.Context, string, io.Reader) error {
 	s.t.Error("Put called")
 	return nil
 }
+func (s noStore) Create(context.Context, string, io.Reader) error {
+	s.t.Error("Create called")
+	return nil
+}
 func (s noStore) Get(context.Context, string) (io.ReadCloser, error) {
 	s.t.Error("Get called")
 	return nil, errors.New("no")

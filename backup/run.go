@@ -1,9 +1,11 @@
 package backup
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -62,6 +64,9 @@ type Options struct {
 	// FileBytes is the JSON bytes of entities per data file; each file is
 	// compressed in memory before it is stored. DefaultFileBytes when zero.
 	FileBytes int
+	// Share, when set, makes this Run one of Share.Count that together
+	// take the backup Share.ID, each over its own PartitionKey range.
+	Share *Share
 }
 
 func (o *Options) resolve(svc *table.Service) (Options, error) {
@@ -78,6 +83,11 @@ func (o *Options) resolve(svc *table.Service) (Options, error) {
 		return r, errmap.Invalidf("backup", "Parallelism", "want 0 to %d", query.MaxParallelism)
 	case r.FileBytes < 0:
 		return r, errmap.Invalid("backup", "FileBytes", "is negative")
+	}
+	if r.Share != nil {
+		if err := r.Share.check(); err != nil {
+			return r, err
+		}
 	}
 	if r.Changes == ChangesByBackend {
 		r.Changes = ChangesByTimestamp
@@ -106,6 +116,8 @@ func (c Changes) String() string {
 
 // Run backs up the table name of svc into st: full the first time (or
 // with Options.Full), else incremental, with its manifest written last.
+// With Options.Share it backs up its share and returns the backup's Info
+// if it landed last, else its part with Info.Pending set.
 // Errors: tablekit.ErrInvalid for options or a store of another table's
 // backups; the table's and the store's errors.
 func Run(ctx context.Context, svc *table.Service, name string, st Store, o *Options) (Info, error) {
@@ -113,6 +125,7 @@ func Run(ctx context.Context, svc *table.Service, name string, st Store, o *Opti
 	if err != nil {
 		return Info{}, err
 	}
+	sh := opts.Share
 	t, err := table.New[table.RawEntity](svc, name)
 	if err != nil {
 		return Info{}, err
@@ -120,6 +133,14 @@ func Run(ctx context.Context, svc *table.Service, name string, st Store, o *Opti
 	infos, err := List(ctx, st)
 	if err != nil {
 		return Info{}, err
+	}
+	started := time.Now().UTC()
+	id := started.Format(IDLayout)
+	if sh != nil {
+		if in, ok := find(infos, sh.ID); ok {
+			return *in, nil // every share landed already: nothing left to do
+		}
+		id, started = sh.ID, sh.started()
 	}
 	var prev *Info
 	if len(infos) > 0 {
@@ -129,30 +150,50 @@ func Run(ctx context.Context, svc *table.Service, name string, st Store, o *Opti
 		}
 	}
 	full := opts.Full || prev == nil
-	started := time.Now().UTC()
-	id := started.Format(idLayout)
 	if prev != nil && id <= prev.ID {
+		if sh != nil {
+			return Info{}, errmap.Invalidf("backup", "Share", "ID %s is not after the last backup's, %s", id, prev.ID)
+		}
 		return Info{}, errmap.Invalidf("backup", "clock", "this machine's clock (%s) is behind the last backup's ID %s", id, prev.ID)
 	}
-	if err := removeOrphans(ctx, st, infos); err != nil {
+	if err := removeOrphans(ctx, st, infos, id); err != nil {
 		return Info{}, err
 	}
-	r := &run{t: t, st: st, opts: opts, written: keySet{}}
-	r.data = newFileWriter(st, filesDir+id+"/", dataPrefix, opts.FileBytes)
-	if !full {
-		f, ok := prev.file(keysFile)
-		if !ok {
-			return Info{}, &CorruptError{File: manifestName(prev.ID), Reason: "lists no keys file"}
-		}
-		if r.prev, err = readKeys(ctx, st, f); err != nil {
+	dir := filesDir + id + "/"
+	if sh != nil {
+		if p, err := readShare(ctx, st, sh.manifest()); err == nil {
+			// This share landed before it was stopped: only the commit is left.
+			return finishShare(ctx, st, sh, p.Info)
+		} else if !errors.Is(err, fs.ErrNotExist) {
 			return Info{}, err
+		}
+		if err := clearShare(ctx, st, sh); err != nil {
+			return Info{}, err
+		}
+		dir = sh.dir()
+	}
+	r := &run{t: t, st: st, opts: opts, written: keySet{}, base: query.New(t)}
+	if sh != nil {
+		r.base = r.base.Where(sh.filter())
+	}
+	r.data = newFileWriter(st, dir, dataPrefix, opts.FileBytes)
+	if !full {
+		all, err := prev.keys(ctx, st)
+		if err != nil {
+			return Info{}, err
+		}
+		r.prev = keySet{}
+		for k, et := range all {
+			if sh.holds(k) { // a share's deletes are of its own keys
+				r.prev[k] = et
+			}
 		}
 	}
 	if err := r.segment(ctx); err != nil {
 		return Info{}, err
 	}
 	if full || opts.Changes == ChangesByTimestamp {
-		q := query.New(t)
+		q := r.base
 		if !full {
 			q = q.Where(query.Timestamp.Ge(query.DateTime(prev.Started.Add(-opts.Overlap))))
 		}
@@ -190,7 +231,6 @@ func Run(ctx context.Context, svc *table.Service, name string, st Store, o *Opti
 			}
 		}
 	}
-	dir := filesDir + id + "/"
 	kw, dw := newFileWriter(st, dir, keysFile, 0), newFileWriter(st, dir, deletedFile, 0)
 	if err := writeKeys(ctx, kw, state); err != nil {
 		return Info{}, err
@@ -210,10 +250,31 @@ func Run(ctx context.Context, svc *table.Service, name string, st Store, o *Opti
 	for _, f := range in.Files {
 		in.Bytes += f.Bytes
 	}
+	if sh != nil {
+		b, err := json.MarshalIndent(shareInfo{Share: *sh, Info: in}, "", "  ")
+		if err != nil {
+			return Info{}, err
+		}
+		if err := st.Put(ctx, sh.manifest(), bytes.NewReader(b)); err != nil {
+			return Info{}, err
+		}
+		return finishShare(ctx, st, sh, in)
+	}
 	if err := commit(ctx, st, &in); err != nil {
 		return Info{}, err
 	}
 	return in, nil
+}
+
+// finishShare commits the backup if every share has landed; else it
+// returns the share's part with the shares still pending.
+func finishShare(ctx context.Context, st Store, sh *Share, part Info) (Info, error) {
+	in, pending, err := completeShares(ctx, st, sh)
+	if err != nil || pending == 0 {
+		return in, err
+	}
+	part.Pending = pending
+	return part, nil
 }
 
 // run is the state of one Run.
@@ -227,6 +288,7 @@ type run struct {
 	data    *fileWriter
 	written keySet // stored by this backup
 	line    []byte
+	base    query.Query[table.RawEntity] // the whole table, or a share's range
 }
 
 // segment splits the table's keys into segments for the parallel scans,
@@ -236,7 +298,7 @@ func (r *run) segment(ctx context.Context) error {
 	if r.opts.Parallelism == 1 {
 		return nil
 	}
-	sp, err := query.New(r.t).Split(ctx, r.opts.Parallelism*4, nil)
+	sp, err := r.base.Split(ctx, r.opts.Parallelism*4, nil)
 	if err != nil {
 		return err
 	}
@@ -310,7 +372,7 @@ func entityLine(t *table.Table[table.RawEntity], buf []byte, e table.RawEntity) 
 
 // keys reads every key and its ETag with a keys-only parallel scan.
 func (r *run) keys(ctx context.Context) (keySet, error) {
-	c, err := r.parallel(query.New(r.t).Select())
+	c, err := r.parallel(r.base.Select())
 	if err != nil {
 		return nil, err
 	}
@@ -349,15 +411,34 @@ func (r *run) fetchChanged(ctx context.Context, scanned keySet) error {
 }
 
 // removeOrphans deletes the files of backups that have no manifest: runs
-// that were interrupted. It runs before a new backup, one at a time.
-func removeOrphans(ctx context.Context, st Store, infos []Info) error {
-	names, err := st.List(ctx, filesDir)
-	if err != nil {
-		return err
+// that were interrupted, but not those of own, the ID of this run, whose
+// other shares may be running. It runs before a new backup, one at a
+// time. A store whose writes use temporary files (DirStore) also lists
+// those a killed write left; the ones of such runs go too.
+func removeOrphans(ctx context.Context, st Store, infos []Info, own string) error {
+	orphans := map[string]string{} // name -> the backup ID it belongs to
+	for _, dir := range []string{filesDir, shareDir} {
+		names, err := st.List(ctx, dir)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			orphans[n], _, _ = strings.Cut(strings.TrimPrefix(n, dir), "/")
+		}
 	}
-	for _, n := range names {
-		id, _, _ := strings.Cut(strings.TrimPrefix(n, filesDir), "/")
-		if _, ok := find(infos, id); ok {
+	if ts, ok := st.(tempLister); ok {
+		tmp, err := ts.TempFiles(ctx)
+		if err != nil {
+			return err
+		}
+		for _, n := range tmp {
+			if id, ok := tempID(n); ok {
+				orphans[n] = id
+			}
+		}
+	}
+	for n, id := range orphans {
+		if _, ok := find(infos, id); ok || id == own {
 			continue
 		}
 		if err := st.Delete(ctx, n); err != nil {
@@ -365,4 +446,28 @@ func removeOrphans(ctx context.Context, st Store, infos []Info) error {
 		}
 	}
 	return nil
+}
+
+// tempLister is a Store that can list the temporary files of writes
+// killed before they finished (DirStore.TempFiles).
+type tempLister interface {
+	TempFiles(ctx context.Context) ([]string, error)
+}
+
+// tempID returns the backup a temporary file belonged to: the directory
+// of a data or keys file (files/ID/[share-i-of-n/].tmp-...) or of a share
+// manifest (shares/ID/.tmp-...), or the ID of a manifest
+// (manifests/.tmp-ID.json-...). ok is false for any other name.
+func tempID(name string) (id string, ok bool) {
+	if rest, ok := strings.CutPrefix(name, manifestDir+tmpPrefix); ok {
+		id, _, found := strings.Cut(rest, ".json-")
+		return id, found
+	}
+	for _, dir := range []string{filesDir, shareDir} {
+		if rest, ok := strings.CutPrefix(name, dir); ok {
+			id, _, found := strings.Cut(rest, "/")
+			return id, found && strings.HasPrefix(rest[strings.LastIndexByte(rest, '/')+1:], tmpPrefix)
+		}
+	}
+	return "", false
 }

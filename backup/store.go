@@ -17,7 +17,9 @@ import (
 // Store is where backups are kept: named files, each written whole. A
 // name is a relative, slash-separated path ("manifests/x.json"). Put must be
 // atomic (a reader sees the whole file or none, also after a crash), since
-// the manifest written last is what makes a backup exist. Get of a missing
+// the manifest written last is what makes a backup exist. Create is Put
+// that only one of several writers of a name can win, so that machines
+// sharing one backup agree on which of them committed it. Get of a missing
 // file returns an error matching fs.ErrNotExist. The directory store (Dir)
 // is here; the blob container store is package backup/blobstore, so that
 // this package does not pull azblob into programs that do not use it.
@@ -25,6 +27,11 @@ type Store interface {
 	// Put writes the file name with everything r yields, replacing any
 	// file of that name, atomically.
 	Put(ctx context.Context, name string, r io.Reader) error
+	// Create writes the file name atomically, as Put does, only if no
+	// file of that name exists; otherwise, also when another writer
+	// created it first, it returns an error matching fs.ErrExist and the
+	// file is the other's, whole.
+	Create(ctx context.Context, name string, r io.Reader) error
 	// Get opens the file name for reading.
 	Get(ctx context.Context, name string) (io.ReadCloser, error)
 	// List returns the names starting with prefix, sorted.
@@ -78,7 +85,21 @@ func (d *DirStore) path(name string) (string, error) {
 }
 
 // Put writes name atomically (see DirStore).
-func (d *DirStore) Put(ctx context.Context, name string, r io.Reader) (err error) {
+func (d *DirStore) Put(ctx context.Context, name string, r io.Reader) error {
+	return d.write(ctx, name, r, os.Rename)
+}
+
+// Create writes name atomically if it is missing: the temporary file is
+// hard-linked to the name, which fails when the name exists, so of two
+// writers exactly one wins.
+func (d *DirStore) Create(ctx context.Context, name string, r io.Reader) error {
+	return d.write(ctx, name, r, os.Link)
+}
+
+// write writes r to a temporary file beside name's, syncs it and gives it
+// the name with place (os.Rename, or os.Link that refuses an existing
+// name; the temporary file is then removed).
+func (d *DirStore) write(ctx context.Context, name string, r io.Reader, place func(tmp, p string) error) (err error) {
 	p, err := d.path(name)
 	if err != nil {
 		return err
@@ -92,9 +113,9 @@ func (d *DirStore) Put(ctx context.Context, name string, r io.Reader) (err error
 		return fmt.Errorf("backup: %w", err)
 	}
 	defer func() {
+		os.Remove(f.Name()) // gone after a rename; a link's leftover otherwise
 		if err != nil {
 			f.Close()
-			os.Remove(f.Name())
 			d.prune(dir)
 		}
 	}()
@@ -107,8 +128,8 @@ func (d *DirStore) Put(ctx context.Context, name string, r io.Reader) (err error
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
-	if err = os.Rename(f.Name(), p); err != nil {
-		return fmt.Errorf("backup: %w", err)
+	if err = place(f.Name(), p); err != nil {
+		return fmt.Errorf("backup: %s: %w", name, err) // fs.ErrExist from Link
 	}
 	return syncDir(dir)
 }
@@ -201,6 +222,38 @@ func (d *DirStore) prune(dir string) {
 			return
 		}
 	}
+}
+
+// TempFiles returns the names of the temporary files that writes killed
+// before their rename left behind (List leaves them out), for Run to
+// remove those of runs that have no manifest; Delete removes one.
+func (d *DirStore) TempFiles(ctx context.Context) ([]string, error) {
+	var names []string
+	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == d.root {
+				return filepath.SkipAll
+			}
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if e.IsDir() || !strings.HasPrefix(e.Name(), tmpPrefix) {
+			return nil
+		}
+		rel, err := filepath.Rel(d.root, p)
+		if err != nil {
+			return err
+		}
+		names = append(names, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("backup: listing %s: %w", d.root, err)
+	}
+	slices.Sort(names)
+	return names, nil
 }
 
 // ctxReader stops a copy when ctx is done.

@@ -28,7 +28,9 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 
 	"github.com/tablekit/tablekit/backup"
@@ -197,7 +199,8 @@ func NewFromConnectionString(connectionString, containerName, prefix string, o *
 
 // mapErr puts an azblob error into tablekit's model (a
 // *tablekit.ServiceError keeping the azcore error) naming the file; a
-// missing blob also matches fs.ErrNotExist, as backup.Store asks.
+// missing blob also matches fs.ErrNotExist, and one Create found, fs.ErrExist,
+// as backup.Store asks.
 func (s *Store) mapErr(op, name string, err error) error {
 	if err == nil {
 		return nil
@@ -206,6 +209,9 @@ func (s *Store) mapErr(op, name string, err error) error {
 	if bloberror.HasCode(err, bloberror.BlobNotFound) {
 		return fmt.Errorf("blobstore: %s %s: %w", op, name, errors.Join(fs.ErrNotExist, m))
 	}
+	if bloberror.HasCode(err, bloberror.BlobAlreadyExists, bloberror.ConditionNotMet) {
+		return fmt.Errorf("blobstore: %s %s: %w", op, name, errors.Join(fs.ErrExist, m))
+	}
 	return fmt.Errorf("blobstore: %s %s: %w", op, name, m)
 }
 
@@ -213,22 +219,37 @@ func (s *Store) mapErr(op, name string, err error) error {
 // When the container is missing, Put creates it and uploads again if r is
 // an io.ReadSeeker; otherwise it returns the service's error.
 func (s *Store) Put(ctx context.Context, name string, r io.Reader) error {
+	return s.upload(ctx, "put", name, r, nil)
+}
+
+// Create uploads name as Put does with If-None-Match: *, so the commit of
+// its blocks fails when the blob exists: of two writers one wins, and the
+// other gets an error matching fs.ErrExist.
+func (s *Store) Create(ctx context.Context, name string, r io.Reader) error {
+	star := azcore.ETagAny
+	return s.upload(ctx, "create", name, r, &blob.AccessConditions{
+		ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: &star},
+	})
+}
+
+func (s *Store) upload(ctx context.Context, op, name string, r io.Reader, ac *blob.AccessConditions) error {
 	if err := backup.CheckName(name); err != nil {
 		return err
 	}
 	rs, seekable := r.(io.ReadSeeker)
 	bb := s.c.NewBlockBlobClient(s.prefix + name)
-	_, err := bb.UploadStream(ctx, r, nil)
+	o := &blockblob.UploadStreamOptions{AccessConditions: ac}
+	_, err := bb.UploadStream(ctx, r, o)
 	if bloberror.HasCode(err, bloberror.ContainerNotFound) && seekable {
 		if _, cerr := s.c.Create(ctx, nil); cerr != nil && !bloberror.HasCode(cerr, bloberror.ContainerAlreadyExists) {
 			return s.mapErr("create container for", name, cerr)
 		}
 		if _, serr := rs.Seek(0, io.SeekStart); serr != nil {
-			return fmt.Errorf("blobstore: put %s: %w", name, serr)
+			return fmt.Errorf("blobstore: %s %s: %w", op, name, serr)
 		}
-		_, err = bb.UploadStream(ctx, rs, nil)
+		_, err = bb.UploadStream(ctx, rs, o)
 	}
-	return s.mapErr("put", name, err)
+	return s.mapErr(op, name, err)
 }
 
 // Get downloads name; a broken download is resumed where it stopped by
@@ -238,6 +259,10 @@ func (s *Store) Get(ctx context.Context, name string) (io.ReadCloser, error) {
 		return nil, err
 	}
 	resp, err := s.c.NewBlobClient(s.prefix+name).DownloadStream(ctx, nil)
+	if bloberror.HasCode(err, bloberror.ContainerNotFound) {
+		// A missing container holds no files, as List has it.
+		return nil, fmt.Errorf("blobstore: get %s: %w", name, errors.Join(fs.ErrNotExist, errmap.Map("get", err)))
+	}
 	if err != nil {
 		return nil, s.mapErr("get", name, err)
 	}

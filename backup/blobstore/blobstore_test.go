@@ -51,6 +51,31 @@ func TestStoreContract(t *testing.T) {
 	}
 }
 
+// TestTokenCredential holds the store opened with an azcore.TokenCredential
+// to the contract, against Azurite's blob service over https with OAuth
+// (a fixed token: Azurite checks its audience, issuer and times, not its
+// signature), and checks that a token for another audience is refused.
+func TestTokenCredential(t *testing.T) {
+	b := testenv.AzuriteBlobTLS(t)
+	o := &blobstore.Options{}
+	o.Client.Transport = b.Client
+	st, err := blobstore.New(b.Endpoint+"/"+testenv.ContainerName(t)+"/nightly", testenv.StaticToken{}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testenv.CheckStore(t, st)
+
+	other, err := blobstore.New(b.Endpoint+"/"+testenv.ContainerName(t)+"x", testenv.StaticToken{Audience: "https://vault.azure.net"}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = other.Put(testenv.Ctx(t), "f", strings.NewReader("x"))
+	var se *tablekit.ServiceError
+	if !errors.As(err, &se) || (se.StatusCode != http.StatusUnauthorized && se.StatusCode != http.StatusForbidden) {
+		t.Errorf("Put with a token for another audience: got %v, want a 401 or 403 ServiceError", err)
+	}
+}
+
 // containerSAS creates the container (a container SAS cannot) and returns
 // its URL with prefix and a SAS for read, add, create, write, delete and list.
 func containerSAS(t *testing.T, b *testenv.BlobEnv, name, prefix string) string {

@@ -17,11 +17,12 @@ import (
 
 func init() {
 	register(&command{
-		name: "backup", args: "TABLE DEST [--full] [--changes timestamp|etag] [--overlap D] [--parallel N] [--dest-sas SAS]",
+		name: "backup", args: "TABLE DEST [--full] [--changes timestamp|etag] [--overlap D] [--parallel N] [--plan FILE --segment i/n [--id ID]] [--dest-sas SAS]",
 		summary: "back up a table into a directory or a blob container: full the first time, then what changed and the keys deleted; prints the backup's ID",
 		example: `tablekit backup orders /var/backups/orders                     # the ID is the last line of stdout
 tablekit backup orders https://acct.blob.core.windows.net/backups/orders
-tablekit backup orders /var/backups/orders --full`,
+tablekit backup orders /var/backups/orders --full
+tablekit backup orders /var/backups/orders --plan orders.plan --segment 2/4   # one of 4 machines`,
 		run: runJob(backupJob),
 	})
 	register(&command{
@@ -45,15 +46,17 @@ tablekit backups https://acct.blob.core.windows.net/backups/orders --keep 7`,
 func backupJob() *jobCommand {
 	var o backup.Options
 	var changes, destSAS string
+	var sf shareFlags
 	return &jobCommand{name: "backup", args: 2, tables: 1,
 		flags: func(fs *flag.FlagSet, _ *jobInput) {
+			sf.register(fs)
 			fs.BoolVar(&o.Full, "full", false, "a full backup even when DEST holds backups of the table")
 			fs.StringVar(&changes, "changes", "", "how to find changed entities: timestamp (Table Storage's default) or etag (Cosmos DB's default: each key's ETag against the previous backup's)")
 			fs.DurationVar(&o.Overlap, "overlap", backup.DefaultOverlap, "how far before the previous backup's start a Timestamp scan begins (clock difference, late writes)")
 			fs.IntVar(&o.Parallelism, "parallel", 0, "requests in flight (default 8)")
 			fs.StringVar(&destSAS, "dest-sas", "", "SAS token for a blob container DEST")
 		},
-		check: func(*jobInput) error {
+		check: func(in *jobInput) error {
 			switch changes {
 			case "":
 			case "timestamp":
@@ -63,7 +66,9 @@ func backupJob() *jobCommand {
 			default:
 				return usagef("--changes %q: want timestamp or etag", changes)
 			}
-			return nil
+			var err error
+			o.Share, err = sf.share(in.pos[0], in.e.getenv)
+			return err
 		},
 		act: func(ctx context.Context, in *jobInput) error {
 			e, pos := in.e, in.pos
@@ -77,6 +82,12 @@ func backupJob() *jobCommand {
 			info, err := backup.Run(ctx, in.src.svc, pos[0], st, &o)
 			if err != nil {
 				return backupUsage(err)
+			}
+			if info.Pending > 0 {
+				fmt.Fprintf(e.stderr, "tablekit backup: share %d/%d of backup %s of %s landed: %d entities stored, %d keys deleted, %d bytes; %d shares to go, the backup is listed once they land\n",
+					o.Share.Index, o.Share.Count, info.ID, info.Table, info.Written, info.Deleted, info.Bytes, info.Pending)
+				_, err = fmt.Fprintln(e.stdout, info.ID)
+				return err
 			}
 			fmt.Fprintf(e.stderr, "tablekit backup: %s backup %s of %s: %d entities stored, %d keys deleted, %d entities in the table, %d bytes, %.1fs\n",
 				kind(info), info.ID, info.Table, info.Written, info.Deleted, info.Entities, info.Bytes, info.Finished.Sub(info.Started).Seconds())

@@ -117,3 +117,23 @@ func (s *stepStore) Put(ctx context.Context, name string, r io.Reader) error {
 	}
 	return err
 }
+
+func (s *stepStore) Create(ctx context.Context, name string, r io.Reader) error {
+	s.h.progressed()
+	err := s.Store.Create(ctx, name, r)
+	if err == nil {
+		s.h.saved()
+	}
+	return err
+}
+
+// TempFiles passes on the directory store's leftovers of killed writes, so
+// that a run under the hook cleans them as any run does.
+func (s *stepStore) TempFiles(ctx context.Context) ([]string, error) {
+	if ts, ok := s.Store.(interface {
+		TempFiles(context.Context) ([]string, error)
+	}); ok {
+		return ts.TempFiles(ctx)
+	}
+	return nil, nil
+}

@@ -424,7 +424,12 @@
 // reached with a SAS in DEST or --dest-sas, else with the account key of
 // the connection string when DEST is in the same account, else with Entra
 // ID. An interrupted backup (Ctrl-C, kill -9) leaves no backup; the next
-// run removes its files and starts again.
+// run removes its files and starts again. --plan FILE --segment i/n (plan
+// files as export's) backs up share i of n on one of n machines: the
+// backup, named by the plan's creation time or --id ID (the same on every
+// share), is listed and restorable once all n shares have landed; a share
+// that is not the last prints the ID and how many are still to go, and a
+// share run again after a failure redoes its part.
 //
 //	tablekit backup orders /var/backups/orders
 //	tablekit restore /var/backups/orders orders2 --at 2026-11-26T06:00:00Z
@@ -510,6 +515,7 @@
 // cmd_schema.go prints a table's shape, cmd_backup.go is backup, restore
 // and backups over package backup (restore runs on the job, not the
 // runner: it reads no table), cmd_backup_dest.go opens their DEST (a
-// directory or a container), and cmd_backup_verify.go is verify's backup
+// directory or a container), cmd_backup_share.go backup's --plan,
+// --segment and --id, and cmd_backup_verify.go is verify's backup
 // DEST, read through backup.Entities.
 package main

@@ -108,11 +108,17 @@ func TestE2EBackupRefusals(t *testing.T) {
 	conn := az.ConnectionString
 	src := seed(t, az, partitionKeys("p%02d", 2), 10)
 	dir := filepath.Join(t.TempDir(), "b")
+	plan := planFile(t, conn, src, 2)
 	cases := []struct {
 		name string
 		args []string
 	}{
 		{"bad --changes", []string{"backup", src, dir, "--changes", "mtime"}},
+		{"--segment without --plan", []string{"backup", src, dir, "--segment", "1/2"}},
+		{"--plan without --segment", []string{"backup", src, dir, "--plan", plan}},
+		{"--id without --segment", []string{"backup", src, dir, "--id", "20260101T000000.000Z"}},
+		{"--segment not of the plan's", []string{"backup", src, dir, "--plan", plan, "--segment", "1/3"}},
+		{"--id not an ID", []string{"backup", src, dir, "--plan", plan, "--segment", "1/2", "--id", "tonight"}},
 		{"--parallel too many", []string{"backup", src, dir, "--parallel", "1000"}},
 		{"--dest-sas with a directory", []string{"backup", src, dir, "--dest-sas", "sv=x&sig=y"}},
 		{"DEST missing", []string{"backup", src}},

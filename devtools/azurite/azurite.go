@@ -6,6 +6,8 @@ package azurite
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -33,14 +35,19 @@ var ErrNotInstalled = errors.New("azurite: emulator not installed (run `npm ci` 
 // Server is a running Azurite table or blob service.
 type Server struct {
 	Port    int
-	service string // "table" or "blob"
+	service string      // "table" or "blob"
+	tls     *tls.Config // the client's, when the server serves https
 	cmd     *exec.Cmd
 	done    chan struct{}
 }
 
 // Endpoint is the service URL, path-style, without a trailing slash.
 func (s *Server) Endpoint() string {
-	return fmt.Sprintf("http://127.0.0.1:%d/%s", s.Port, Account)
+	scheme := "http"
+	if s.tls != nil {
+		scheme = "https"
+	}
+	return fmt.Sprintf("%s://127.0.0.1:%d/%s", scheme, s.Port, Account)
 }
 
 // ConnectionString is a connection string for the development account on
@@ -95,17 +102,27 @@ func Start(ctx context.Context) (*Server, error) { return StartOn(ctx, 0) }
 // is 0: `make azurite` serves on Azurite's usual 10002, where tools such as
 // Storage Explorer look for it.
 func StartOn(ctx context.Context, port int) (*Server, error) {
-	return startService(ctx, "table", port)
+	return startService(ctx, "table", port, nil)
 }
 
 // StartBlob launches Azurite's blob service (azurite-blob, from the same
 // pinned package) as Start launches the table service.
-func StartBlob(ctx context.Context) (*Server, error) { return startService(ctx, "blob", 0) }
+func StartBlob(ctx context.Context) (*Server, error) { return startService(ctx, "blob", 0, nil) }
+
+// StartBlobTLS launches the blob service over https with the certificate
+// and key in the PEM files certFile and keyFile, and OAuth in Azurite's
+// basic mode: a bearer token is accepted when its audience, issuer and
+// times are right, its signature unchecked, so a fixed token stands in for
+// Entra ID (Azurite takes OAuth over https only). roots must trust the
+// certificate; the readiness check uses them.
+func StartBlobTLS(ctx context.Context, certFile, keyFile string, roots *x509.CertPool) (*Server, error) {
+	return startService(ctx, "blob", 0, &tls.Config{RootCAs: roots}, "--cert", certFile, "--key", keyFile, "--oauth", "basic")
+}
 
 // startService starts the azurite-<service> binary on port, or on a free
 // one when port is 0, trying another if one was taken between choosing and
-// binding it.
-func startService(ctx context.Context, service string, port int) (*Server, error) {
+// binding it; tc and extra are StartBlobTLS's.
+func startService(ctx context.Context, service string, port int, tc *tls.Config, extra ...string) (*Server, error) {
 	bin, err := findBinary("azurite-" + service)
 	if err != nil {
 		return nil, err
@@ -118,7 +135,7 @@ func startService(ctx context.Context, service string, port int) (*Server, error
 			return nil, fmt.Errorf("azurite: port %d is not free: %w", port, err)
 		}
 		l.Close()
-		return start(ctx, bin, service, port)
+		return start(ctx, bin, service, port, tc, extra)
 	}
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
@@ -126,7 +143,7 @@ func startService(ctx context.Context, service string, port int) (*Server, error
 		if err != nil {
 			return nil, err
 		}
-		s, err := start(ctx, bin, service, port)
+		s, err := start(ctx, bin, service, port, tc, extra)
 		if err == nil {
 			return s, nil
 		}
@@ -135,15 +152,15 @@ func startService(ctx context.Context, service string, port int) (*Server, error
 	return nil, lastErr
 }
 
-func start(ctx context.Context, bin, service string, port int) (*Server, error) {
-	cmd := exec.Command(bin,
-		"--"+service+"Host", "127.0.0.1",
-		"--"+service+"Port", strconv.Itoa(port),
+func start(ctx context.Context, bin, service string, port int, tc *tls.Config, extra []string) (*Server, error) {
+	cmd := exec.Command(bin, append([]string{
+		"--" + service + "Host", "127.0.0.1",
+		"--" + service + "Port", strconv.Itoa(port),
 		"--inMemoryPersistence",
 		"--skipApiVersionCheck",
 		"--disableTelemetry",
 		"--silent",
-	)
+	}, extra...)...)
 	cmd.Dir = os.TempDir()
 	cmd.Stdout = os.Stderr
 	cmd.Stderr = os.Stderr
@@ -151,15 +168,15 @@ func start(ctx context.Context, bin, service string, port int) (*Server, error) 
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("azurite: start: %w", err)
 	}
-	s := &Server{Port: port, service: service, cmd: cmd, done: make(chan struct{})}
+	s := &Server{Port: port, service: service, tls: tc, cmd: cmd, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.done) }()
 
 	deadline := time.Now().Add(60 * time.Second)
-	url := fmt.Sprintf("http://127.0.0.1:%d/%s/Tables", port, Account)
+	url := s.Endpoint() + "/Tables"
 	if service == "blob" {
-		url = fmt.Sprintf("http://127.0.0.1:%d/%s?comp=list", port, Account)
+		url = s.Endpoint() + "?comp=list"
 	}
-	client := &http.Client{Timeout: 2 * time.Second}
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: tc}}
 	for {
 		select {
 		case <-s.done:

@@ -74,6 +74,10 @@ func Run(m *testing.M) int {
 	if started != nil {
 		started.Stop()
 	}
+	if blobTLSStarted != nil {
+		blobTLSStarted.Stop()
+		os.RemoveAll(blobTLSDir)
+	}
 	if blobStarted != nil {
 		blobStarted.Stop()
 	}
