@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(&command{
-		name: "copy", args: "SRC_TABLE DST_TABLE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "copy", args: "SRC_TABLE DST_TABLE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE] [--dry-run [--price P]]",
 		summary: "copy entities to another table, in this account or another, without holding the table in memory",
 		example: `tablekit copy orders orders2 --parallel 16 --checkpoint copy.ckpt
 # interrupted, even by kill -9? the same command again completes the copy
@@ -35,8 +35,12 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 	sf.register(fs)
 	everyFlag(fs, &every)
 	fs.BoolVar(&create, "create", true, "create the target table if it does not exist")
+	dry := registerDryRun(fs)
 	pos, err := parse(fs, args, 2)
 	if err != nil {
+		return err
+	}
+	if err := dry.check(sf.ckpt); err != nil {
 		return err
 	}
 	for _, n := range pos {
@@ -80,8 +84,12 @@ func runCopy(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	src := &scanSource{sconn.svc, &plan}
-	dst := &copySink{src: src, st: st, dt: dt, create: create, svc: dconn.svc,
+	var dst jobSink = &copySink{src: src, st: st, dt: dt, create: create, svc: dconn.svc,
 		w: &roundWriter{rt: dt, kind: batch.Upsert, mode: table.Replace,
 			opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: dconn.policy, Progress: j.committed()}}}
+	if dry.on {
+		start, count := dryCopy(src, st, dt)
+		dst = &dryRunSink{e: e, verb: "copy", d: dry, sent: &retries.sent, start: start, count: count}
+	}
 	return (&jobRun{job: j, retries: retries, what: "target table " + pos[1], src: src, dst: dst}).run(ctx)
 }

@@ -10,7 +10,7 @@ import (
 
 func init() {
 	register(&command{
-		name: "delete", args: "TABLE (--filter ODATA | --partition PK | --prefix P) --yes [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "delete", args: "TABLE (--filter ODATA | --partition PK | --prefix P) (--yes | --dry-run [--price P]) [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "delete the matching entities: a keys-only scan, then deletes in entity group transactions",
 		example: `tablekit delete logs --filter "Timestamp lt datetime'2024-01-01T00:00:00Z'" --yes --checkpoint logs.ckpt
 # interrupted? the same command again resumes from logs.ckpt
@@ -24,9 +24,11 @@ tablekit delete orders --partition alice --prefix 2023- --yes    # her RowKeys s
 func runDelete(ctx context.Context, e *env, args []string) error {
 	var sf scanFlags
 	var yes bool
+	var dry *dryRun
 	conn, name, err := tableCommand(e, commands["delete"], args, func(fs *flag.FlagSet) {
 		sf.register(fs)
 		fs.BoolVar(&yes, "yes", false, "really delete")
+		dry = registerDryRun(fs)
 	})
 	if err != nil {
 		return err
@@ -34,7 +36,10 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 	if sf.filter == "" && sf.partition == "" && sf.prefix == "" {
 		return usagef("say what to delete with --filter, --partition or --prefix (to empty the whole table, drop it)")
 	}
-	if !yes {
+	if err := dry.check(sf.ckpt); err != nil {
+		return err
+	}
+	if !yes && !dry.on {
 		return usagef("deleting is final: add --yes")
 	}
 	j, plan, err := sf.start(ctx, e, "delete", name, 0)
@@ -46,7 +51,11 @@ func runDelete(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	src := &scanSource{conn.svc, &plan}
-	dst := &deleteSink{e: e, src: src, t: t, keepPosition: conn.svc.Backend() != table.CosmosDB,
+	var dst jobSink = &deleteSink{e: e, src: src, t: t, keepPosition: conn.svc.Backend() != table.CosmosDB,
 		opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: conn.policy, Progress: j.committed()}}
+	if dry.on {
+		start, count := dryDelete(src, t)
+		dst = &dryRunSink{e: e, verb: "delete", d: dry, sent: &conn.retries.sent, start: start, count: count}
+	}
 	return (&jobRun{job: j, retries: conn.retries, what: "table " + name, src: src, dst: dst}).run(ctx)
 }

@@ -53,6 +53,7 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	fs.StringVar(&rejectsPath, "rejects", "", "file to write refused lines to, as JSON lines {line, reason, input}")
 	everyFlag(fs, &every)
 	registerRate(fs, new(rateValue))
+	dry := registerDryRun(fs)
 	pos, err := parse(fs, args, 2)
 	if err != nil {
 		return err
@@ -68,6 +69,9 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	}
 	if parallel < 1 || parallel > query.MaxParallelism {
 		return usagef("--parallel %d: want 1 to %d", parallel, query.MaxParallelism)
+	}
+	if err := dry.check(ckpt, flagIf(rejectsPath, "--rejects")); err != nil {
+		return err
 	}
 	if ckpt.path != "" && path == "-" {
 		return usagef("--checkpoint needs a FILE: standard input cannot be read again")
@@ -97,7 +101,10 @@ func runImport(ctx context.Context, e *env, args []string) error {
 	rejected, _ := strconv.ParseInt(j.cp.Extra[extraRejects], 10, 64)
 	existing, _ := strconv.ParseInt(j.cp.Extra[extraExisting], 10, 64)
 	in := &fileSource{t: t, path: path, format: format, delim: d}
-	dst := &importSink{e: e, in: in, w: w, name: name, create: create, svc: conn.svc, rejectsPath: rejectsPath}
+	var dst jobSink = &importSink{e: e, in: in, w: w, name: name, create: create, svc: conn.svc, rejectsPath: rejectsPath}
+	if dry.on {
+		dst = &dryRunSink{e: e, verb: "import", d: dry, sent: &conn.retries.sent, count: dryImport(in, w)}
+	}
 	return (&jobRun{job: j, retries: conn.retries, src: in, dst: dst,
 		what: fmt.Sprintf("table %s, %d already there, %d rejects", name, existing, rejected)}).run(ctx)
 }
