@@ -193,3 +193,27 @@ func ExampleSummary_State() {
 	// partition b: 50 operations Failed (first at input position 250)
 	// 400 committed, 50 to fix and write again
 }
+
+// Plan counts the transactions a Write of the operations would send, with
+// no request: a job's requests, hence its cost, before it runs.
+func ExamplePlan() {
+	svc, err := table.NewService("UseDevelopmentStorage=true", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	readings, err := table.New[Reading](svc, "readings")
+	if err != nil {
+		log.Fatal(err)
+	}
+	var ops []batch.Op[Reading]
+	for i := range 1000 {
+		ops = append(ops, batch.Op[Reading]{Entity: Reading{PartitionKey: fmt.Sprintf("sensor-%d", i%4), RowKey: table.PadUint(uint64(i), 6)}})
+	}
+	sizes, err := batch.Plan(readings, ops)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(sizes), "transactions:", sizes)
+	// Output:
+	// 12 transactions: [100 100 50 100 100 50 100 100 50 100 100 50]
+}

@@ -177,12 +177,12 @@ func TestRateInSpans(t *testing.T) {
 	})
 	px.SetRules(faults.Rule{Match: faults.PathContains("$batch"), Times: 1, Fault: faults.Status(http.StatusServiceUnavailable, "ServerBusy", nil)})
 	// One partition: its transactions go one after another, the first
-	// throttled; at 700 entities/s the later ones wait for the bucket.
+	// throttled; at 800 entities/s the later ones wait for the bucket.
 	if sum, err := batch.Write(testenv.Ctx(t), viaProxy, small(400, 1, "s"), &batch.WriteOptions{Retry: fastRetry}); err != nil {
 		t.Fatalf("Write: %v (summary %+v)", err, sum)
 	}
 	// A run slower than a second after the decrease may see an increase
-	// too (700 + 50 per clean second).
+	// too (800 + 50 per clean second).
 	var waits, decreases int
 	for _, sp := range rec.Named("batch.transaction") {
 		for _, ev := range sp.Events {
@@ -190,23 +190,23 @@ func TestRateInSpans(t *testing.T) {
 			switch ev.Name {
 			case "rate.wait":
 				waits++
-				if rate < 700 || rate > 1000 {
-					t.Errorf("rate.wait: got rate %v, want 700 to 1000", rate)
+				if rate < 800 || rate > 1000 {
+					t.Errorf("rate.wait: got rate %v, want 800 to 1000", rate)
 				}
 			case "rate.change":
 				if got, want := ev.Attrs["tablekit.throttled"], int64(1); got != want {
 					t.Errorf("rate.change: got %v throttled answers, want %v", got, want)
 				}
-				if rate == 700 {
+				if rate == 800 {
 					decreases++
-				} else if rate < 700 || rate > 1000 {
-					t.Errorf("rate.change: got rate %v, want 700, or an increase from it", rate)
+				} else if rate < 800 || rate > 1000 {
+					t.Errorf("rate.change: got rate %v, want 800, or an increase from it", rate)
 				}
 			}
 		}
 	}
 	if decreases != 1 || waits == 0 {
-		t.Errorf("got %d rate.change to 700 and %d rate.wait events, want 1 and some", decreases, waits)
+		t.Errorf("got %d rate.change to 800 and %d rate.wait events, want 1 and some", decreases, waits)
 	}
 }
 

@@ -3,6 +3,7 @@ package table
 import (
 	"context"
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -39,13 +40,13 @@ func TestLimiterAdapts(t *testing.T) {
 		advance   time.Duration
 		wantRate  float64 // 0: no change
 	}{
-		{"throttled: decrease", true, 0, 700},
+		{"throttled: decrease", true, 0, 800},
 		{"throttled again at once: answers in flight", true, 0, 0},
 		{"clean at once", false, 0, 0},
-		{"clean a second later: increase by a twentieth of the cap", false, time.Second, 750},
-		{"clean again", false, time.Second, 800},
-		{"throttled", true, time.Second, 560},
-		{"throttled a second later", true, time.Second, 392},
+		{"clean a second later: increase by a twentieth of the cap", false, time.Second, 850},
+		{"clean again", false, time.Second, 900},
+		{"throttled", true, time.Second, 720},
+		{"throttled a second later", true, time.Second, 576},
 	}
 	for _, s := range steps {
 		l.ago(s.advance)
@@ -77,11 +78,11 @@ func TestLimiterAdapts(t *testing.T) {
 }
 
 func TestLimiterFloorAndFixed(t *testing.T) {
-	l := newLimiter(&Rate{EntitiesPerSecond: 100, MinEntitiesPerSecond: 60})
+	l := newLimiter(&Rate{EntitiesPerSecond: 100, MinEntitiesPerSecond: 70})
 	l.observe(true)
 	l.ago(time.Second)
-	if ev, _ := l.observe(true); ev.EntitiesPerSecond != 60 {
-		t.Errorf("got rate %v, want the floor 60", ev.EntitiesPerSecond)
+	if ev, _ := l.observe(true); ev.EntitiesPerSecond != 70 {
+		t.Errorf("got rate %v, want the floor 70", ev.EntitiesPerSecond)
 	}
 	f := newLimiter(&Rate{EntitiesPerSecond: 100, Fixed: true})
 	if ev, changed := f.observe(true); changed {
@@ -106,8 +107,8 @@ func TestLimiterNoCap(t *testing.T) {
 		t.Errorf("got %d partition buckets with PartitionEntitiesPerSecond -1, want none", len(l.parts))
 	}
 	ev, changed := l.observe(true)
-	if !changed || !math.IsInf(ev.Previous, 1) || ev.EntitiesPerSecond <= 0 || ev.EntitiesPerSecond > 0.7*5000/0.1 {
-		t.Errorf("got %+v, want a finite rate at most 0.7 of what was sent", ev)
+	if !changed || !math.IsInf(ev.Previous, 1) || ev.EntitiesPerSecond <= 0 || ev.EntitiesPerSecond > 0.8*5000/0.1 {
+		t.Errorf("got %+v, want a finite rate at most 0.8 of what was sent", ev)
 	}
 }
 
@@ -142,5 +143,34 @@ func TestLimiterFloorAboveCap(t *testing.T) {
 	l := newLimiter(&Rate{EntitiesPerSecond: 50, MinEntitiesPerSecond: 80})
 	if ev, changed := l.observe(true); changed || l.current != 50 {
 		t.Errorf("got %+v, rate %v, want no change from the cap 50", ev, l.current)
+	}
+}
+
+// With no cap, the first climb doubles its step each clean second, up to
+// four steps; after the next decrease it climbs a step at a time.
+func TestLimiterFirstClimb(t *testing.T) {
+	l := newLimiter(&Rate{PartitionEntitiesPerSecond: -1})
+	l.observe(true)
+	start, step := l.current, l.step
+	var got []float64
+	for range 5 {
+		l.ago(time.Second)
+		ev, _ := l.observe(false)
+		got = append(got, math.Round((ev.EntitiesPerSecond-ev.Previous)/step))
+	}
+	if want := []float64{1, 2, 4, 4, 4}; !slices.Equal(got, want) {
+		t.Errorf("first climb from %v: got increases of %v steps, want %v", start, got, want)
+	}
+	l.ago(time.Second)
+	l.observe(true)
+	step = l.step
+	got = got[:0]
+	for range 3 {
+		l.ago(time.Second)
+		ev, _ := l.observe(false)
+		got = append(got, math.Round((ev.EntitiesPerSecond-ev.Previous)/step))
+	}
+	if want := []float64{1, 1, 1}; !slices.Equal(got, want) {
+		t.Errorf("after a later decrease: got increases of %v steps, want %v", got, want)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(&command{
-		name: "copy", args: "SRC_TABLE DST_TABLE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "copy", args: "SRC_TABLE DST_TABLE [--to-connection-string CS] [--filter ODATA] [--partition PK] [--prefix P] [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE] [--dry-run [--price P]]",
 		summary: "copy entities to another table, in this account or another, without holding the table in memory",
 		example: `tablekit copy orders orders2 --parallel 16 --checkpoint copy.ckpt
 # interrupted, even by kill -9? the same command again completes the copy
@@ -23,10 +23,13 @@ tablekit copy events events2024 --prefix 2024-`,
 
 func copyJob() *jobCommand {
 	var create bool
+	var dry *dryRun
 	return &jobCommand{name: "copy", args: 2, tables: 2, scan: true, every: true, target: true,
 		flags: func(fs *flag.FlagSet, _ *jobInput) {
 			fs.BoolVar(&create, "create", true, "create the target table if it does not exist")
+			dry = registerDryRun(fs)
 		},
+		check: func(in *jobInput) error { return dry.check(in.sf.ckpt) },
 		build: func(ctx context.Context, in *jobInput) (*jobRun, error) {
 			var account string // the target's, when it is another account
 			if !in.sameAccount {
@@ -50,9 +53,13 @@ func copyJob() *jobCommand {
 				return nil, err
 			}
 			src := &scanSource{in.src.svc, &plan}
-			dst := &copySink{src: src, st: st, dt: dt, create: create, svc: in.dst.svc,
+			var dst jobSink = &copySink{src: src, st: st, dt: dt, create: create, svc: in.dst.svc,
 				w: &roundWriter{rt: dt, kind: batch.Upsert, mode: table.Replace,
 					opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: in.dst.policy, Progress: j.committed()}}}
+			if dry.on {
+				start, count := dryCopy(src, st, dt)
+				dst = &dryRunSink{e: in.e, verb: "copy", d: dry, sent: &in.retries.sent, start: start, count: count}
+			}
 			return &jobRun{job: j, retries: in.retries, what: "target table " + in.pos[1], src: src, dst: dst}, nil
 		}}
 }

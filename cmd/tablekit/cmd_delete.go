@@ -10,7 +10,7 @@ import (
 
 func init() {
 	register(&command{
-		name: "delete", args: "TABLE (--filter ODATA | --partition PK | --prefix P) --yes [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
+		name: "delete", args: "TABLE (--filter ODATA | --partition PK | --prefix P) (--yes | --dry-run [--price P]) [--plan FILE --segment i/n] [--parallel N] [--checkpoint FILE]",
 		summary: "delete the matching entities: a keys-only scan, then deletes in entity group transactions",
 		example: `tablekit delete logs --filter "Timestamp lt datetime'2024-01-01T00:00:00Z'" --yes --checkpoint logs.ckpt
 # interrupted? the same command again resumes from logs.ckpt
@@ -23,13 +23,20 @@ tablekit delete orders --partition alice --prefix 2023- --yes    # her RowKeys s
 
 func deleteJob() *jobCommand {
 	var yes bool
+	var dry *dryRun
 	return &jobCommand{name: "delete", args: 1, tables: 1, scan: true,
-		flags: func(fs *flag.FlagSet, _ *jobInput) { fs.BoolVar(&yes, "yes", false, "really delete") },
+		flags: func(fs *flag.FlagSet, _ *jobInput) {
+			fs.BoolVar(&yes, "yes", false, "really delete")
+			dry = registerDryRun(fs)
+		},
 		check: func(in *jobInput) error {
 			if in.sf.filter == "" && in.sf.partition == "" && in.sf.prefix == "" {
 				return usagef("say what to delete with --filter, --partition or --prefix (to empty the whole table, drop it)")
 			}
-			if !yes {
+			if err := dry.check(in.sf.ckpt); err != nil {
+				return err
+			}
+			if !yes && !dry.on {
 				return usagef("deleting is final: add --yes")
 			}
 			return nil
@@ -44,8 +51,12 @@ func deleteJob() *jobCommand {
 				return nil, err
 			}
 			src := &scanSource{in.src.svc, &plan}
-			dst := &deleteSink{e: in.e, src: src, t: t, keepPosition: in.src.svc.Backend() != table.CosmosDB,
+			var dst jobSink = &deleteSink{e: in.e, src: src, t: t, keepPosition: in.src.svc.Backend() != table.CosmosDB,
 				opts: &batch.WriteOptions{InFlight: plan.parallel, ContinueOnError: true, Retry: in.src.policy, Progress: j.committed()}}
+			if dry.on {
+				start, count := dryDelete(src, t)
+				dst = &dryRunSink{e: in.e, verb: "delete", d: dry, sent: &in.retries.sent, start: start, count: count}
+			}
 			return &jobRun{job: j, retries: in.retries, what: "table " + in.pos[0], src: src, dst: dst}, nil
 		}}
 }

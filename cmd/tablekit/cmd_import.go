@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(&command{
-		name: "import", args: "TABLE FILE|- [--format jsonl|csv] [--mode upsert|merge|add|add-missing] [--create] [--parallel N] [--checkpoint FILE] [--rejects FILE] [--delimiter C]",
+		name: "import", args: "TABLE FILE|- [--format jsonl|csv] [--mode upsert|merge|add|add-missing] [--create] [--parallel N] [--checkpoint FILE] [--rejects FILE] [--delimiter C] [--dry-run [--price P]]",
 		summary: "write the entities of a JSON Lines or Storage Explorer CSV file, in entity group transactions",
 		example: `tablekit import orders orders.jsonl --create --parallel 16 --checkpoint imp.ckpt --rejects bad.jsonl
 # interrupted, even by kill -9? the same command again completes the import
@@ -41,6 +41,7 @@ func importJob() *jobCommand {
 	var create bool
 	var parallel int
 	var w *roundWriter
+	var dry *dryRun
 	return &jobCommand{name: "import", args: 2, every: true,
 		flags: func(fs *flag.FlagSet, in *jobInput) {
 			ff.register(fs)
@@ -50,6 +51,7 @@ func importJob() *jobCommand {
 			in.sf.ckpt.register(fs)
 			fs.StringVar(&rejectsPath, "rejects", "", "file to write refused lines to, as JSON lines {line, reason, input}")
 			registerRate(fs, &in.sf.rate)
+			dry = registerDryRun(fs)
 		},
 		check: func(in *jobInput) (err error) {
 			path := in.pos[1]
@@ -61,6 +63,9 @@ func importJob() *jobCommand {
 			}
 			if parallel < 1 || parallel > query.MaxParallelism {
 				return usagef("--parallel %d: want 1 to %d", parallel, query.MaxParallelism)
+			}
+			if err := dry.check(in.sf.ckpt, flagIf(rejectsPath, "--rejects")); err != nil {
+				return err
 			}
 			if in.sf.ckpt.path != "" && path == "-" {
 				return usagef("--checkpoint needs a FILE: standard input cannot be read again")
@@ -89,7 +94,10 @@ func importJob() *jobCommand {
 			rejected, _ := strconv.ParseInt(j.cp.Extra[extraRejects], 10, 64)
 			existing, _ := strconv.ParseInt(j.cp.Extra[extraExisting], 10, 64)
 			src := &fileSource{t: t, path: path, format: format, delim: delim}
-			dst := &importSink{e: in.e, in: src, w: w, name: name, create: create, svc: in.src.svc, rejectsPath: rejectsPath}
+			var dst jobSink = &importSink{e: in.e, in: src, w: w, name: name, create: create, svc: in.src.svc, rejectsPath: rejectsPath}
+			if dry.on {
+				dst = &dryRunSink{e: in.e, verb: "import", d: dry, sent: &in.retries.sent, count: dryImport(src, w)}
+			}
 			return &jobRun{job: j, retries: in.retries, src: src, dst: dst,
 				what: fmt.Sprintf("table %s, %d already there, %d rejects", name, existing, rejected)}, nil
 		}}

@@ -74,7 +74,8 @@ type connection struct {
 // summary.
 type retryCount struct {
 	all, throttled atomic.Int64
-	rate           rateNow // the limiter's, with --rate
+	rate           rateNow      // the limiter's, with --rate
+	sent           sentRequests // the requests made, for --dry-run
 }
 
 // count is a retry policy's OnRetry hook.
@@ -90,6 +91,7 @@ func (c *retryCount) count(ev retry.Event) {
 func (f *endpointFlags) open(e *env, retries *retryCount) (*connection, error) {
 	policy := &retry.Policy{OnRetry: retries.count}
 	opts := &table.Options{Retry: policy, Rate: f.rate.options(retries)}
+	opts.Azcore.PerCallPolicies = retries.counted()
 	c := &connection{retries: retries, policy: policy}
 	p := f.prefix
 	var err error

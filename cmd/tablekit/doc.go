@@ -256,6 +256,24 @@
 // off. The progress line shows the rate ("limited to N/s") and the
 // throttled answers.
 //
+// # Dry runs: --dry-run and --price
+//
+//	tablekit copy orders orders2 --dry-run --price 0.04
+//	tablekit delete logs --filter "Year lt 2024" --dry-run
+//
+// import, copy and delete take --dry-run: the run reads what it must to
+// count (the input file, the scan, its split and --filter's sample) and
+// writes nothing (no table is created; delete needs no --yes), then prints
+// the requests the run would send by kind: query pages (the reads the dry
+// run made), transactions (grouped as the bulk writer groups them, with
+// their entities) and single writes, with the total. --price P adds their
+// cost at P per 10,000 transactions (each request is one billed
+// transaction); it has no default, since prices differ by region,
+// redundancy and date (docs/throughput.md's "Dry runs"). A run that meets
+// refusals or throttling sends more than the dry run counts. --dry-run
+// with --checkpoint or --rejects, and --price without --dry-run, are
+// refused with exit status 2.
+//
 // # Export, import and copy
 //
 //	tablekit export orders -o orders.jsonl --parallel 16 --checkpoint exp.ckpt
@@ -478,7 +496,9 @@
 // by side), run_checkpoint.go its file, run_progress.go the
 // progress line, run_gc.go the collector's tuning of long streams,
 // run_stophook.go the hidden hooks of the tests (TABLEKIT_TEST_STOP stops
-// a run after its Nth save, TABLEKIT_TEST_ROUND_OPS makes rounds smaller).
+// a run after its Nth save, TABLEKIT_TEST_ROUND_OPS makes rounds smaller),
+// run_rate.go --rate, run_dryrun.go --dry-run's flags, the requests a
+// connection makes, and the printed plan.
 //
 // Sources (src_*.go): src_scan.go plans a table's scan (scope, share,
 // segments) and opens any projection of it; src_share.go reads --segment
@@ -490,7 +510,8 @@
 // columns' first pass); sink_table.go writes rounds to a table for import
 // and copy and sorts out rejects, sink_addexisting.go settles adds that
 // find their entity stored; sink_delete.go deletes; sink_verify.go
-// compares; sink_tally.go counts, and with sink_shape.go (a table's shape
+// compares; sink_dryrun.go plans --dry-run's transactions (batch.Plan)
+// without writing; sink_tally.go counts, and with sink_shape.go (a table's shape
 // in bounded memory: types, sizes, partitions, key patterns) reads it for
 // schema.
 //
