@@ -6,30 +6,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/devtools/faults"
-	"github.com/tablekit/tablekit/devtools/testenv"
 )
 
 // TestGarbleContinuation reads the second page (entities r2 and r3 of r0 to
 // r5) of a query through each continuation fault, and checks what the
 // client receives: its continuation headers and how many entities.
 func TestGarbleContinuation(t *testing.T) {
-	env := testenv.Azurite(t)
-	name, _ := env.NewTable(t, nil)
-	px := startProxy(t, env.Endpoint[:strings.LastIndex(env.Endpoint, "/")])
-	opts := &aztables.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: -1}}}
-	c, err := aztables.NewClientWithSharedKey(px.Endpoint(env.Account)+"/"+name, env.Credential(t), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, px, _ := proxiedTable(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for r := range 6 {
