@@ -241,7 +241,7 @@ func TestCosmosRateLowersOn429(t *testing.T) {
 		t.Fatalf("Write: %v (summary %+v)", err, sum)
 	}
 	got := evs.all()
-	if len(got) != 1 || !got[0].Throttled || got[0].EntitiesPerSecond != 700 || got[0].ThrottledAnswers != 1 {
-		t.Errorf("got rate events %+v, want one decrease to 700 after one throttled answer", got)
+	if len(got) != 1 || !got[0].Throttled || got[0].EntitiesPerSecond >= got[0].Previous || got[0].Previous != 1000 || got[0].ThrottledAnswers != 1 {
+		t.Errorf("got rate events %+v, want one decrease from 1000 after one throttled answer", got)
 	}
 }

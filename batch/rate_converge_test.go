@@ -58,7 +58,14 @@ func TestSoakRateConverges(t *testing.T) {
 	if got < 0.85 && !testenv.Race {
 		t.Errorf("rate: got %.2f R, want at least 0.85 R", got)
 	}
-	if share > 0.05 {
-		t.Errorf("throttled share: got %.1f%%, want at most 5%%", 100*share)
+	// The race detector also bunches the client's requests (its pauses
+	// release several at once), which the account throttles: the 5% is
+	// the full-size run's, without it; under it, twice that.
+	limit := 0.05
+	if testenv.Race {
+		limit = 0.10
+	}
+	if share > limit {
+		t.Errorf("throttled share: got %.1f%%, want at most %.0f%%", 100*share, 100*limit)
 	}
 }

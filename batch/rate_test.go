@@ -114,8 +114,10 @@ func TestRateAdaptsAndRecovers(t *testing.T) {
 			throttled++
 		}
 	}
-	if int64(throttled) > decreased[len(decreased)-1].ThrottledAnswers {
-		t.Errorf("proxy throttled %d requests, limiter saw %d", throttled, decreased[len(decreased)-1].ThrottledAnswers)
+	// An event reports the throttled answers counted when the rate last
+	// changed: the proxy may have throttled a few more since, never fewer.
+	if saw := decreased[len(decreased)-1].ThrottledAnswers; saw == 0 || saw > int64(throttled) {
+		t.Errorf("limiter saw %d throttled answers, proxy throttled %d", saw, throttled)
 	}
 
 	t.Logf("while throttled: %d rate changes down to %.0f/s; proxy throttled %d of %d requests", len(decreased), low, throttled, len(px.Arrivals()))
