@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"hash"
+	"sync"
 )
 
 // Key is an account name and its decoded shared key. It is immutable and
@@ -14,7 +16,12 @@ type Key struct {
 	secret  *secret
 }
 
-type secret struct{ b []byte }
+// secret holds the key bytes and HMACs keyed with them: a request's
+// signature reuses one rather than building two SHA-256 states each time.
+type secret struct {
+	b    []byte
+	macs sync.Pool // of hash.Hash, keyed with b
+}
 
 // New decodes key, the account key in standard base64 as the portal and
 // connection strings show it. Its error is base64's, which carries an
@@ -24,7 +31,7 @@ func New(account, key string) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Key{account: account, secret: &secret{b}}, nil
+	return &Key{account: account, secret: &secret{b: b}}, nil
 }
 
 // Account is the storage account's name.
@@ -37,9 +44,22 @@ func (k *Key) Empty() bool { return k == nil || k.secret == nil || len(k.secret.
 // Sign returns the base64 HMAC-SHA256 of stringToSign under the key, the
 // signature of both Shared Key Lite and SAS. k must not be Empty.
 func (k *Key) Sign(stringToSign string) string {
-	h := hmac.New(sha256.New, k.secret.b)
-	h.Write([]byte(stringToSign))
-	return base64.StdEncoding.EncodeToString(h.Sum(nil))
+	var sum [sha256.Size]byte
+	return base64.StdEncoding.EncodeToString(k.mac(sum[:0], []byte(stringToSign)))
+}
+
+// mac appends the HMAC-SHA256 of msg under the key to dst. The HMAC comes
+// from the key's pool and goes back to it reset; it never leaves here.
+func (k *Key) mac(dst, msg []byte) []byte {
+	h, _ := k.secret.macs.Get().(hash.Hash)
+	if h == nil {
+		h = hmac.New(sha256.New, k.secret.b)
+	}
+	h.Write(msg)
+	dst = h.Sum(dst)
+	h.Reset()
+	k.secret.macs.Put(h)
+	return dst
 }
 
 // String shows the account with the key redacted.
