@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tablekit/tablekit"
@@ -22,6 +23,38 @@ type dynamic struct {
 	props []int
 	guid  reflect.Type
 	raw   bool // table.RawEntity: properties kept as JSON (raw.go)
+	// order is the last sorted list of names encodeDynamic wrote, never
+	// changed once stored (see sorted).
+	order atomic.Pointer[[]string]
+}
+
+// sorted returns the names of props in order. The entities of a table
+// mostly share one set of names, so the last order is kept and reused when
+// props has exactly its names: a lookup per name instead of a sort. Another
+// set is sorted in scratch and becomes the kept order (one copy of the
+// slice; the names are props' own strings, kept until the next change).
+// The result is read only.
+func (d *dynamic) sorted(props map[string]any, scratch []string) []string {
+	if last := d.order.Load(); last != nil && len(*last) == len(props) {
+		same := true
+		for _, k := range *last {
+			if _, ok := props[k]; !ok {
+				same = false
+				break
+			}
+		}
+		if same {
+			return *last
+		}
+	}
+	names := scratch[:0]
+	for name := range props {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	keep := slices.Clone(names)
+	d.order.Store(&keep)
+	return keep
 }
 
 // buildDynamic makes the plan of table.Entity. Its keys, ETag and Timestamp
@@ -78,15 +111,10 @@ func (p *Plan) encodeDynamic(dst []byte, v reflect.Value, prof *backend.Profile)
 		return dst[:start], checkTotals(prof, len(props), 0, 0)
 	}
 	np := namePool.Get().(*[]string)
-	names := (*np)[:0]
-	for name := range props {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	dst, size, err = p.appendDynamic(dst, prof, size, names, props)
-	clear(names) // the pool must not keep the caller's strings alive
-	*np = names[:0]
+	names := p.dyn.sorted(props, *np)
+	clear((*np)[:cap(*np)]) // the pool must not keep the caller's strings alive
 	namePool.Put(np)
+	dst, size, err = p.appendDynamic(dst, prof, size, names, props)
 	if err == nil {
 		err = checkTotals(prof, len(names), size, len(dst)-start+1)
 	}
