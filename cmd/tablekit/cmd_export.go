@@ -92,6 +92,6 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		q = q.Select(withTimestamp(cols)...)
 	}
 	src := &scanSource{conn.svc, &plan}
-	dst := &exportSink{e: e, src: src, conn: conn, q: q, out: out, format: format, delim: delim, limit: limit, selected: sel != "", cols: cols}
+	dst := &exportSink{e: e, src: src, conn: conn, t: t, q: q, out: out, format: format, delim: delim, limit: limit, selected: sel != "", cols: cols}
 	return (&jobRun{job: j, retries: conn.retries, what: "output " + out, src: src, dst: dst}).run(ctx)
 }

@@ -28,13 +28,14 @@ type dynamic struct {
 	order atomic.Pointer[[]string]
 }
 
-// sorted returns the names of props in order. The entities of a table
-// mostly share one set of names, so the last order is kept and reused when
-// props has exactly its names: a lookup per name instead of a sort. Another
-// set is sorted in scratch and becomes the kept order (one copy of the
-// slice; the names are props' own strings, kept until the next change).
+// sorted returns the names of props in order, and whether they are the
+// kept order: the last names encoded without an error, so each passed
+// wire.CheckPropertyName. The entities of a table mostly share one set of
+// names, so reusing that order when props has exactly its names costs a
+// lookup per name instead of a sort and a check of each name. Other names
+// are sorted in scratch; keep makes them the kept order after they encoded.
 // The result is read only.
-func (d *dynamic) sorted(props map[string]any, scratch []string) []string {
+func (d *dynamic) sorted(props map[string]any, scratch []string) ([]string, bool) {
 	if last := d.order.Load(); last != nil && len(*last) == len(props) {
 		same := true
 		for _, k := range *last {
@@ -44,7 +45,7 @@ func (d *dynamic) sorted(props map[string]any, scratch []string) []string {
 			}
 		}
 		if same {
-			return *last
+			return *last, true
 		}
 	}
 	names := scratch[:0]
@@ -52,9 +53,15 @@ func (d *dynamic) sorted(props map[string]any, scratch []string) []string {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	keep := slices.Clone(names)
-	d.order.Store(&keep)
-	return keep
+	return names, false
+}
+
+// keep makes names, which encoded without an error, the kept order: a
+// copy of the slice; the strings are the entity's, kept until the next
+// change of names.
+func (d *dynamic) keep(names []string) {
+	c := slices.Clone(names)
+	d.order.Store(&c)
 }
 
 // buildDynamic makes the plan of table.Entity. Its keys, ETag and Timestamp
@@ -101,20 +108,43 @@ var namePool = sync.Pool{New: func() any { s := make([]string, 0, 32); return &s
 // costs little more than a write of the struct it mirrors.
 func (p *Plan) encodeDynamic(dst []byte, v reflect.Value, prof *backend.Profile) ([]byte, error) {
 	pk, rk := p.Keys(v)
+	props, _ := v.FieldByIndex(p.dyn.props).Interface().(map[string]any)
+	return p.encodeEntity(dst, pk, rk, props, prof)
+}
+
+// AppendEntity is AppendJSON for a table.Entity given by its parts (p is
+// its plan), which spares the caller a reflect.Value and the copy of the
+// entity to the heap that making one costs.
+func (p *Plan) AppendEntity(dst []byte, pk, rk string, props map[string]any, ts time.Time, prof *backend.Profile) ([]byte, error) {
+	start := len(dst)
+	dst, err := p.encodeEntity(dst, pk, rk, props, prof)
+	if err != nil {
+		return dst, err
+	}
+	return appendTimestamp(dst, start, ts)
+}
+
+// encodeEntity is encodeDynamic's work, on the entity's parts.
+func (p *Plan) encodeEntity(dst []byte, pk, rk string, props map[string]any, prof *backend.Profile) ([]byte, error) {
 	start := len(dst)
 	dst, size, err := appendKeys(dst, prof, pk, rk)
 	if err != nil {
 		return dst, err
 	}
-	props, _ := v.FieldByIndex(p.dyn.props).Interface().(map[string]any)
 	if len(props) > prof.MaxProperties {
 		return dst[:start], checkTotals(prof, len(props), 0, 0)
 	}
 	np := namePool.Get().(*[]string)
-	names := p.dyn.sorted(props, *np)
-	clear((*np)[:cap(*np)]) // the pool must not keep the caller's strings alive
+	names, kept := p.dyn.sorted(props, *np)
+	dst, size, err = p.appendDynamic(dst, prof, size, names, props, kept)
+	if err == nil && !kept {
+		p.dyn.keep(names)
+	}
+	if !kept {
+		clear(names) // the pool must not keep the caller's strings alive
+		*np = names[:0]
+	}
 	namePool.Put(np)
-	dst, size, err = p.appendDynamic(dst, prof, size, names, props)
 	if err == nil {
 		err = checkTotals(prof, len(names), size, len(dst)-start+1)
 	}
@@ -125,10 +155,15 @@ func (p *Plan) encodeDynamic(dst []byte, v reflect.Value, prof *backend.Profile)
 }
 
 // appendDynamic writes the properties names of props in that order and adds
-// their share of the service's size formula to size.
-func (p *Plan) appendDynamic(dst []byte, prof *backend.Profile, size int, names []string, props map[string]any) ([]byte, int, error) {
+// their share of the service's size formula to size. checked says the names
+// passed wire.CheckPropertyName already.
+func (p *Plan) appendDynamic(dst []byte, prof *backend.Profile, size int, names []string, props map[string]any, checked bool) ([]byte, int, error) {
+	check := checkName
+	if checked {
+		check = checkNameLimits // wire.CheckPropertyName passed before
+	}
 	for _, name := range names {
-		if err := checkName(prof, name); err != nil {
+		if err := check(prof, name); err != nil {
 			return dst, size, err
 		}
 		var n int
