@@ -1,7 +1,6 @@
 package sharedkey
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"net/http"
@@ -35,8 +34,10 @@ func (p litePolicy) Do(req *policy.Request) (*http.Response, error) {
 // request is signed on every attempt, and the strings were most of its
 // allocations.
 func (k *Key) SignLite(r *http.Request) error {
-	var buf [512]byte
-	b := buf[:0]
+	s := k.signer()
+	defer k.release(s)
+	b := s.buf[:0]
+	defer func() { s.buf = b[:0] }()
 	date := r.Header.Get(hdrDate)
 	if date == "" {
 		b = time.Now().UTC().AppendFormat(b, http.TimeFormat)
@@ -50,12 +51,11 @@ func (k *Key) SignLite(r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var sum [sha256.Size]byte
-	mac := k.mac(sum[:0], b)
+	s.sign(b)
 	b = append(b[:0], "SharedKeyLite "...)
 	b = append(b, k.account...)
 	b = append(b, ':')
-	b = base64.StdEncoding.AppendEncode(b, mac)
+	b = base64.StdEncoding.AppendEncode(b, s.sum)
 	r.Header[hdrAuthorization] = []string{string(b)}
 	return nil
 }
