@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"errors"
 	"reflect"
 	"slices"
 	"strconv"
@@ -24,36 +25,28 @@ type dynamic struct {
 	guid  reflect.Type
 	raw   bool // table.RawEntity: properties kept as JSON (raw.go)
 	// order is the last sorted list of names encodeDynamic wrote, never
-	// changed once stored (see sorted).
+	// changed once stored (see keep).
 	order atomic.Pointer[[]string]
 }
 
-// sorted returns the names of props in order, and whether they are the
-// kept order: the last names encoded without an error, so each passed
-// wire.CheckPropertyName. The entities of a table mostly share one set of
-// names, so reusing that order when props has exactly its names costs a
-// lookup per name instead of a sort and a check of each name. Other names
-// are sorted in scratch; keep makes them the kept order after they encoded.
-// The result is read only.
-func (d *dynamic) sorted(props map[string]any, scratch []string) ([]string, bool) {
-	if last := d.order.Load(); last != nil && len(*last) == len(props) {
-		same := true
-		for _, k := range *last {
-			if _, ok := props[k]; !ok {
-				same = false
-				break
-			}
-		}
-		if same {
-			return *last, true
-		}
-	}
+// The entities of a table mostly share one set of names. The last names
+// encoded without an error are kept in order (order, keep): an entity with
+// as many names is written in that order, which costs nothing beyond the
+// lookup of each value, and each name passed wire.CheckPropertyName
+// already; a name it lacks (errOtherNames) means other names, written
+// again after a sort, as is an entity with any fault.
+
+// errOtherNames reports an entity without one of the kept names.
+var errOtherNames = errors.New("codec: not the kept names")
+
+// sorted returns the names of props in order, sorted in scratch.
+func sorted(props map[string]any, scratch []string) []string {
 	names := scratch[:0]
 	for name := range props {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	return names, false
+	return names
 }
 
 // keep makes names, which encoded without an error, the kept order: a
@@ -134,17 +127,29 @@ func (p *Plan) encodeEntity(dst []byte, pk, rk string, props map[string]any, pro
 	if len(props) > prof.MaxProperties {
 		return dst[:start], checkTotals(prof, len(props), 0, 0)
 	}
-	np := namePool.Get().(*[]string)
-	names, kept := p.dyn.sorted(props, *np)
-	dst, size, err = p.appendDynamic(dst, prof, size, names, props, kept)
-	if err == nil && !kept {
-		p.dyn.keep(names)
+	var names []string
+	done := false
+	if last := p.dyn.order.Load(); last != nil && len(*last) == len(props) {
+		mark, size0 := len(dst), size
+		names = *last
+		dst, size, err = p.appendDynamic(dst, prof, size, names, props, true)
+		// Any error is found again in sorted order below, so that an
+		// entity's first fault is the one reported whatever came before.
+		if done = err == nil; !done {
+			dst, size = dst[:mark], size0
+		}
 	}
-	if !kept {
+	if !done {
+		np := namePool.Get().(*[]string)
+		names = sorted(props, *np)
+		dst, size, err = p.appendDynamic(dst, prof, size, names, props, false)
+		if err == nil {
+			p.dyn.keep(names)
+		}
 		clear(names) // the pool must not keep the caller's strings alive
 		*np = names[:0]
+		namePool.Put(np)
 	}
-	namePool.Put(np)
 	if err == nil {
 		err = checkTotals(prof, len(names), size, len(dst)-start+1)
 	}
@@ -156,19 +161,24 @@ func (p *Plan) encodeEntity(dst []byte, pk, rk string, props map[string]any, pro
 
 // appendDynamic writes the properties names of props in that order and adds
 // their share of the service's size formula to size. checked says the names
-// passed wire.CheckPropertyName already.
+// are the kept order, each past wire.CheckPropertyName; props may lack one
+// (errOtherNames).
 func (p *Plan) appendDynamic(dst []byte, prof *backend.Profile, size int, names []string, props map[string]any, checked bool) ([]byte, int, error) {
 	check := checkName
 	if checked {
 		check = checkNameLimits // wire.CheckPropertyName passed before
 	}
 	for _, name := range names {
+		v, ok := props[name]
+		if !ok && checked {
+			return dst, size, errOtherNames
+		}
 		if err := check(prof, name); err != nil {
 			return dst, size, err
 		}
 		var n int
 		var err error
-		switch x := props[name].(type) {
+		switch x := v.(type) {
 		case string:
 			dst = wire.AppendMember(dst, name, "")
 			n, err = appendStringValue(&dst, prof, name, x)

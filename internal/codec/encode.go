@@ -253,12 +253,14 @@ func appendKind(b []byte, prof *backend.Profile, f *field, fv reflect.Value) ([]
 // formula: 4 bytes and 2 per code unit.
 func appendStringValue(b *[]byte, prof *backend.Profile, name, s string) (int, error) {
 	units := len(s) // of a plain string, which also needs no escaping
-	plain := wire.Plain(s)
+	pre := wire.PlainPrefix(s)
+	plain := pre == len(s)
 	if !plain {
-		if !utf8.ValidString(s) {
+		// Only the rest after the plain prefix needs checking and counting.
+		if !utf8.ValidString(s[pre:]) {
 			return 0, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleInvalidUTF8}
 		}
-		units = wire.UTF16Len(s)
+		units = pre + wire.UTF16Len(s[pre:])
 	}
 	if lim := prof.MaxString; len(s) > lim.Max && !lim.Fits(s) {
 		return 0, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleStringTooLong, Detail: over(lim.Len(s), lim.Max, lim.Unit.String())}
@@ -268,7 +270,7 @@ func appendStringValue(b *[]byte, prof *backend.Profile, name, s string) (int, e
 		*b = append(*b, s...)
 		*b = append(*b, '"')
 	} else {
-		*b = wire.AppendString(*b, s)
+		*b = wire.AppendStringAfter(*b, s, pre)
 	}
 	return 4 + 2*units, nil
 }
