@@ -100,8 +100,10 @@ type pageKeys struct {
 func (t *tracker) advanceTo(from position, page pageKeys, i int) {
 	t.returnedInPage = true
 	if t.ordered {
-		pk, rk := page.keys[i].pk, page.keys[i].rk
-		t.position = position{NextPartitionKey: from.NextPartitionKey, NextRowKey: from.NextRowKey, LastPartitionKey: &pk, LastRowKey: &rk}
+		// The keys of a page are never changed once decoded: point at
+		// them rather than copy two strings to the heap per entity.
+		k := &page.keys[i]
+		t.position = position{NextPartitionKey: from.NextPartitionKey, NextRowKey: from.NextRowKey, LastPartitionKey: &k.pk, LastRowKey: &k.rk}
 		return
 	}
 	t.position = position{NextPartitionKey: from.NextPartitionKey, NextRowKey: from.NextRowKey, Skip: i + 1}

@@ -36,7 +36,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	attemptCtx := policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
 	d := opdesc.Of(req)
 	if d.SendOnce || ctx.Value(inDoKey{}) != nil {
-		a, err := attemptOf(req, attemptCtx, d.Body)
+		a, err := attemptOf(req, attemptCtx, d.Body, true)
 		if err != nil {
 			return nil, err
 		}
@@ -52,8 +52,10 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	first := true
 	return run(ctx, pp.p, d, req.Raw(), runtime.Drain, func() outcome[*http.Response] {
-		a, err := attemptOf(req, attemptCtx, body)
+		a, err := attemptOf(req, attemptCtx, body, first)
+		first = false
 		if err != nil {
 			return outcome[*http.Response]{err: err, final: true}
 		}
@@ -103,8 +105,20 @@ func bodyOf(req *policy.Request, d opdesc.Desc) ([]byte, error) {
 // attemptOf returns the request of one attempt, with ctx, reading body
 // through a reader of its own (see bodyOf); without body, the request's
 // one body rewound, as azcore's retry policy does (a single attempt of a
-// foreign request).
-func attemptOf(req *policy.Request, ctx context.Context, body []byte) (*policy.Request, error) {
+// foreign request). The first attempt is req itself with ctx: its body
+// is unread (a reader over body's bytes or the one bodyOf rewound), and
+// azcore's retry policy, which follows this one in every pipeline
+// runtime.NewPipeline builds, gives each attempt its own copy of the
+// headers, so the policies after it change none of req's. A later attempt
+// gets a copy of req and a new reader, as the previous one's may still be
+// read.
+func attemptOf(req *policy.Request, ctx context.Context, body []byte, first bool) (*policy.Request, error) {
+	if first {
+		if err := req.RewindBody(); err != nil {
+			return nil, err
+		}
+		return req.WithContext(ctx), nil
+	}
 	if len(body) > 0 {
 		a := req.Clone(ctx)
 		if err := a.SetBody(streaming.NopCloser(bytes.NewReader(body)), req.Raw().Header.Get("Content-Type")); err != nil {

@@ -244,8 +244,11 @@ func isEntityRead(r *http.Request) bool {
 }
 
 func isStatsRequest(r *http.Request) bool {
+	if r.Method != http.MethodGet || r.URL.RawQuery == "" {
+		return false // every data request passes here: parse no query in vain
+	}
 	q := r.URL.Query()
-	return r.Method == http.MethodGet && q.Get("restype") == "service" && q.Get("comp") == "stats"
+	return q.Get("restype") == "service" && q.Get("comp") == "stats"
 }
 
 // checkLocation validates Options.Backend, Options.Location and the

@@ -86,7 +86,7 @@ func runGet(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var w lineWriter
+	w := lineWriter{t: t}
 	b, err := w.line(ent)
 	if err != nil {
 		return err

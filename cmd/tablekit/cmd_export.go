@@ -82,7 +82,7 @@ func exportJob() *jobCommand {
 				q = q.Select(withTimestamp(cols)...)
 			}
 			src := &scanSource{in.src.svc, &plan}
-			dst := &exportSink{e: in.e, src: src, conn: in.src, q: q, out: out, format: format, delim: delim, limit: limit, selected: sel != "", cols: cols}
+			dst := &exportSink{e: in.e, src: src, conn: in.src, t: t, q: q, out: out, format: format, delim: delim, limit: limit, selected: sel != "", cols: cols}
 			return &jobRun{job: j, retries: in.retries, what: "output " + out, src: src, dst: dst}, nil
 		}}
 }

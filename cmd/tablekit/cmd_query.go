@@ -123,7 +123,7 @@ func runQuery(ctx context.Context, e *env, args []string) error {
 	hold := readAhead
 	switch format {
 	case formatJSONL:
-		out, hold = &jsonlOut{o: w}, 1
+		out, hold = &jsonlOut{o: w, w: lineWriter{t: t}}, 1
 	case formatCSV:
 		out = &csvOut{o: w, cols: cols, fixed: sel != ""}
 	default:

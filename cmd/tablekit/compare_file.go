@@ -75,7 +75,7 @@ func records(t *dynTable, r io.Reader, format string, delim rune) func() (inputR
 
 // entitySpill writes a file's entities to runs as JSON Lines.
 func entitySpill(t *dynTable) spiller[table.Entity] {
-	var lw lineWriter
+	lw := lineWriter{t: t}
 	return spiller[table.Entity]{
 		cmp:  compareKeys,
 		size: func(e *table.Entity) int { return approxSize(*e) },

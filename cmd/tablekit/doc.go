@@ -517,7 +517,8 @@
 //
 // Formats (format_*.go): format_flags.go picks a file's format from its
 // name (and --select's names) and checks an input's first line;
-// format_jsonl.go turns entities into JSON lines and CSV rows, and back;
+// format_jsonl.go turns entities into JSON lines (through the library's
+// codec, Table.AppendJSON) and CSV rows, and back;
 // format_csv.go converts Storage Explorer's CSV to neutral rows,
 // format_csvread.go is its RFC 4180 reader; format_double.go the text of
 // NaN and the infinities; format_output.go keeps an output file's length

@@ -173,7 +173,7 @@ func TestE2EVerifyFileRuns(t *testing.T) {
 	src := seed(t, az, []string{"a", "b"}, 30)
 	tbl := dynTableOf(t, cs, src)
 	var lines [][]byte
-	var w lineWriter
+	w := lineWriter{t: tbl}
 	for e, err := range queryAll(tbl) {
 		if err != nil {
 			t.Fatal(err)

@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tablekit/tablekit/internal/wire"
@@ -18,141 +16,26 @@ import (
 type dynTable = table.Table[table.Entity]
 
 // timestampLayout is the service's own: seven fractional digits (100 ns).
-const timestampLayout = "2006-01-02T15:04:05.0000000Z"
+const timestampLayout = wire.DateTimeLayout
 
-// lineWriter writes entities as JSON lines: the service's JSON form, as the
-// library's codec writes it (names sorted, a Double always annotated, so
-// 1.0 stays a Double), with Timestamp added and annotated (the codec leaves
-// it out since writes never send it). It appends to one reused buffer and
-// skips the checks a write needs (key and name rules, sizes): the entities
-// came from the service. TestLineWriterMatchesCodec holds its bytes equal to
-// Table.Marshal's; it stays beside the codec because Marshal, with its
-// checks and a buffer per entity, costs more per exported entity
-// (BenchmarkJSONLine). Lines are read back through the codec (parseLine).
+// lineWriter writes entities as JSON lines through the library's codec
+// (Table.AppendJSON: the service's JSON form, names sorted, a Double
+// always annotated, Timestamp added), so the format has one definition,
+// into one reused buffer. Lines are read back through the codec
+// (parseLine).
 type lineWriter struct {
-	buf   []byte
-	names []string
+	t   *dynTable
+	buf []byte
 }
 
 // line returns e's line, valid until the next call.
 func (w *lineWriter) line(e table.Entity) ([]byte, error) {
-	b := append(w.buf[:0], `{"PartitionKey":`...)
-	b = wire.AppendString(b, e.PartitionKey)
-	b = append(b, `,"RowKey":`...)
-	b = wire.AppendString(b, e.RowKey)
-	names := w.order(e.Properties)
-	var err error
-	for _, name := range names {
-		if b, err = appendProperty(b, name, e.Properties[name]); err != nil {
-			break
-		}
-	}
+	b, err := w.t.AppendJSON(w.buf[:0], e)
 	if err != nil {
 		return nil, err
 	}
-	if !e.Timestamp.IsZero() {
-		b = append(b, `,"Timestamp@odata.type":"Edm.DateTime","Timestamp":"`...)
-		b = appendDateTime(b, e.Timestamp)
-		b = append(b, '"')
-	}
-	b = append(b, '}', '\n')
-	w.buf = b
-	return b, nil
-}
-
-// order returns the names of props sorted. The entities of a table mostly
-// share one set of names, so the last order is reused when it fits: a
-// lookup per name instead of a sort.
-func (w *lineWriter) order(props map[string]any) []string {
-	if len(w.names) == len(props) && len(props) > 0 {
-		same := true
-		for _, k := range w.names {
-			if _, ok := props[k]; !ok {
-				same = false
-				break
-			}
-		}
-		if same {
-			return w.names
-		}
-	}
-	names := w.names[:0]
-	for k := range props {
-		names = append(names, strings.Clone(k)) // not the entity's: kept for the next
-	}
-	slices.Sort(names)
-	w.names = names
-	return names
-}
-
-// appendDateTime writes t in UTC as the service does, seven fractional
-// digits: what AppendFormat(timestampLayout) writes for the years Edm.DateTime
-// holds (1601 to 9999), without parsing the layout each time.
-func appendDateTime(b []byte, t time.Time) []byte {
-	t = t.UTC()
-	y, mo, d := t.Date()
-	h, mi, s := t.Clock()
-	b = appendDigits(b, y, 4)
-	b = append(b, '-')
-	b = appendDigits(b, int(mo), 2)
-	b = append(b, '-')
-	b = appendDigits(b, d, 2)
-	b = append(b, 'T')
-	b = appendDigits(b, h, 2)
-	b = append(b, ':')
-	b = appendDigits(b, mi, 2)
-	b = append(b, ':')
-	b = appendDigits(b, s, 2)
-	b = append(b, '.')
-	b = appendDigits(b, t.Nanosecond()/100, 7)
-	return append(b, 'Z')
-}
-
-// appendDigits writes n (>= 0) zero-padded to width digits.
-func appendDigits(b []byte, n, width int) []byte {
-	var t [10]byte
-	for i := width - 1; i >= 0; i-- {
-		t[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return append(b, t[:width]...)
-}
-
-// appendProperty writes `,"name":value`, with the annotation the value's
-// EDM type needs; a Go type with no EDM type is an error, as in Marshal.
-func appendProperty(b []byte, name string, v any) ([]byte, error) {
-	switch x := v.(type) {
-	case string:
-		b = wire.AppendString(wire.AppendMember(b, name, ""), x)
-	case bool:
-		b = strconv.AppendBool(wire.AppendMember(b, name, ""), x)
-	case int32:
-		b = strconv.AppendInt(wire.AppendMember(b, name, ""), int64(x), 10)
-	case int64:
-		b = append(wire.AppendMember(b, name, "Edm.Int64"), '"')
-		b = append(strconv.AppendInt(b, x, 10), '"')
-	case float64:
-		b = wire.AppendDouble(wire.AppendMember(b, name, "Edm.Double"), x, 64)
-	case time.Time:
-		if x.IsZero() {
-			return nil, fmt.Errorf("%s: the zero time.Time", name)
-		}
-		if y := x.UTC().Year(); y < 1601 || y > 9999 {
-			return nil, fmt.Errorf("%s: %v is outside Edm.DateTime's range", name, x)
-		}
-		b = append(wire.AppendMember(b, name, "Edm.DateTime"), '"')
-		b = append(appendDateTime(b, x), '"')
-	case table.GUID:
-		b = append(wire.AppendMember(b, name, "Edm.Guid"), '"')
-		b, _ = x.AppendText(b) // never fails
-		b = append(b, '"')
-	case []byte:
-		b = append(wire.AppendMember(b, name, "Edm.Binary"), '"')
-		b = append(base64.StdEncoding.AppendEncode(b, x), '"')
-	default:
-		return nil, fmt.Errorf("%s: Go type %T has no EDM type", name, v)
-	}
-	return b, nil
+	w.buf = append(b, '\n')
+	return w.buf, nil
 }
 
 // parseLine reads one JSON line back. Timestamp and odata.etag are read

@@ -17,6 +17,7 @@ type exportSink struct {
 	e        *env
 	src      *scanSource
 	conn     *connection
+	t        *dynTable // the table, whose codec writes the lines
 	q        query.Query[table.Entity]
 	out      string
 	format   string
@@ -63,7 +64,7 @@ func (s *exportSink) open(ctx context.Context, j *job) (err error) {
 		s.w.csv = newCSVWriter(s.o, s.delim, s.cols)
 		s.w.csv.wrote = s.resume != nil // the header is in the file already
 	} else {
-		s.w.jsonl = s.o
+		s.w.jsonl, s.w.lines.t = s.o, s.t
 	}
 	q := s.q
 	if s.limit > 0 {

@@ -25,9 +25,16 @@ type token struct {
 
 type span struct{ off, n int }
 
-// tokenPool recycles token slices: decoding is per entity, and a page holds
-// up to 1,000 of them.
-var tokenPool = sync.Pool{New: func() any { s := make([]token, 0, 32); return &s }}
+// parsing is the state of parsing one entity: its tokens and the scanner,
+// with its scratch space for unescaped strings. Neither leaves decode (the
+// strings a token holds are copies), so parsingPool recycles them:
+// decoding is per entity, and a page holds up to 1,000 of them.
+type parsing struct {
+	toks []token
+	s    wire.Scanner
+}
+
+var parsingPool = sync.Pool{New: func() any { return &parsing{toks: make([]token, 0, 32)} }}
 
 // Decode parses one entity (a flat JSON object as the service returns it)
 // into v, which must be an addressable value of the plan's type. Properties
@@ -51,10 +58,11 @@ func (p *Plan) decode(data []byte, v reflect.Value, whole bool) (int, error) {
 	if p.dyn != nil && p.dyn.raw {
 		return p.decodeRaw(data, v, whole)
 	}
-	tp := tokenPool.Get().(*[]token)
-	toks := (*tp)[:0]
-	defer func() { *tp = toks[:0]; tokenPool.Put(tp) }()
-	toks, n, err := parseObject(data, toks, whole)
+	ps := parsingPool.Get().(*parsing)
+	toks := ps.toks[:0]
+	defer func() { ps.toks = toks[:0]; ps.s.Reset(nil); parsingPool.Put(ps) }()
+	ps.s.Reset(data)
+	toks, n, err := parseObject(&ps.s, toks, whole)
 	if err != nil {
 		return n, err
 	}
@@ -300,8 +308,8 @@ func parseTime(s string) (time.Time, error) {
 // returns the length it read; whole requires that only whitespace follows.
 // Nested objects and arrays are checked and skipped: the service never
 // sends them in an entity, other writers may.
-func parseObject(d []byte, toks []token, whole bool) ([]token, int, error) {
-	s := wire.Scanner{Data: d}
+func parseObject(s *wire.Scanner, toks []token, whole bool) ([]token, int, error) {
+	d := s.Data
 	at := func(b []byte) (span, string) {
 		if len(b) == 0 {
 			return span{}, ""

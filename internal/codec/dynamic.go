@@ -1,10 +1,12 @@
 package codec
 
 import (
+	"errors"
 	"reflect"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tablekit/tablekit"
@@ -22,6 +24,37 @@ type dynamic struct {
 	props []int
 	guid  reflect.Type
 	raw   bool // table.RawEntity: properties kept as JSON (raw.go)
+	// order is the last sorted list of names encodeDynamic wrote, never
+	// changed once stored (see keep).
+	order atomic.Pointer[[]string]
+}
+
+// The entities of a table mostly share one set of names. The last names
+// encoded without an error are kept in order (order, keep): an entity with
+// as many names is written in that order, which costs nothing beyond the
+// lookup of each value, and each name passed wire.CheckPropertyName
+// already; a name it lacks (errOtherNames) means other names, written
+// again after a sort, as is an entity with any fault.
+
+// errOtherNames reports an entity without one of the kept names.
+var errOtherNames = errors.New("codec: not the kept names")
+
+// sorted returns the names of props in order, sorted in scratch.
+func sorted(props map[string]any, scratch []string) []string {
+	names := scratch[:0]
+	for name := range props {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// keep makes names, which encoded without an error, the kept order: a
+// copy of the slice; the strings are the entity's, kept until the next
+// change of names.
+func (d *dynamic) keep(names []string) {
+	c := slices.Clone(names)
+	d.order.Store(&c)
 }
 
 // buildDynamic makes the plan of table.Entity. Its keys, ETag and Timestamp
@@ -68,25 +101,55 @@ var namePool = sync.Pool{New: func() any { s := make([]string, 0, 32); return &s
 // costs little more than a write of the struct it mirrors.
 func (p *Plan) encodeDynamic(dst []byte, v reflect.Value, prof *backend.Profile) ([]byte, error) {
 	pk, rk := p.Keys(v)
+	props, _ := v.FieldByIndex(p.dyn.props).Interface().(map[string]any)
+	return p.encodeEntity(dst, pk, rk, props, prof)
+}
+
+// AppendEntity is AppendJSON for a table.Entity given by its parts (p is
+// its plan), which spares the caller a reflect.Value and the copy of the
+// entity to the heap that making one costs.
+func (p *Plan) AppendEntity(dst []byte, pk, rk string, props map[string]any, ts time.Time, prof *backend.Profile) ([]byte, error) {
+	start := len(dst)
+	dst, err := p.encodeEntity(dst, pk, rk, props, prof)
+	if err != nil {
+		return dst, err
+	}
+	return appendTimestamp(dst, start, ts)
+}
+
+// encodeEntity is encodeDynamic's work, on the entity's parts.
+func (p *Plan) encodeEntity(dst []byte, pk, rk string, props map[string]any, prof *backend.Profile) ([]byte, error) {
 	start := len(dst)
 	dst, size, err := appendKeys(dst, prof, pk, rk)
 	if err != nil {
 		return dst, err
 	}
-	props, _ := v.FieldByIndex(p.dyn.props).Interface().(map[string]any)
 	if len(props) > prof.MaxProperties {
 		return dst[:start], checkTotals(prof, len(props), 0, 0)
 	}
-	np := namePool.Get().(*[]string)
-	names := (*np)[:0]
-	for name := range props {
-		names = append(names, name)
+	var names []string
+	done := false
+	if last := p.dyn.order.Load(); last != nil && len(*last) == len(props) {
+		mark, size0 := len(dst), size
+		names = *last
+		dst, size, err = p.appendDynamic(dst, prof, size, names, props, true)
+		// Any error is found again in sorted order below, so that an
+		// entity's first fault is the one reported whatever came before.
+		if done = err == nil; !done {
+			dst, size = dst[:mark], size0
+		}
 	}
-	slices.Sort(names)
-	dst, size, err = p.appendDynamic(dst, prof, size, names, props)
-	clear(names) // the pool must not keep the caller's strings alive
-	*np = names[:0]
-	namePool.Put(np)
+	if !done {
+		np := namePool.Get().(*[]string)
+		names = sorted(props, *np)
+		dst, size, err = p.appendDynamic(dst, prof, size, names, props, false)
+		if err == nil {
+			p.dyn.keep(names)
+		}
+		clear(names) // the pool must not keep the caller's strings alive
+		*np = names[:0]
+		namePool.Put(np)
+	}
 	if err == nil {
 		err = checkTotals(prof, len(names), size, len(dst)-start+1)
 	}
@@ -97,15 +160,25 @@ func (p *Plan) encodeDynamic(dst []byte, v reflect.Value, prof *backend.Profile)
 }
 
 // appendDynamic writes the properties names of props in that order and adds
-// their share of the service's size formula to size.
-func (p *Plan) appendDynamic(dst []byte, prof *backend.Profile, size int, names []string, props map[string]any) ([]byte, int, error) {
+// their share of the service's size formula to size. checked says the names
+// are the kept order, each past wire.CheckPropertyName; props may lack one
+// (errOtherNames).
+func (p *Plan) appendDynamic(dst []byte, prof *backend.Profile, size int, names []string, props map[string]any, checked bool) ([]byte, int, error) {
+	check := checkName
+	if checked {
+		check = checkNameLimits // wire.CheckPropertyName passed before
+	}
 	for _, name := range names {
-		if err := checkName(prof, name); err != nil {
+		v, ok := props[name]
+		if !ok && checked {
+			return dst, size, errOtherNames
+		}
+		if err := check(prof, name); err != nil {
 			return dst, size, err
 		}
 		var n int
 		var err error
-		switch x := props[name].(type) {
+		switch x := v.(type) {
 		case string:
 			dst = wire.AppendMember(dst, name, "")
 			n, err = appendStringValue(&dst, prof, name, x)

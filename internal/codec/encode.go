@@ -87,6 +87,40 @@ func (p *Plan) Marshal(v reflect.Value, prof *backend.Profile) ([]byte, error) {
 	return dst, err
 }
 
+// AppendJSON appends the entity v to dst as Encode writes it, with its
+// Timestamp (when the type has one and it is set) after the properties,
+// annotated as Edm.DateTime: the form a read returns, which Decode reads
+// back. Export writes its JSON lines so, into one reused buffer.
+func (p *Plan) AppendJSON(dst []byte, v reflect.Value, prof *backend.Profile) ([]byte, error) {
+	start := len(dst)
+	dst, err := p.Encode(dst, v, prof)
+	if err != nil || p.ts == nil {
+		return dst, err
+	}
+	fv := v.FieldByIndex(p.ts.index)
+	var ts time.Time
+	if tp, ok := addrOf[time.Time](fv); ok {
+		ts = *tp
+	} else if ts, ok = fv.Interface().(time.Time); !ok {
+		return dst, nil
+	}
+	return appendTimestamp(dst, start, ts)
+}
+
+// appendTimestamp adds ts, unless zero, to the encoded entity that begins
+// at dst[start] (the entity alone is kept on an error).
+func appendTimestamp(dst []byte, start int, ts time.Time) ([]byte, error) {
+	if ts.IsZero() {
+		return dst, nil
+	}
+	if u := ts.UTC(); u.Before(minDateTime) || !u.Before(maxDateTime) {
+		return dst[:start], &tablekit.ValidationError{Index: -1, Field: "Timestamp", Rule: RuleDateTimeRange}
+	}
+	dst = append(dst[:len(dst)-1], `,"Timestamp@odata.type":"Edm.DateTime","Timestamp":"`...)
+	dst = wire.AppendDateTime(dst, ts)
+	return append(dst, '"', '}'), nil
+}
+
 // maxSizeHint keeps one huge entity from sizing every later buffer.
 const maxSizeHint = 64 << 10
 
@@ -219,12 +253,14 @@ func appendKind(b []byte, prof *backend.Profile, f *field, fv reflect.Value) ([]
 // formula: 4 bytes and 2 per code unit.
 func appendStringValue(b *[]byte, prof *backend.Profile, name, s string) (int, error) {
 	units := len(s) // of a plain string, which also needs no escaping
-	plain := wire.Plain(s)
+	pre := wire.PlainPrefix(s)
+	plain := pre == len(s)
 	if !plain {
-		if !utf8.ValidString(s) {
+		// Only the rest after the plain prefix needs checking and counting.
+		if !utf8.ValidString(s[pre:]) {
 			return 0, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleInvalidUTF8}
 		}
-		units = wire.UTF16Len(s)
+		units = pre + wire.UTF16Len(s[pre:])
 	}
 	if lim := prof.MaxString; len(s) > lim.Max && !lim.Fits(s) {
 		return 0, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleStringTooLong, Detail: over(lim.Len(s), lim.Max, lim.Unit.String())}
@@ -234,7 +270,7 @@ func appendStringValue(b *[]byte, prof *backend.Profile, name, s string) (int, e
 		*b = append(*b, s...)
 		*b = append(*b, '"')
 	} else {
-		*b = wire.AppendString(*b, s)
+		*b = wire.AppendStringAfter(*b, s, pre)
 	}
 	return 4 + 2*units, nil
 }
@@ -247,7 +283,7 @@ func appendTimeValue(b *[]byte, name string, t time.Time) (int, error) {
 		return 0, &tablekit.ValidationError{Index: -1, Field: name, Rule: RuleDateTimeRange}
 	}
 	*b = append(*b, '"')
-	*b = t.AppendFormat(*b, wire.DateTimeLayout)
+	*b = wire.AppendDateTime(*b, t)
 	*b = append(*b, '"')
 	return 8, nil
 }

@@ -61,7 +61,11 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 				return &tablekit.DecodeError{Property: f.name, Reason: p}
 			}
 		}
-		fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
+		if p, ok := addrOf[time.Time](fv); ok {
+			*p = ts
+		} else {
+			fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
+		}
 	case kGUID, kGUIDText:
 		g, err := ParseGUID(t.str)
 		if err != nil {
@@ -69,6 +73,8 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 		}
 		if f.kind == kGUIDText {
 			fv.SetString(strings.Clone(t.str)) // aztables.EDMGUID keeps the stored text
+		} else if p, ok := addrOf[GUID](fv); ok {
+			*p = g
 		} else {
 			fv.Set(reflect.ValueOf(g).Convert(fv.Type()))
 		}
@@ -119,4 +125,15 @@ func annotationOr(k kind, def string) string {
 		return a
 	}
 	return def
+}
+
+// addrOf is fv's address as a *T when fv is a settable T: storing through
+// it copies the value, where reflect.Value.Set would box it on the heap
+// first.
+func addrOf[T any](fv reflect.Value) (*T, bool) {
+	if !fv.CanAddr() || !fv.CanInterface() {
+		return nil, false
+	}
+	p, ok := fv.Addr().Interface().(*T)
+	return p, ok
 }

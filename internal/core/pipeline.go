@@ -141,23 +141,21 @@ func (p *pipelinePath) send(req *policy.Request, ok ...int) (*http.Response, err
 	return resp, nil
 }
 
-// setBody makes b the request's body and carries d with the request,
-// holding the bytes too (opdesc.Desc.Body), so that every attempt of the
-// retry policy reads them through a reader of its own.
-func setBody(req *policy.Request, d opdesc.Desc, b []byte, contentType string) error {
-	d.Body = b
-	opdesc.Set(req, d)
+// setBody makes b the request's body. The request's description holds the
+// bytes too (opdesc.Desc.Body, set by the caller before opdesc.With), so
+// that every attempt of the retry policy reads them through a reader of
+// its own.
+func setBody(req *policy.Request, b []byte, contentType string) error {
 	return req.SetBody(streaming.NopCloser(bytes.NewReader(b)), contentType)
 }
 
 func (p *pipelinePath) get(ctx context.Context, d opdesc.Desc) (body []byte, etag azcore.ETag, err error) {
 	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
-	req, err := p.request(ctx, http.MethodGet, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
+	req, err := p.request(opdesc.With(ctx, d), http.MethodGet, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
 	if err != nil {
 		return nil, "", err
 	}
-	opdesc.Set(req, d)
 	resp, err := p.send(req, http.StatusOK)
 	if err != nil {
 		return nil, "", err
@@ -173,11 +171,12 @@ func (p *pipelinePath) get(ctx context.Context, d opdesc.Desc) (body []byte, eta
 func (p *pipelinePath) insert(ctx context.Context, d opdesc.Desc, entity []byte) (etag azcore.ETag, err error) {
 	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
-	req, err := p.request(ctx, http.MethodPost, p.tableURL, wire.MinimalMetadata)
+	d.Body = entity
+	req, err := p.request(opdesc.With(ctx, d), http.MethodPost, p.tableURL, wire.MinimalMetadata)
 	if err != nil {
 		return "", err
 	}
-	if err = setBody(req, d, entity, "application/json"); err != nil {
+	if err = setBody(req, entity, "application/json"); err != nil {
 		return "", err
 	}
 	resp, err := p.send(req, http.StatusCreated, http.StatusNoContent)
@@ -199,7 +198,8 @@ func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag 
 			method = http.MethodPost
 		}
 	}
-	req, err := p.request(ctx, method, p.entityURL(d.PartitionKey, d.RowKey), "application/json")
+	d.Body = w.Entity
+	req, err := p.request(opdesc.With(ctx, d), method, p.entityURL(d.PartitionKey, d.RowKey), "application/json")
 	if err != nil {
 		return "", err
 	}
@@ -210,7 +210,7 @@ func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag 
 	if d.Merge && p.mergeAsPost {
 		h.Set("X-HTTP-Method", "MERGE")
 	}
-	if err = setBody(req, d, w.Entity, "application/json"); err != nil {
+	if err = setBody(req, w.Entity, "application/json"); err != nil {
 		return "", err
 	}
 	resp, err := p.send(req, http.StatusNoContent)
@@ -223,11 +223,10 @@ func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag 
 func (p *pipelinePath) delete(ctx context.Context, d opdesc.Desc, ifMatch azcore.ETag) (err error) {
 	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
-	req, err := p.request(ctx, http.MethodDelete, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
+	req, err := p.request(opdesc.With(ctx, d), http.MethodDelete, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
 	if err != nil {
 		return err
 	}
-	opdesc.Set(req, d)
 	req.Raw().Header["If-Match"] = []string{string(ifMatch)}
 	_, err = p.send(req, http.StatusNoContent)
 	return err
@@ -236,11 +235,10 @@ func (p *pipelinePath) delete(ctx context.Context, d opdesc.Desc, ifMatch azcore
 func (p *pipelinePath) page(ctx context.Context, d opdesc.Desc, q PageQuery) (pg Page, err error) {
 	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
-	req, err := p.request(ctx, http.MethodGet, p.pageURL, wire.MinimalMetadata)
+	req, err := p.request(opdesc.With(ctx, d), http.MethodGet, p.pageURL, wire.MinimalMetadata)
 	if err != nil {
 		return Page{}, err
 	}
-	opdesc.Set(req, d)
 	v := make(url.Values, len(p.sas)+5)
 	for k, vs := range p.sas {
 		v[k] = vs
@@ -310,7 +308,8 @@ func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart
 		bodies[i] = parts[i].part
 	}
 	body, contentType := txwire.Body(bodies)
-	req, err := runtime.NewRequest(ctx, http.MethodPost, p.batchURL)
+	d.Body = body
+	req, err := runtime.NewRequest(opdesc.With(ctx, d), http.MethodPost, p.batchURL)
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +317,7 @@ func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart
 	h.Set("x-ms-version", apiVersion)
 	h.Set("DataServiceVersion", "3.0")
 	h.Set("Accept", wire.MinimalMetadata)
-	if err = setBody(req, d, body, contentType); err != nil {
+	if err = setBody(req, body, contentType); err != nil {
 		return nil, err
 	}
 	// A reply whose body broke comes with its error (azcore's body

@@ -1,6 +1,7 @@
 package sharedkey
 
 import (
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"net/url"
@@ -29,20 +30,42 @@ func (p litePolicy) Do(req *policy.Request) (*http.Response, error) {
 
 // SignLite sets the x-ms-date (unless r has one) and Authorization headers
 // of r for Shared Key Lite. It fails only on a query string that does not
-// parse.
+// parse. The string to sign and the header are built in one buffer: a
+// request is signed on every attempt, and the strings were most of its
+// allocations.
 func (k *Key) SignLite(r *http.Request) error {
-	date := r.Header.Get("x-ms-date")
+	s := k.signer()
+	defer k.release(s)
+	b := s.buf[:0]
+	defer func() { s.buf = b[:0] }()
+	date := r.Header.Get(hdrDate)
 	if date == "" {
-		date = time.Now().UTC().Format(http.TimeFormat)
-		r.Header.Set("x-ms-date", date)
+		b = time.Now().UTC().AppendFormat(b, http.TimeFormat)
+		date = string(b)
+		r.Header[hdrDate] = []string{date}
+	} else {
+		b = append(b, date...)
 	}
-	resource, err := CanonicalizedResource(k.account, r.URL)
+	b = append(b, '\n')
+	b, err := appendResource(b, k.account, r.URL)
 	if err != nil {
 		return err
 	}
-	r.Header.Set("Authorization", "SharedKeyLite "+k.account+":"+k.Sign(date+"\n"+resource))
+	s.sign(b)
+	b = append(b[:0], "SharedKeyLite "...)
+	b = append(b, k.account...)
+	b = append(b, ':')
+	b = base64.StdEncoding.AppendEncode(b, s.sum)
+	r.Header[hdrAuthorization] = []string{string(b)}
 	return nil
 }
+
+// The headers SignLite sets, in net/http's canonical form (what Header.Set
+// would make of them).
+const (
+	hdrDate          = "X-Ms-Date"
+	hdrAuthorization = "Authorization"
+)
 
 // CanonicalizedResource is the resource a Shared Key Lite signature of the
 // Table service covers: "/" + account + the URL's escaped path ("/" when
@@ -52,25 +75,48 @@ func (k *Key) SignLite(r *http.Request) error {
 // for Shared Key, so table's location policy redirects a read after it was
 // signed.
 func CanonicalizedResource(account string, u *url.URL) (string, error) {
-	var b strings.Builder
-	b.WriteString("/")
-	b.WriteString(account)
-	if p := u.EscapedPath(); p != "" {
-		b.WriteString(p)
+	b, err := appendResource(nil, account, u)
+	return string(b), err
+}
+
+// appendResource appends CanonicalizedResource's resource to b.
+func appendResource(b []byte, account string, u *url.URL) ([]byte, error) {
+	b = append(b, '/')
+	b = append(b, account...)
+	if u.RawPath == "" && u.Path != "" && !needsEscape(u.Path) {
+		b = append(b, u.Path...) // what EscapedPath returns, without building it
+	} else if p := u.EscapedPath(); p != "" {
+		b = append(b, p...)
 	} else {
-		b.WriteString("/")
+		b = append(b, '/')
 	}
 	if u.RawQuery != "" {
 		q, err := url.ParseQuery(u.RawQuery)
 		if err != nil {
-			return "", errQuery
+			return nil, errQuery
 		}
 		if comp, ok := q["comp"]; ok {
-			b.WriteString("?comp=")
-			b.WriteString(comp[0])
+			b = append(b, "?comp="...)
+			b = append(b, comp[0]...)
 		}
 	}
-	return b.String(), nil
+	return b, nil
+}
+
+// needsEscape reports a path with a byte that url.URL.EscapedPath would
+// escape when the URL has no RawPath: anything but letters, digits and
+// "-_.~$&+,/:;=@" (net/url's shouldEscape for a path).
+func needsEscape(p string) bool {
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("-_.~$&+,/:;=@", c) >= 0:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // errQuery is a request whose query cannot be read for signing. It does

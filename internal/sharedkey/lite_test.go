@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -152,4 +153,59 @@ func TestKeyNeverShown(t *testing.T) {
 	if _, err := New("acct", "not*base64*"+devKey[:8]); err == nil || strings.Contains(err.Error(), devKey[:8]) {
 		t.Errorf("bad key: error %v, want one without the key", err)
 	}
+}
+
+// appendResource copies a path that needs no escaping as it is; every
+// other path goes through EscapedPath. Both must give what EscapedPath
+// gives.
+func TestResourcePathAsEscapedPath(t *testing.T) {
+	for _, raw := range []string{
+		"http://h/acct/bench", "http://h/acct/Tables", "http://h/acct/$batch", "http://h/acct/bench()",
+		"http://h/acct/bench(PartitionKey='p',RowKey='r')", "http://h/acct/t(PartitionKey='Zo%C3%AB',RowKey='a%2Bb')",
+		"http://h/acct/a;b=c@d:e&f+g,h~i", "http://h", "http://h/acct/sp%20ace", "http://h/acct/q%3Fmark",
+	} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := CanonicalizedResource("acct", u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := u.EscapedPath()
+		if p == "" {
+			p = "/"
+		}
+		if want := "/acct" + p; got != want {
+			t.Errorf("%s: got %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// The HMACs a key pools are reset between signatures: the same string
+// signs the same, however many signatures came before, from any goroutine.
+func TestSignReusesHMAC(t *testing.T) {
+	k, err := New("acct", devKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := k.Sign("GET\n/acct/t")
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 100; i++ {
+				if i%2 == 0 {
+					k.Sign("other")
+					continue
+				}
+				if got := k.Sign("GET\n/acct/t"); got != want {
+					t.Errorf("got %q, want %q", got, want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

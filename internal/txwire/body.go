@@ -14,7 +14,7 @@ const partHeaders = "Content-Transfer-Encoding: binary\r\nContent-Type: applicat
 // DelimiterLen is the length of the line before every part ("\r\n--C\r\n");
 // a part written by AppendPart adds DelimiterLen+len(part) to the body,
 // which is OpSize of its operation.
-func DelimiterLen() int { return len("\r\n--" + changesetBoundary + "\r\n") }
+func DelimiterLen() int { return delimiterLen }
 
 // AppendPart appends op's part after its delimiter line, byte for byte as
 // aztables v1.4.1 writes it except that entity goes out as it is (aztables
@@ -61,7 +61,9 @@ func Body(parts [][]byte) (body []byte, contentType string) {
 		if i > 0 {
 			b = append(b, "\r\n"...)
 		}
-		b = append(b, "--"+changeset+"\r\n"...)
+		b = append(b, "--"...)
+		b = append(b, changeset...)
+		b = append(b, "\r\n"...)
 		b = append(b, p...)
 	}
 	b = append(b, "\r\n--"+changeset+"--\r\n\r\n--"+batch+"--\r\n"...)

@@ -47,6 +47,9 @@ var (
 		len("\r\n--"+changesetBoundary+"--\r\n") +
 		len("\r\n--"+batchBoundary+"--\r\n") - 2
 
+	// delimiterLen: the line before every part (DelimiterLen).
+	delimiterLen = len("\r\n--" + changesetBoundary + "\r\n")
+
 	// partOverhead: a part's delimiter and MIME headers.
 	partOverhead = len("\r\n--"+changesetBoundary+"\r\n") +
 		len("Content-Transfer-Encoding: binary\r\n") +

@@ -10,11 +10,17 @@ const hexDigits = "0123456789abcdef"
 // U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD (callers
 // that must not lose data check utf8.ValidString first).
 func AppendString(b []byte, s string) []byte {
+	return AppendStringAfter(b, s, plainPrefix(s))
+}
+
+// AppendStringAfter is AppendString for a string whose first plain bytes
+// (PlainPrefix(s), or any count up to it) are known to need no escape.
+func AppendStringAfter(b []byte, s string, plain int) []byte {
 	b = append(b, '"')
 	// Most strings are plain throughout, or for a long stretch: skip that
 	// a word at a time; it is copied with the rest.
 	start := 0
-	for i := plainPrefix(s); i < len(s); {
+	for i := plain; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' {

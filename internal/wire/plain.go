@@ -6,6 +6,11 @@ package wire
 // time, replaces the UTF-8 check, the escaping and the UTF-16 count.
 func Plain(s string) bool { return plainPrefix(s) == len(s) }
 
+// PlainPrefix is the length of the longest plain prefix of s (see Plain):
+// a caller that checks and counts the rest passes it on to
+// AppendStringAfter rather than have the prefix scanned twice.
+func PlainPrefix(s string) int { return plainPrefix(s) }
+
 // plainPrefix returns the length of the longest prefix of s that is plain
 // (see Plain), found eight bytes at a time.
 func plainPrefix(s string) int {

@@ -35,6 +35,11 @@ type Scanner struct {
 	buf   []byte // String's scratch space for unescaped strings
 }
 
+// Reset makes s scan data from its start, keeping the scratch space that
+// String unescapes into, so one Scanner reused for many entities (out of a
+// pool) does not grow a new one for each.
+func (s *Scanner) Reset(data []byte) { s.Data, s.Pos, s.depth = data, 0, 0 }
+
 func (s *Scanner) fail(msg string) error { return &SyntaxError{Offset: s.Pos, Msg: msg} }
 
 // Peek skips whitespace and returns the next byte, 0 at the end.
