@@ -362,13 +362,12 @@ func TestPipelineSingleAttempt(t *testing.T) {
 			p := fast(nil)
 			pl := runtime.NewPipeline("m", "v1.0.0", runtime.PipelineOptions{PerCall: []policy.Policy{retry.NewPipelinePolicy(&p)}},
 				&policy.ClientOptions{Transport: ft, Retry: policy.RetryOptions{MaxRetries: -1}})
-			ctx := context.Background()
-			if tt.marked {
-				ctx = opdesc.With(ctx, opdesc.Desc{Kind: opdesc.Transaction, SendOnce: true})
-			}
-			req, err := runtime.NewRequest(ctx, http.MethodPost, "https://acct.table.core.windows.net/$batch")
+			req, err := runtime.NewRequest(context.Background(), http.MethodPost, "https://acct.table.core.windows.net/$batch")
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tt.marked {
+				opdesc.Set(req, opdesc.Desc{Kind: opdesc.Transaction, SendOnce: true})
 			}
 			resp, err := pl.Do(req)
 			if err != nil || resp.StatusCode != 503 {
@@ -414,13 +413,12 @@ func TestPipelineAttemptsReadTheirOwnBody(t *testing.T) {
 			p := fast(nil)
 			pl := runtime.NewPipeline("m", "v1.0.0", runtime.PipelineOptions{PerCall: []policy.Policy{retry.NewPipelinePolicy(&p)}},
 				&policy.ClientOptions{Transport: tr, Retry: policy.RetryOptions{MaxRetries: -1}})
-			ctx := context.Background()
-			if tt.withBytes {
-				ctx = opdesc.With(ctx, opdesc.Desc{Kind: opdesc.Insert, Body: []byte(body)})
-			}
-			req, err := runtime.NewRequest(ctx, http.MethodPost, "https://acct.table.core.windows.net/t")
+			req, err := runtime.NewRequest(context.Background(), http.MethodPost, "https://acct.table.core.windows.net/t")
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tt.withBytes {
+				opdesc.Set(req, opdesc.Desc{Kind: opdesc.Insert, Body: []byte(body)})
 			}
 			if err := req.SetBody(streaming.NopCloser(strings.NewReader(body)), "application/json"); err != nil {
 				t.Fatal(err)
@@ -469,10 +467,11 @@ func TestPipelineReadsTheDescription(t *testing.T) {
 			pl := runtime.NewPipeline("m", "v1.0.0", runtime.PipelineOptions{PerCall: []policy.Policy{retry.NewPipelinePolicy(&p)}},
 				&policy.ClientOptions{Transport: ft, Retry: policy.RetryOptions{MaxRetries: -1}})
 			// A URL that by its shape would be a transaction.
-			req, err := runtime.NewRequest(opdesc.With(context.Background(), tt.desc), http.MethodPost, "https://acct.table.core.windows.net/$batch")
+			req, err := runtime.NewRequest(context.Background(), http.MethodPost, "https://acct.table.core.windows.net/$batch")
 			if err != nil {
 				t.Fatal(err)
 			}
+			opdesc.Set(req, tt.desc)
 			resp, err := pl.Do(req)
 			var mc *tablekit.MaybeCommittedError
 			switch {

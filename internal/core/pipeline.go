@@ -113,11 +113,12 @@ func (p *pipelinePath) entityURL(pk, rk string) string {
 
 // request makes a request with the headers every data request has, and
 // the endpoint's query re-encoded as aztables sets it.
-func (p *pipelinePath) request(ctx context.Context, method, rawURL, accept string) (*policy.Request, error) {
+func (p *pipelinePath) request(ctx context.Context, d opdesc.Desc, method, rawURL, accept string) (*policy.Request, error) {
 	req, err := runtime.NewRequest(ctx, method, rawURL)
 	if err != nil {
 		return nil, err
 	}
+	opdesc.Set(req, d)
 	r := req.Raw()
 	r.URL.RawQuery = p.query
 	r.Header["x-ms-version"] = []string{apiVersion}
@@ -142,7 +143,7 @@ func (p *pipelinePath) send(req *policy.Request, ok ...int) (*http.Response, err
 }
 
 // setBody makes b the request's body. The request's description holds the
-// bytes too (opdesc.Desc.Body, set by the caller before opdesc.With), so
+// bytes too (opdesc.Desc.Body, set by the caller before the request is built), so
 // that every attempt of the retry policy reads them through a reader of
 // its own.
 func setBody(req *policy.Request, b []byte, contentType string) error {
@@ -152,7 +153,7 @@ func setBody(req *policy.Request, b []byte, contentType string) error {
 func (p *pipelinePath) get(ctx context.Context, d opdesc.Desc) (body []byte, etag azcore.ETag, err error) {
 	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
-	req, err := p.request(opdesc.With(ctx, d), http.MethodGet, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
+	req, err := p.request(ctx, d, http.MethodGet, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
 	if err != nil {
 		return nil, "", err
 	}
@@ -172,7 +173,7 @@ func (p *pipelinePath) insert(ctx context.Context, d opdesc.Desc, entity []byte)
 	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
 	d.Body = entity
-	req, err := p.request(opdesc.With(ctx, d), http.MethodPost, p.tableURL, wire.MinimalMetadata)
+	req, err := p.request(ctx, d, http.MethodPost, p.tableURL, wire.MinimalMetadata)
 	if err != nil {
 		return "", err
 	}
@@ -199,7 +200,7 @@ func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag 
 		}
 	}
 	d.Body = w.Entity
-	req, err := p.request(opdesc.With(ctx, d), method, p.entityURL(d.PartitionKey, d.RowKey), "application/json")
+	req, err := p.request(ctx, d, method, p.entityURL(d.PartitionKey, d.RowKey), "application/json")
 	if err != nil {
 		return "", err
 	}
@@ -223,7 +224,7 @@ func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag 
 func (p *pipelinePath) delete(ctx context.Context, d opdesc.Desc, ifMatch azcore.ETag) (err error) {
 	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
-	req, err := p.request(opdesc.With(ctx, d), http.MethodDelete, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
+	req, err := p.request(ctx, d, http.MethodDelete, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
 	if err != nil {
 		return err
 	}
@@ -235,7 +236,7 @@ func (p *pipelinePath) delete(ctx context.Context, d opdesc.Desc, ifMatch azcore
 func (p *pipelinePath) page(ctx context.Context, d opdesc.Desc, q PageQuery) (pg Page, err error) {
 	ctx, end := p.startSpan(ctx, d)
 	defer func() { end(err) }()
-	req, err := p.request(opdesc.With(ctx, d), http.MethodGet, p.pageURL, wire.MinimalMetadata)
+	req, err := p.request(ctx, d, http.MethodGet, p.pageURL, wire.MinimalMetadata)
 	if err != nil {
 		return Page{}, err
 	}
@@ -309,10 +310,11 @@ func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart
 	}
 	body, contentType := txwire.Body(bodies)
 	d.Body = body
-	req, err := runtime.NewRequest(opdesc.With(ctx, d), http.MethodPost, p.batchURL)
+	req, err := runtime.NewRequest(ctx, http.MethodPost, p.batchURL)
 	if err != nil {
 		return nil, err
 	}
+	opdesc.Set(req, d)
 	h := req.Raw().Header
 	h.Set("x-ms-version", apiVersion)
 	h.Set("DataServiceVersion", "3.0")

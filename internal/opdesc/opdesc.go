@@ -1,7 +1,7 @@
 // Package opdesc describes an operation where its call starts (Table.Add,
 // Transaction.Submit, a bulk-write chunk, a query page, ...) and carries
-// the description with the request, in the context the request is built
-// on (With). The retry policy, the no-echo
+// the description with the request as an azcore operation value
+// (policy.Request.SetOperationValue). The retry policy, the no-echo
 // policy, error mapping and the ambiguity check read it from there, so no
 // layer below the call parses a method or a URL to learn what the call
 // knew. Requests that tablekit did not build (users' aztables clients with
@@ -10,7 +10,6 @@
 package opdesc
 
 import (
-	"context"
 	"net/http"
 	"strings"
 
@@ -70,21 +69,16 @@ type Desc struct {
 	method string
 }
 
-// ctxKey is the context key of a Desc.
-type ctxKey struct{}
-
-// With returns ctx carrying d: build the request of d's operation on it.
-// A context value is read by a type assertion, where azcore's operation
-// values (policy.Request.SetOperationValue) cost a map per request and
-// reflection, with a copy to the heap, on every read; the retry policy,
-// the no-echo policy and error mapping each read it.
-func With(ctx context.Context, d Desc) context.Context {
-	return context.WithValue(ctx, ctxKey{}, &d)
-}
+// Set carries d with req as an azcore operation value, not in the
+// request's context: a description is what the call knew, not a signal for
+// code that happens to share the context. It is kept by pointer, so that a
+// read copies no Desc to the heap.
+func Set(req *policy.Request, d Desc) { req.SetOperationValue(&d) }
 
 // Of is the description of req: the one its call carried, or Infer's.
 func Of(req *policy.Request) Desc {
-	if d, ok := req.Raw().Context().Value(ctxKey{}).(*Desc); ok && d != nil {
+	var d *Desc
+	if req.OperationValue(&d) && d != nil {
 		return *d
 	}
 	return Infer(req.Raw())

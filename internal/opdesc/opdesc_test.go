@@ -74,10 +74,11 @@ func TestOfReadsTheCarriedDesc(t *testing.T) {
 		t.Errorf("Of without a Desc: got %v, want %v (inferred)", got, want)
 	}
 	want := Desc{Kind: Transaction, Table: "mytable", PartitionKey: "p", Entities: 3, SendOnce: true}
-	req, err = runtime.NewRequest(With(context.Background(), want), http.MethodPost, "http://127.0.0.1/acct/mytable")
+	req, err = runtime.NewRequest(context.Background(), http.MethodPost, "http://127.0.0.1/acct/mytable")
 	if err != nil {
 		t.Fatal(err)
 	}
+	Set(req, want)
 	got := Of(req)
 	if got.Kind != want.Kind || got.Table != want.Table || got.PartitionKey != want.PartitionKey || got.Entities != want.Entities || !got.SendOnce {
 		t.Errorf("Of: got %+v, want %+v", got, want)
