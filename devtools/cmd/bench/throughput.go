@@ -107,6 +107,9 @@ func (b *bench) throughputSection() Section {
 		}
 		rate := b.rate(key)
 		got := rate / busyRate
+		if k := b.gaveUp[key]; k > 0 {
+			label += fmt.Sprintf(": gave up, retries exhausted, in %d of %d rounds (entities/s counts what it stored)", k, len(ss))
+		}
 		t.Rows = append(t.Rows, []string{label, fmtNum(rate), fmtRatio(got), fmtInt(ss[0].reqs), pct(median(b.throttled[key])), fmtDur(ss[0].wall), targets[key]})
 	}
 	for _, r := range throughputRows {

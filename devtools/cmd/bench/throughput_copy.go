@@ -15,13 +15,17 @@ import (
 // throughputCopyRows are the command's throughput scenarios: tablekit copy
 // into a busy account with its default (adaptive), with --rate -1 (off)
 // and with --rate R/2.
+// With the limiter off, the copy may run out of retries (the command's
+// retry policy is the library's default): that is a result, recorded with
+// the entities it stored, not a failure of the bench.
 var throughputCopyRows = []struct {
 	key, label string
 	args       []string
+	mayGiveUp  bool
 }{
-	{"thr/copy-adaptive", "`tablekit copy`, default (adaptive)", nil},
-	{"thr/copy-off", "`tablekit copy --rate -1` (off)", []string{"--rate", "-1"}},
-	{"thr/copy-half", fmt.Sprintf("`tablekit copy --rate %d` (R/2)", busyRate/2), []string{"--rate", fmt.Sprint(busyRate / 2)}},
+	{"thr/copy-adaptive", "`tablekit copy`, default (adaptive)", nil, false},
+	{"thr/copy-off", "`tablekit copy --rate -1` (off)", []string{"--rate", "-1"}, true},
+	{"thr/copy-half", fmt.Sprintf("`tablekit copy --rate %d` (R/2)", busyRate/2), []string{"--rate", fmt.Sprint(busyRate / 2)}, false},
 }
 
 // runThroughputCopy copies a table of the bench's entities from this
@@ -76,7 +80,11 @@ func (b *bench) runThroughputCopy(ctx context.Context) error {
 			cancel()
 			px.SetCapacity(nil)
 			arr := px.Arrivals()
-			if err == nil {
+			if err != nil && r.mayGiveUp && ctx.Err() == nil {
+				s.n, err = tgt.b.countTable(ctx, dst)
+				b.gaveUp[r.key]++
+				b.log("%s round %d: the copy gave up with %d of %d entities stored", r.key, round+1, s.n, n)
+			} else if err == nil {
 				err = tgt.b.verifyCount(ctx, dst, n)
 			}
 			if derr := tgt.b.deleteTable(context.WithoutCancel(ctx), dst); err == nil {
