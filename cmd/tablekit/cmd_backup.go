@@ -17,7 +17,7 @@ import (
 
 func init() {
 	register(&command{
-		name: "backup", args: "TABLE DEST [--full] [--changes timestamp|etag] [--overlap D] [--parallel N] [--plan FILE --segment i/n [--id ID]] [--dest-sas SAS]",
+		name: "backup", args: "TABLE DEST [--full] [--changes timestamp|etag] [--overlap D] [--parallel N] [--plan FILE --segment i/n [--id ID]] [--dest-sas SAS] [--dry-run [--price P]]",
 		summary: "back up a table into a directory or a blob container: full the first time, then what changed and the keys deleted; prints the backup's ID",
 		example: `tablekit backup orders /var/backups/orders                     # the ID is the last line of stdout
 tablekit backup orders https://acct.blob.core.windows.net/backups/orders
@@ -26,7 +26,7 @@ tablekit backup orders /var/backups/orders --plan orders.plan --segment 2/4   # 
 		run: runJob(backupJob),
 	})
 	register(&command{
-		name: "restore", args: "DEST TABLE [--at ID|TIME] [--mode empty|replace|add-missing] [--timestamp-property NAME] [--parallel N] [--checkpoint FILE] [--dest-sas SAS]",
+		name: "restore", args: "DEST TABLE [--at ID|TIME] [--mode empty|replace|add-missing] [--timestamp-property NAME] [--parallel N] [--checkpoint FILE] [--dest-sas SAS] [--dry-run [--price P]]",
 		summary: "restore a table as of a backup (the last by default), creating it if missing; every file's checksum is checked first",
 		example: `tablekit restore /var/backups/orders orders2
 tablekit restore /var/backups/orders orders --at 2026-11-26T06:00:00Z --mode replace
@@ -47,9 +47,11 @@ func backupJob() *jobCommand {
 	var o backup.Options
 	var changes, destSAS string
 	var sf shareFlags
+	var dry *dryRun
 	return &jobCommand{name: "backup", args: 2, tables: 1,
 		flags: func(fs *flag.FlagSet, _ *jobInput) {
 			sf.register(fs)
+			dry = registerDryRun(fs)
 			fs.BoolVar(&o.Full, "full", false, "a full backup even when DEST holds backups of the table")
 			fs.StringVar(&changes, "changes", "", "how to find changed entities: timestamp (Table Storage's default) or etag (Cosmos DB's default: each key's ETag against the previous backup's)")
 			fs.DurationVar(&o.Overlap, "overlap", backup.DefaultOverlap, "how far before the previous backup's start a Timestamp scan begins (clock difference, late writes)")
@@ -66,12 +68,21 @@ func backupJob() *jobCommand {
 			default:
 				return usagef("--changes %q: want timestamp or etag", changes)
 			}
+			if err := dry.check(checkpointFlags{}); err != nil {
+				return err
+			}
 			var err error
 			o.Share, err = sf.share(in.pos[0], in.e.getenv)
+			if err == nil && dry.on && o.Share != nil {
+				return usagef("--dry-run counts the whole table: drop --plan and --segment")
+			}
 			return err
 		},
 		act: func(ctx context.Context, in *jobInput) error {
 			e, pos := in.e, in.pos
+			if dry.on {
+				return dryBackup(ctx, in, pos[0], dry)
+			}
 			st, err := openDest(pos[1], destSAS, in.src.connString())
 			if err == nil {
 				st, err = hookStore(e, st)
@@ -114,8 +125,10 @@ func (c *connection) connString() *table.ConnectionString {
 func restoreJob() *jobCommand {
 	var at, mode, destSAS string
 	var o backup.RestoreOptions
+	var dry *dryRun
 	return &jobCommand{name: "restore", args: 2,
 		flags: func(fs *flag.FlagSet, in *jobInput) {
+			dry = registerDryRun(fs)
 			fs.StringVar(&at, "at", "", "the backup: its ID, or a time (RFC 3339) for the last backup finished by then; default the last")
 			fs.StringVar(&mode, "mode", "empty", "when the table holds entities: empty (refuse), replace (make it the backup: write every entity, delete the others), add-missing (write the entities it lacks)")
 			fs.StringVar(&o.TimestampProperty, "timestamp-property", "", "keep each entity's original Timestamp in this property (an Edm.DateTime)")
@@ -138,9 +151,18 @@ func restoreJob() *jobCommand {
 				return usagef("--mode %q: want empty, replace or add-missing", mode)
 			}
 			o.ID, o.Before = parseAt(at)
-			return nil
+			return dry.check(in.sf.ckpt)
 		},
-		act: func(ctx context.Context, in *jobInput) error { return restore(ctx, in, at, mode, destSAS, &o) },
+		act: func(ctx context.Context, in *jobInput) error {
+			if dry.on {
+				st, err := openDest(in.pos[0], destSAS, in.src.connString())
+				if err != nil {
+					return err
+				}
+				return dryRestore(ctx, in, st, in.pos[1], &o, dry)
+			}
+			return restore(ctx, in, at, mode, destSAS, &o)
+		},
 	}
 }
 

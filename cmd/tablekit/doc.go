@@ -260,10 +260,13 @@
 //
 //	tablekit copy orders orders2 --dry-run --price 0.04
 //	tablekit delete logs --filter "Year lt 2024" --dry-run
+//	tablekit restore /var/backups/orders orders --mode replace --dry-run
 //
-// import, copy and delete take --dry-run: the run reads what it must to
-// count (the input file, the scan, its split and --filter's sample) and
-// writes nothing (no table is created; delete needs no --yes), then prints
+// import, copy, delete, restore and backup take --dry-run: the run reads
+// what it must to count (the input file, the scan, its split and
+// --filter's sample; restore the backup's files and the table's keys as
+// its --mode needs; backup a keys-only scan, since its cost is its reads)
+// and writes nothing (no table is created; delete needs no --yes), then prints
 // the requests the run would send by kind: query pages (the reads the dry
 // run made), transactions (grouped as the bulk writer groups them, with
 // their entities) and single writes, with the total. --price P adds their
@@ -271,8 +274,8 @@
 // transaction); it has no default, since prices differ by region,
 // redundancy and date (docs/throughput.md's "Dry runs"). A run that meets
 // refusals or throttling sends more than the dry run counts. --dry-run
-// with --checkpoint or --rejects, and --price without --dry-run, are
-// refused with exit status 2.
+// with --checkpoint or --rejects, backup --dry-run with --segment, and
+// --price without --dry-run, are refused with exit status 2.
 //
 // # Export, import and copy
 //
@@ -511,7 +514,7 @@
 // and copy and sorts out rejects, sink_addexisting.go settles adds that
 // find their entity stored; sink_delete.go deletes; sink_verify.go
 // compares; sink_dryrun.go plans --dry-run's transactions (batch.Plan)
-// without writing; sink_tally.go counts, and with sink_shape.go (a table's shape
+// without writing (dryrun_backup.go those of restore and backup); sink_tally.go counts, and with sink_shape.go (a table's shape
 // in bounded memory: types, sizes, partitions, key patterns) reads it for
 // schema.
 //

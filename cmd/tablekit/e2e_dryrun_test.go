@@ -84,6 +84,10 @@ func TestE2EDryRunUsage(t *testing.T) {
 		{"delete", "t", "--partition", "p", "--dry-run", "--checkpoint", "c.ckpt"},
 		{"delete", "t", "--partition", "p"},
 		{"import", "t", "in.jsonl", "--dry-run", "--rejects", "bad.jsonl"},
+		{"restore", "dir", "t", "--dry-run", "--checkpoint", "c.ckpt"},
+		{"restore", "dir", "t", "--price", "4"},
+		{"backup", "t", "dir", "--price", "4"},
+		{"backup", "t", "dir", "--dry-run", "--segment", "1/2"},
 	} {
 		px.Reset()
 		wantCode(t, tk(t, cs, args...), exitUsage, strings.Join(args, " "))
@@ -131,4 +135,63 @@ func countAll(counts map[string]int) int {
 		n += c
 	}
 	return n
+}
+
+// TestE2EDryRunBackup runs restore and backup with --dry-run through the
+// fault proxy: restore counts its transactions from the backup and reads
+// the table only as its mode needs; backup counts the pages it reads. Only
+// reads reach the proxy, and nothing is created.
+func TestE2EDryRunBackup(t *testing.T) {
+	az := testenv.Azurite(t)
+	src := seed(t, az, partitionKeys("p%02d", 3), 250)
+	dir := filepath.Join(t.TempDir(), "backups")
+	wantCode(t, tk(t, az.ConnectionString, "backup", src, dir), exitOK, "backup")
+	cs, px := proxied(t, az)
+	absent := testenv.TableName(t)
+	unused := filepath.Join(t.TempDir(), "unused")
+
+	tests := []struct {
+		name                      string
+		args                      []string
+		wantTx, wantEnts, singles int
+	}{
+		{"restore into a new table", []string{"restore", dir, absent}, 9, 750, 1},
+		{"restore replace", []string{"restore", dir, src, "--mode", "replace"}, 9, 750, 0},
+		{"restore add-missing", []string{"restore", dir, src, "--mode", "add-missing"}, 0, 0, 0},
+		{"backup", []string{"backup", src, unused}, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			px.Reset()
+			r := tk(t, cs, append(tt.args, "--dry-run", "--price", "4")...)
+			wantCode(t, r, exitOK, strings.Join(tt.args, " ")+" --dry-run")
+			got := dryRunRows(t, r.stdout)
+			if got["transactions"] != tt.wantTx || got["entities"] != tt.wantEnts || got["single writes"] != tt.singles {
+				t.Errorf("got %d transactions of %d entities and %d single writes, want %d of %d and %d\n%s",
+					got["transactions"], got["entities"], got["single writes"], tt.wantTx, tt.wantEnts, tt.singles, r.stdout)
+			}
+			reads := px.Count("GET ")
+			if reads == 0 {
+				t.Errorf("reads: got 0, want the table read")
+			}
+			if writes := countAll(px.Counts()) - reads; writes != 0 {
+				t.Errorf("requests other than reads: got %d, want 0 (%v)", writes, px.Counts())
+			}
+			if got["query pages"] != reads {
+				t.Errorf("query pages: got %d, want the %d reads the proxy saw", got["query pages"], reads)
+			}
+			if want := fmt.Sprintf("%.4f", float64(got["total"])*4/10000); !strings.Contains(r.stdout, want) {
+				t.Errorf("cost of %d requests at 4 per 10,000: want %s in\n%s", got["total"], want, r.stdout)
+			}
+		})
+	}
+	if _, err := os.Stat(unused); !os.IsNotExist(err) {
+		t.Errorf("backup --dry-run's destination: got %v, want it not created", err)
+	}
+	if r := tk(t, az.ConnectionString, "count", absent); r.code == exitOK {
+		t.Errorf("the dry run's target %s exists: got exit 0 from count, want an error", absent)
+	}
+	if got, want := count(t, az.ConnectionString, src), 750; got != want {
+		t.Errorf("source after the dry runs: got %d entities, want %d", got, want)
+	}
 }

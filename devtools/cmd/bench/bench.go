@@ -113,6 +113,9 @@ type bench struct {
 	// throttled is the share of requests throttled, per round, of the
 	// throughput scenarios.
 	throttled map[string][]float64
+	// gaveUp counts the rounds of a throughput scenario that ended with
+	// the command's retries exhausted (the limiter off), by key.
+	gaveUp map[string]int
 
 	cores int     // the machine's cores
 	load1 float64 // 1-minute load average when the run started
@@ -179,9 +182,21 @@ func (b *bench) deleteTable(ctx context.Context, name string) error {
 // verifyCount checks that the table holds want entities, so that no
 // scenario is fast because it lost writes.
 func (b *bench) verifyCount(ctx context.Context, name string, want int) error {
-	c, err := plainClient(b.direct, name, nil)
+	n, err := b.countTable(ctx, name)
 	if err != nil {
 		return err
+	}
+	if n != want {
+		return fmt.Errorf("table %s holds %d entities, want %d", name, n, want)
+	}
+	return nil
+}
+
+// countTable counts the entities of a table (keys only).
+func (b *bench) countTable(ctx context.Context, name string) (int, error) {
+	c, err := plainClient(b.direct, name, nil)
+	if err != nil {
+		return 0, err
 	}
 	sel := "RowKey"
 	p := c.NewListEntitiesPager(&aztables.ListEntitiesOptions{Select: &sel})
@@ -189,14 +204,11 @@ func (b *bench) verifyCount(ctx context.Context, name string, want int) error {
 	for p.More() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			return fmt.Errorf("count %s: %w", name, err)
+			return n, fmt.Errorf("count %s: %w", name, err)
 		}
 		n += len(page.Entities)
 	}
-	if n != want {
-		return fmt.Errorf("table %s holds %d entities, want %d", name, n, want)
-	}
-	return nil
+	return n, nil
 }
 
 // measureAll takes every measurement against the Azurite at endpoint and
@@ -223,6 +235,7 @@ func measureAll(ctx context.Context, cfg config, endpoint string, logf func(stri
 		res:    map[string][]sample{},
 
 		throttled: map[string][]float64{},
+		gaveUp:    map[string]int{},
 	}
 	if port := portOf(base); port > 0 {
 		b.m.srv = findAzurite(port)

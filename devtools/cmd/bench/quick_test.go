@@ -57,6 +57,7 @@ func TestQuickRun(t *testing.T) {
 		"tablekit bulk writer", "tablekit parallel segmented query", "hand-written errgroup fan-out",
 		"Quick smoke run", "## The tablekit command", "## Client capacity", "`tablekit export", "`tablekit copy", "to another account", "`tablekit verify", "processes at once", "serial bound",
 		"table.Entity", "Transactions:", "peak Go heap", "client cores for 20,000 entities/s", "per core vs hand-written",
+		"## Throughput against a busy account", "`tablekit copy --rate -1` (off)", "`tablekit copy`, default (adaptive)",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks %q", want)
