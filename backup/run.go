@@ -201,9 +201,14 @@ func Run(ctx context.Context, svc *table.Service, name string, st Store, o *Opti
 			return Info{}, err
 		}
 	}
-	scanned, err := r.keys(ctx)
-	if err != nil {
-		return Info{}, err
+	// The keys in the table: a full backup's data scan read every one (a
+	// key deleted after the scan passed it is the next backup's delete);
+	// an incremental one reads them with a keys-only scan, to find deletes.
+	scanned := r.written
+	if !full {
+		if scanned, err = r.keys(ctx); err != nil {
+			return Info{}, err
+		}
 	}
 	if !full && opts.Changes == ChangesByETag {
 		if err := r.fetchChanged(ctx, scanned); err != nil {
