@@ -89,6 +89,21 @@ func (b *bench) cliTargets() []Target {
 	}
 	ts = append(ts, t)
 
+	// The command's own CPU per entity against the library's doing the
+	// same work in this process: counted per entity, judged regardless of
+	// the machine's load.
+	for _, c := range []struct{ name, key, lib, libName string }{
+		{"client CPU per entity: tablekit export (JSON Lines) vs the library's parallel scan", "cli/export", cliLibScan, "the parallel scan"},
+		{"client CPU per entity: tablekit import vs `batch.Write`", "cli/import", cliLibBulk, "`batch.Write`"},
+	} {
+		t := ratioTarget(c.name, b.clientCPU(c.key)/b.clientCPU(c.lib), 1.15, true)
+		if t.Status == Fail {
+			t.Why = fmt.Sprintf("the command used %s µs of CPU per entity in its own process, start-up, flag checks and the file's reading or writing included, against %s µs for %s in this process.",
+				fmtNum(b.clientCPU(c.key)), fmtNum(b.clientCPU(c.lib)), c.libName)
+		}
+		ts = append(ts, t)
+	}
+
 	t = Target{
 		Name: fmt.Sprintf("tablekit copy: peak RSS of %s entities vs %s", fmtInt(b.cfg.bigCopy), fmtInt(b.cfg.entities)),
 		Want: "<= " + fmtRatio(rssLimit),
