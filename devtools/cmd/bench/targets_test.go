@@ -41,6 +41,9 @@ func synthBench() *bench {
 	set := func(key string, n int, rate, cpu, srv float64) { b.res[key] = rateRounds(n, rate, cpu, srv) }
 	set("insert/tk-bulk/local", 50_000, 9000, 60, 100)
 	set("insert/plain-txn/local", 50_000, 7000, 95, 100)
+	for i := range b.res["insert/tk-bulk/local"] {
+		b.res["insert/tk-bulk/local"][i].js = b.res["insert/tk-bulk/local"][i].wall * 95 / 100
+	}
 	set("scan/tk-par/local", 50_000, 16000, 40, 45)
 	// The command's rounds measure the library's side again.
 	set(cliLibBulk, 50_000, 9000, 60, 100)
@@ -80,6 +83,7 @@ func TestTargetsOnSyntheticResults(t *testing.T) {
 		status      Status
 	}{
 		{"bulk writer vs hand-written SubmitTransaction", "1.29x", Pass},
+		{"bulk writer vs the ceiling of Azurite's one thread", "0.95x", Pass},
 		{"client CPU: typed 1,000-entity page read", "0.09x", Pass},
 		{"client CPU: typed insert vs aztables AddEntity with pre-built", "0.82x", Fail},
 		{"client CPU: 100-operation transaction submit", "0.57x", Fail},
