@@ -65,6 +65,7 @@ type roundWriter struct {
 	// of rejecting it.
 	keepExisting bool
 	existing     int64
+	check        []byte // checkRaw's buffer
 }
 
 // maxStalls bounds the resubmissions of a round that settle nothing: no
@@ -78,16 +79,32 @@ const maxStalls = 10
 // move past it.
 func (w *roundWriter) write(ctx context.Context, items []item) (stored int, rejects []reject, err error) {
 	if w.rt != nil {
-		return writeItems(ctx, w, w.rt, items, func(it *item) table.RawEntity { return it.raw })
+		return writeItems(ctx, w, w.rt, items, func(it *item) table.RawEntity { return it.raw }, w.checkRaw)
 	}
-	return writeItems(ctx, w, w.t, items, func(it *item) table.Entity { return it.ent })
+	return writeItems(ctx, w, w.t, items, func(it *item) table.Entity { return it.ent }, nil)
+}
+
+// checkRaw checks the raw entity of it by every rule a write has
+// (Table.AppendJSON), into a reused buffer. A raw line is checked so only
+// when a round holds an entity batch.Write refused before sending it:
+// reading it checked its values already, and the write checks the rest as
+// it encodes, so a valid file is not scanned a third time.
+func (w *roundWriter) checkRaw(it *item) error {
+	var err error
+	w.check, err = w.rt.AppendJSON(w.check[:0], it.raw)
+	return err
 }
 
 // writeItems is write for either kind of entity, ent picking an item's.
 // A transaction refused because of one operation wrote nothing; it is sent
 // again without that operation, which is rejected, and for adds without
 // every other entity of the transaction found already there (one read).
-func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], items []item, ent func(*item) E) (stored int, rejects []reject, err error) {
+// check, when set, is how items not checked when read are checked once
+// Write refuses one of them before sending it (the rest of its partition
+// is then not sent): every item left is checked, the invalid ones
+// rejected, so that a round with many bad lines takes one more Write, not
+// one per line.
+func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], items []item, ent func(*item) E, check func(*item) error) (stored int, rejects []reject, err error) {
 	pending := items
 	for stalls := 0; len(pending) > 0; {
 		ops := make([]batch.Op[E], len(pending))
@@ -106,6 +123,7 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 		without := map[int]bool{}  // rolled back because of another operation: send again
 		settled := map[int]bool{}  // by a look at what is stored
 		before := stored + len(rejects) + int(w.existing)
+		recheck := false
 		for _, ch := range sum.Incomplete {
 			for _, i := range ch.Ops {
 				why[i] = ch.Err
@@ -129,6 +147,8 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 				for _, i := range ch.Ops {
 					without[i] = i != se.Index
 				}
+			case errors.As(ch.Err, &ie) && len(ch.Ops) == 1 && check != nil:
+				recheck, without[ch.Ops[0]] = true, true
 			case errors.As(ch.Err, &ie) && len(ch.Ops) == 1:
 				refused[ch.Ops[0]] = ch.Err
 			}
@@ -153,6 +173,17 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 			default:
 				return stored, rejects, fmt.Errorf("line %d: %w", it.line, cause)
 			}
+		}
+		if recheck {
+			valid := again[:0]
+			for i := range again {
+				if cerr := check(&again[i]); cerr != nil {
+					rejects = append(rejects, rejectOf(again[i], cerr))
+				} else {
+					valid = append(valid, again[i])
+				}
+			}
+			again = valid
 		}
 		if stored+len(rejects)+int(w.existing) == before {
 			if stalls++; stalls >= maxStalls {
