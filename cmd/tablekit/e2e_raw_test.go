@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -139,4 +141,70 @@ func nodeLines(t *testing.T, out []byte) []string {
 		ls = append(ls, string(b))
 	}
 	return ls
+}
+
+// TestE2EImportRawRejects imports, as upserts (raw entities), a file whose
+// bad lines share partitions with good ones: each bad line is rejected
+// with its own reason naming what is wrong, whether reading it (not JSON,
+// a value outside its type) or writing it (a name, a key, a nested value)
+// found it, and every good line is stored, also those after a bad one in
+// its partition.
+func TestE2EImportRawRejects(t *testing.T) {
+	az := testenv.Azurite(t)
+	cs := az.ConnectionString
+	dst, dname := newDynTable(t, cs)
+	lines := []struct {
+		text, reason string // reason: a part of the reject's; "" for a good line
+	}{
+		{`{"PartitionKey":"p","RowKey":"1","N":1}`, ""},
+		{`{"PartitionKey":"p","RowKey":"2","1bad":1}`, "1bad"},
+		{`{"PartitionKey":"p","RowKey":"3","N":1}`, ""},
+		{`{"PartitionKey":"p","RowKey":"4","X@odata.type":"Edm.Int64","X":"many"}`, "X"},
+		{`{"PartitionKey":"p","RowKey":"5","Obj":{"a":1}}`, "Obj"},
+		{`{"PartitionKey":"p#q","RowKey":"6","N":1}`, "PartitionKey"},
+		{`{"PartitionKey":"p","RowKey":"7","N":1,}`, "invalid"},
+		{`{"PartitionKey":"p","RowKey":"8","D@odata.type":"Edm.Double","D":"-INF"}`, ""},
+		{`{"PartitionKey":"p","RowKey":"9","N":1}`, ""},
+	}
+	var in strings.Builder
+	for _, l := range lines {
+		in.WriteString(l.text + "\n")
+	}
+	dir := t.TempDir()
+	file, rejects := filepath.Join(dir, "in.jsonl"), filepath.Join(dir, "rejects.jsonl")
+	if err := os.WriteFile(file, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, tk(t, cs, "import", dname, file, "--rejects", rejects), exitFailed, "import with rejects")
+	b, err := os.ReadFile(rejects)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]reject{}
+	last := int64(0)
+	for l := range bytes.Lines(b) {
+		var rj reject
+		if err := json.Unmarshal(l, &rj); err != nil {
+			t.Fatalf("rejects line %q: %v", l, err)
+		}
+		if rj.Line < last {
+			t.Errorf("reject of line %d after line %d's, want line order", rj.Line, last)
+		}
+		got[int(rj.Line)], last = rj, rj.Line
+	}
+	stored := readTable(t, dst)
+	for i, l := range lines {
+		rj, rejected := got[i+1]
+		switch {
+		case l.reason == "" && (rejected || stored["p/"+strconv.Itoa(i+1)].PartitionKey == ""):
+			t.Errorf("line %d: rejected %v (%s), stored %v; want it stored", i+1, rejected, rj.Reason, stored["p/"+strconv.Itoa(i+1)].PartitionKey != "")
+		case l.reason != "" && !rejected:
+			t.Errorf("line %d: not rejected; want a reject naming %s", i+1, l.reason)
+		case l.reason != "" && (!strings.Contains(rj.Reason, l.reason) || rj.Input != l.text):
+			t.Errorf("line %d: reject %q of input %q; want a reason naming %s, the line as input", i+1, rj.Reason, rj.Input, l.reason)
+		}
+	}
+	if d, ok := stored["p/8"].Properties["D"].(float64); !ok || !math.IsInf(d, -1) {
+		t.Errorf("p/8's D = %#v, want -Inf (written from -INF)", stored["p/8"].Properties["D"])
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -282,6 +283,9 @@ func (s *importSink) write(ctx context.Context, j *job, r round) error {
 	j.done += int64(stored)
 	j.m.add(stored)
 	rejs = append(r.rejects, rejs...)
+	// In line order: a line the write refused comes after those reading
+	// refused otherwise.
+	slices.SortStableFunc(rejs, func(a, b reject) int { return cmp.Compare(a.Line, b.Line) })
 	for _, rj := range rejs {
 		if s.shown++; s.shown <= 20 {
 			fmt.Fprintf(s.e.stderr, "tablekit import: line %d: %s\n", rj.Line, message(errors.New(rj.Reason)))
