@@ -263,7 +263,9 @@ func (s *importSink) move(ctx context.Context, j *job) error {
 	j.save = func(complete bool) error {
 		return saveImport(j.sv, s.rejOut, j.token, j.done, j.m.rejects.Load(), s.w.existing, complete)
 	}
-	err := pipe(ctx, 1, func(ctx context.Context, out chan<- round) error { return s.in.rounds(ctx, j.roundOps, out) },
+	// Unbuffered, as copy's: one round written, one read; reading is far
+	// faster than writing, so a third waiting only held memory.
+	err := pipe(ctx, 0, func(ctx context.Context, out chan<- round) error { return s.in.rounds(ctx, j.roundOps, out) },
 		func(ctx context.Context, r round) error { return s.write(ctx, j, r) })
 	j.m.bytes.Store(s.in.read.Load()) // the input's, as stored: the summary says them
 	return err
