@@ -87,9 +87,9 @@ func (w *roundWriter) write(ctx context.Context, items []item) (stored int, reje
 
 // checkRaw checks the raw entity of it by every rule a write has
 // (Table.AppendJSON), into a reused buffer. A raw line is checked so only
-// when a round holds an entity batch.Write refused before sending it:
-// reading it checked its values already, and the write checks the rest as
-// it encodes, so a valid file is not scanned a third time.
+// when a round holds an entity batch.Write refused before sending it: the
+// write checks every entity as it encodes it, so the lines of a valid
+// file are not scanned a third time.
 func (w *roundWriter) checkRaw(it *item) error {
 	var err error
 	w.check, err = w.rt.AppendJSON(w.check[:0], it.raw)
@@ -148,10 +148,18 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 				for _, i := range ch.Ops {
 					without[i] = i != se.Index
 				}
-			case errors.As(ch.Err, &ie) && len(ch.Ops) == 1 && check != nil:
-				recheck, without[ch.Ops[0]] = true, true
 			case errors.As(ch.Err, &ie) && len(ch.Ops) == 1:
-				refused[ch.Ops[0]] = ch.Err
+				cause := ch.Err
+				if check != nil {
+					// The reason as the check names it, which does not
+					// number the operation; Write's own when only the
+					// transaction's limits refuse it.
+					recheck = true
+					if cerr := check(&pending[ch.Ops[0]]); cerr != nil {
+						cause = cerr
+					}
+				}
+				refused[ch.Ops[0]] = cause
 			}
 		}
 		var again []item
