@@ -77,12 +77,16 @@ func exportJob() *jobCommand {
 			if err != nil {
 				return nil, err
 			}
-			q := query.New(t)
+			rt, err := table.New[table.RawEntity](in.src.svc, in.pos[0])
+			if err != nil {
+				return nil, err
+			}
+			q, rq := query.New(t), query.New(rt)
 			if sel != "" {
-				q = q.Select(withTimestamp(cols)...)
+				q, rq = q.Select(withTimestamp(cols)...), rq.Select(withTimestamp(cols)...)
 			}
 			src := &scanSource{in.src.svc, &plan}
-			dst := &exportSink{e: in.e, src: src, conn: in.src, t: t, q: q, out: out, format: format, delim: delim, limit: limit, selected: sel != "", cols: cols}
+			dst := &exportSink{e: in.e, src: src, conn: in.src, q: q, rq: rq, out: out, format: format, delim: delim, limit: limit, selected: sel != "", cols: cols}
 			return &jobRun{job: j, retries: in.retries, what: "output " + out, src: src, dst: dst}, nil
 		}}
 }

@@ -79,6 +79,16 @@ func importJob() *jobCommand {
 				return nil, &usageError{err.Error()}
 			}
 			w.t = t
+			var rt *table.Table[table.RawEntity]
+			if format == formatJSONL && w.kind != batch.Add {
+				// Lines move as raw entities, their JSON checked once and
+				// sent as it is. Adds keep table.Entity: an add that finds
+				// an entity compares its properties by value (settleAdds).
+				if rt, err = table.New[table.RawEntity](in.src.svc, name); err != nil {
+					return nil, &usageError{err.Error()}
+				}
+				w.rt = rt
+			}
 			w.opts = &batch.WriteOptions{InFlight: parallel, ContinueOnError: true, Retry: in.src.policy}
 			var rejectsID string
 			if rejectsPath != "" {
@@ -93,7 +103,7 @@ func importJob() *jobCommand {
 			w.opts.Progress = j.committed()
 			rejected, _ := strconv.ParseInt(j.cp.Extra[extraRejects], 10, 64)
 			existing, _ := strconv.ParseInt(j.cp.Extra[extraExisting], 10, 64)
-			src := &fileSource{t: t, path: path, format: format, delim: delim}
+			src := &fileSource{t: t, rt: rt, path: path, format: format, delim: delim}
 			var dst jobSink = &importSink{e: in.e, in: src, w: w, name: name, create: create, svc: in.src.svc, rejectsPath: rejectsPath}
 			if dry.on {
 				dst = &dryRunSink{e: in.e, verb: "import", d: dry, sent: &in.retries.sent, count: dryImport(src, w)}

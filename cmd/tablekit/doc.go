@@ -479,7 +479,9 @@
 // # Internals
 //
 // One package, its files grouped by prefix. main.go parses the command
-// line and prints every error, once prefixed and escaped; exitcode.go maps
+// line and prints every error, once prefixed and escaped (profile.go is
+// its hidden TABLEKIT_CPUPROFILE, the binary's CPU profile, to measure a
+// command as users run it); exitcode.go maps
 // errors to exit statuses (the one place); connect.go opens accounts
 // (targetFlags: --to-connection-string or TABLEKIT_TARGET_CONNECTION_STRING,
 // else the source account).
@@ -520,8 +522,12 @@
 //
 // Formats (format_*.go): format_flags.go picks a file's format from its
 // name (and --select's names) and checks an input's first line;
-// format_jsonl.go turns entities into JSON lines (through the library's
-// codec, Table.AppendJSON) and CSV rows, and back;
+// format_jsonl.go turns entities into JSON lines and CSV rows, and back:
+// export writes each raw entity's JSON as its read checked it
+// (RawEntity.AppendJSON), query and get through Table.AppendJSON; an
+// upserting import cuts each line into a raw entity's keys and properties
+// (splitLine), which the write checks as it encodes them, other readers
+// decode with Table.Unmarshal;
 // format_csv.go converts Storage Explorer's CSV to neutral rows,
 // format_csvread.go is its RFC 4180 reader; format_double.go the text of
 // NaN and the infinities; format_output.go keeps an output file's length

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
@@ -53,6 +55,58 @@ func parseLine(t *dynTable, line []byte) (table.Entity, error) {
 		return table.Entity{}, err
 	}
 	return e, nil
+}
+
+// splitLine reads one JSON line as a raw entity for import: its keys, and
+// every other member (Timestamp and the odata metadata dropped) copied as
+// it is into Properties, kept in texts. Values are not read: the write
+// checks each against its annotated type, with the names, keys and limits,
+// as it encodes the entity, and refuses a bad one before sending it
+// (roundWriter.checkRaw names the rule), so a line is scanned once here and
+// once by the write instead of decoded, checked and encoded again.
+func splitLine(line []byte, texts *slab, scratch []byte) (table.RawEntity, []byte, error) {
+	var e table.RawEntity
+	s := wire.Scanner{Data: line}
+	props := append(scratch[:0], '{')
+	prevEnd := bytes.IndexByte(line, '{') + 1
+	err := s.Object(func(name []byte) error {
+		start := prevEnd
+		defer func() { prevEnd = s.Pos }()
+		switch n := string(name); {
+		case n == "PartitionKey" || n == "RowKey":
+			if s.Peek() != '"' {
+				return fmt.Errorf("%s must be a string", n)
+			}
+			v, err := s.String()
+			if n == "PartitionKey" {
+				e.PartitionKey = string(v)
+			} else {
+				e.RowKey = string(v)
+			}
+			return err
+		case n == "Timestamp" || n == "Timestamp@odata.type" || strings.HasPrefix(n, "odata."):
+			return s.Skip()
+		}
+		if err := s.Skip(); err != nil {
+			return err
+		}
+		for start < len(line) && (line[start] == ',' || line[start] == ' ' || line[start] == '\t') {
+			start++
+		}
+		if len(props) > 1 {
+			props = append(props, ',')
+		}
+		props = append(props, line[start:s.Pos]...)
+		return nil
+	})
+	if err == nil {
+		err = s.End()
+	}
+	if err != nil {
+		return e, props, &tablekit.DecodeError{Reason: err.Error(), Err: err}
+	}
+	e.Properties = texts.keep(append(props, '}'))
+	return e, props, nil
 }
 
 // entityRow is the CSV form of an entity, properties in name order.

@@ -8,16 +8,23 @@ import (
 	"github.com/tablekit/tablekit/table"
 )
 
-// BenchmarkJSONLine compares, per entity of the benchmark workload, export's
-// line writer (Table.AppendJSON into one buffer) with Table.Marshal and the
-// Timestamp appended, a new buffer per entity, the form
-// TestLineWriterMatchesCodec holds them to. Run it on an older commit for
-// the command's own writer that lineWriter replaced (same name).
+// BenchmarkJSONLine compares, per entity of the benchmark workload, the
+// line writer of query, get and verify (Table.AppendJSON into one buffer)
+// with Table.Marshal and the Timestamp appended, a new buffer per entity,
+// the form TestLineWriterMatchesCodec holds them to, and export's line
+// (RawEntity.AppendJSON of the raw entity a scan reads: a copy). Run it on
+// an older commit for the command's own writer that lineWriter replaced
+// (same name).
 func BenchmarkJSONLine(b *testing.B) {
 	typed := workload.TypedTable(&workload.Service{})
 	dyn := workload.DynamicTable(&workload.Service{})
 	ts := time.Date(2024, 5, 6, 7, 8, 9, 123456700, time.UTC)
+	raw, err := table.As[table.RawEntity](dyn)
+	if err != nil {
+		b.Fatal(err)
+	}
 	var ents []table.Entity
+	var raws []table.RawEntity
 	for _, it := range workload.Items(0, 64) {
 		body, err := typed.Marshal(it)
 		if err != nil {
@@ -27,9 +34,20 @@ func BenchmarkJSONLine(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		e.Timestamp = ts
-		ents = append(ents, e)
+		r, err := raw.Unmarshal(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.Timestamp, r.Timestamp = ts, ts
+		ents, raws = append(ents, e), append(raws, r)
 	}
+	b.Run("raw", func(b *testing.B) {
+		var buf []byte
+		b.ReportAllocs()
+		for i := 0; b.Loop(); i++ {
+			buf = append(raws[i%len(raws)].AppendJSON(buf[:0]), '\n')
+		}
+	})
 	b.Run("lineWriter", func(b *testing.B) {
 		w := lineWriter{t: dyn}
 		b.ReportAllocs()

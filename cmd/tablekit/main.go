@@ -64,7 +64,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e := &env{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, tty: term.IsTerminal(int(os.Stderr.Fd()))}
-	os.Exit(run(ctx, e, os.Args[1:]))
+	stopProfile := startProfile(e)
+	code := run(ctx, e, os.Args[1:])
+	stopProfile()
+	os.Exit(code)
 }
 
 // run dispatches to a subcommand and turns its error into an exit status.

@@ -83,11 +83,29 @@ func dryImport(in *fileSource, w *roundWriter) func(context.Context, *job, func(
 		j.m.inRead, j.m.inTotal = &in.read, in.inp.size
 		return pipe(ctx, 1, func(ctx context.Context, out chan<- round) error { return in.rounds(ctx, j.roundOps, out) },
 			func(_ context.Context, r round) error {
-				ops := make([]batch.Op[table.Entity], len(r.items))
-				for i, it := range r.items {
-					ops[i] = batch.Op[table.Entity]{Kind: w.kind, Entity: it.ent, Mode: w.mode}
+				var sizes []int
+				var rejects int
+				var err error
+				if w.rt != nil {
+					ops := make([]batch.Op[table.RawEntity], 0, len(r.items))
+					for i := range r.items {
+						// Checked as the import checks a round it writes.
+						if w.checkRaw(&r.items[i]) != nil {
+							rejects++
+							continue
+						}
+						ops = append(ops, batch.Op[table.RawEntity]{Kind: w.kind, Entity: r.items[i].raw, Mode: w.mode})
+					}
+					var more int
+					sizes, more, err = planOps(w.rt, ops)
+					rejects += more
+				} else {
+					ops := make([]batch.Op[table.Entity], len(r.items))
+					for i, it := range r.items {
+						ops[i] = batch.Op[table.Entity]{Kind: w.kind, Entity: it.ent, Mode: w.mode}
+					}
+					sizes, rejects, err = planOps(w.t, ops)
 				}
-				sizes, rejects, err := planOps(w.t, ops)
 				add(sizes, rejects+len(r.rejects))
 				return err
 			})

@@ -12,13 +12,16 @@ import (
 )
 
 // exportSink writes a scan's entities to a file (or stdout) in JSON Lines
-// or CSV.
+// or CSV. JSON Lines are written from raw entities: each line is the
+// entity's JSON as the read checked it (table.RawEntity.AppendJSON), with
+// no map built and encoded again per entity; CSV needs each value's type
+// and text, so it reads table.Entity.
 type exportSink struct {
 	e        *env
 	src      *scanSource
 	conn     *connection
-	t        *dynTable // the table, whose codec writes the lines
-	q        query.Query[table.Entity]
+	q        query.Query[table.Entity]    // CSV's
+	rq       query.Query[table.RawEntity] // JSON Lines'
 	out      string
 	format   string
 	delim    rune
@@ -30,6 +33,7 @@ type exportSink struct {
 	o      *output
 	w      entityWriter
 	cur    *query.ParallelCursor[table.Entity]
+	rcur   *query.ParallelCursor[table.RawEntity]
 	moved  bool // the run got to writing
 }
 
@@ -63,16 +67,21 @@ func (s *exportSink) open(ctx context.Context, j *job) (err error) {
 		j.sv.Extra[extraColumns] = string(b)
 		s.w.csv = newCSVWriter(s.o, s.delim, s.cols)
 		s.w.csv.wrote = s.resume != nil // the header is in the file already
-	} else {
-		s.w.jsonl, s.w.lines.t = s.o, s.t
+		q := s.q
+		if s.limit > 0 {
+			// After the CSV columns' pass, which reads the whole scan: a
+			// limit without --ordered picks no set entities.
+			q = q.Limit(s.limit - int(j.done))
+		}
+		s.cur, err = scan(s.src, q, j)
+		return err
 	}
-	q := s.q
+	s.w.jsonl = s.o
+	q := s.rq
 	if s.limit > 0 {
-		// After the CSV columns' pass, which reads the whole scan: a limit
-		// without --ordered picks no set entities.
 		q = q.Limit(s.limit - int(j.done))
 	}
-	s.cur, err = scan(s.src, q, j)
+	s.rcur, err = scan(s.src, q, j)
 	return err
 }
 
@@ -95,7 +104,12 @@ func (s *exportSink) move(ctx context.Context, j *job) error {
 		j.sv.Extra[extraBytes] = strconv.FormatInt(n, 10)
 		return j.sv.save(j.at(), j.done, complete)
 	}
-	err := stream(ctx, j, s.cur, s.w.write)
+	var err error
+	if s.rcur != nil {
+		err = stream(ctx, j, s.rcur, s.w.writeRaw)
+	} else {
+		err = stream(ctx, j, s.cur, s.w.write)
+	}
 	// The summary shows the output's bytes: written out first, so that
 	// every run (every segment) says them, not only one that saved on the way.
 	if s.w.flush() == nil {
@@ -119,29 +133,29 @@ func (s *exportSink) close(_ *job, err error) error {
 	return err
 }
 
-// entityWriter writes entities in the chosen format.
+// entityWriter writes entities in the chosen format: CSV rows, or JSON
+// lines of raw entities into one reused buffer.
 type entityWriter struct {
 	jsonl *output
 	csv   *csvWriter
-	lines lineWriter
+	buf   []byte
 }
 
 func (w *entityWriter) write(ent table.Entity) error {
-	if w.csv != nil {
-		r, err := entityRow(ent)
-		if err != nil {
-			return fmt.Errorf("%s/%s: %w", ent.PartitionKey, ent.RowKey, err)
-		}
-		if err := w.csv.Write(r); err != nil {
-			return fmt.Errorf("%s/%s: %w (a property added since the first pass? export again with --restart)", ent.PartitionKey, ent.RowKey, err)
-		}
-		return nil
-	}
-	b, err := w.lines.line(ent)
+	r, err := entityRow(ent)
 	if err != nil {
 		return fmt.Errorf("%s/%s: %w", ent.PartitionKey, ent.RowKey, err)
 	}
-	_, err = w.jsonl.Write(b)
+	if err := w.csv.Write(r); err != nil {
+		return fmt.Errorf("%s/%s: %w (a property added since the first pass? export again with --restart)", ent.PartitionKey, ent.RowKey, err)
+	}
+	return nil
+}
+
+// writeRaw writes ent's line: its JSON as the scan read and checked it.
+func (w *entityWriter) writeRaw(ent table.RawEntity) error {
+	w.buf = append(ent.AppendJSON(w.buf[:0]), '\n')
+	_, err := w.jsonl.Write(w.buf)
 	return err
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,6 +66,7 @@ type roundWriter struct {
 	// of rejecting it.
 	keepExisting bool
 	existing     int64
+	check        []byte // checkRaw's buffer
 }
 
 // maxStalls bounds the resubmissions of a round that settle nothing: no
@@ -78,16 +80,32 @@ const maxStalls = 10
 // move past it.
 func (w *roundWriter) write(ctx context.Context, items []item) (stored int, rejects []reject, err error) {
 	if w.rt != nil {
-		return writeItems(ctx, w, w.rt, items, func(it *item) table.RawEntity { return it.raw })
+		return writeItems(ctx, w, w.rt, items, func(it *item) table.RawEntity { return it.raw }, w.checkRaw)
 	}
-	return writeItems(ctx, w, w.t, items, func(it *item) table.Entity { return it.ent })
+	return writeItems(ctx, w, w.t, items, func(it *item) table.Entity { return it.ent }, nil)
+}
+
+// checkRaw checks the raw entity of it by every rule a write has
+// (Table.AppendJSON), into a reused buffer. A raw line is checked so only
+// when a round holds an entity batch.Write refused before sending it: the
+// write checks every entity as it encodes it, so the lines of a valid
+// file are not scanned a third time.
+func (w *roundWriter) checkRaw(it *item) error {
+	var err error
+	w.check, err = w.rt.AppendJSON(w.check[:0], it.raw)
+	return err
 }
 
 // writeItems is write for either kind of entity, ent picking an item's.
 // A transaction refused because of one operation wrote nothing; it is sent
 // again without that operation, which is rejected, and for adds without
 // every other entity of the transaction found already there (one read).
-func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], items []item, ent func(*item) E) (stored int, rejects []reject, err error) {
+// check, when set, is how items not checked when read are checked once
+// Write refuses one of them before sending it (the rest of its partition
+// is then not sent): every item left is checked, the invalid ones
+// rejected, so that a round with many bad lines takes one more Write, not
+// one per line.
+func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], items []item, ent func(*item) E, check func(*item) error) (stored int, rejects []reject, err error) {
 	pending := items
 	for stalls := 0; len(pending) > 0; {
 		ops := make([]batch.Op[E], len(pending))
@@ -106,6 +124,7 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 		without := map[int]bool{}  // rolled back because of another operation: send again
 		settled := map[int]bool{}  // by a look at what is stored
 		before := stored + len(rejects) + int(w.existing)
+		recheck := false
 		for _, ch := range sum.Incomplete {
 			for _, i := range ch.Ops {
 				why[i] = ch.Err
@@ -130,7 +149,17 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 					without[i] = i != se.Index
 				}
 			case errors.As(ch.Err, &ie) && len(ch.Ops) == 1:
-				refused[ch.Ops[0]] = ch.Err
+				cause := ch.Err
+				if check != nil {
+					// The reason as the check names it, which does not
+					// number the operation; Write's own when only the
+					// transaction's limits refuse it.
+					recheck = true
+					if cerr := check(&pending[ch.Ops[0]]); cerr != nil {
+						cause = cerr
+					}
+				}
+				refused[ch.Ops[0]] = cause
 			}
 		}
 		var again []item
@@ -153,6 +182,17 @@ func writeItems[E any](ctx context.Context, w *roundWriter, t *table.Table[E], i
 			default:
 				return stored, rejects, fmt.Errorf("line %d: %w", it.line, cause)
 			}
+		}
+		if recheck {
+			valid := again[:0]
+			for i := range again {
+				if cerr := check(&again[i]); cerr != nil {
+					rejects = append(rejects, rejectOf(again[i], cerr))
+				} else {
+					valid = append(valid, again[i])
+				}
+			}
+			again = valid
 		}
 		if stored+len(rejects)+int(w.existing) == before {
 			if stalls++; stalls >= maxStalls {
@@ -231,7 +271,9 @@ func (s *importSink) move(ctx context.Context, j *job) error {
 	j.save = func(complete bool) error {
 		return saveImport(j.sv, s.rejOut, j.token, j.done, j.m.rejects.Load(), s.w.existing, complete)
 	}
-	err := pipe(ctx, 1, func(ctx context.Context, out chan<- round) error { return s.in.rounds(ctx, j.roundOps, out) },
+	// Unbuffered, as copy's: one round written, one read; reading is far
+	// faster than writing, so a third waiting only held memory.
+	err := pipe(ctx, 0, func(ctx context.Context, out chan<- round) error { return s.in.rounds(ctx, j.roundOps, out) },
 		func(ctx context.Context, r round) error { return s.write(ctx, j, r) })
 	j.m.bytes.Store(s.in.read.Load()) // the input's, as stored: the summary says them
 	return err
@@ -251,6 +293,9 @@ func (s *importSink) write(ctx context.Context, j *job, r round) error {
 	j.done += int64(stored)
 	j.m.add(stored)
 	rejs = append(r.rejects, rejs...)
+	// In line order: a line the write refused comes after those reading
+	// refused otherwise.
+	slices.SortStableFunc(rejs, func(a, b reject) int { return cmp.Compare(a.Line, b.Line) })
 	for _, rj := range rejs {
 		if s.shown++; s.shown <= 20 {
 			fmt.Fprintf(s.e.stderr, "tablekit import: line %d: %s\n", rj.Line, message(errors.New(rj.Reason)))

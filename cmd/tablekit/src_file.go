@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/tablekit/tablekit/table"
 )
 
 // Rounds end at whichever comes first: enough operations for every
@@ -159,14 +161,28 @@ func readRounds(ctx context.Context, next func() (inputRecord, error), from int6
 	return nil
 }
 
-// jsonlRecords reads JSON Lines; blank lines and a BOM are skipped.
-func jsonlRecords(t *dynTable, r io.Reader) func() (inputRecord, error) {
+// jsonlRecords reads JSON Lines; blank lines and a BOM are skipped. With
+// rt set, each line is read as a table.RawEntity (splitLine), else as
+// a table.Entity through t (parseLine). Lines are read into one reused buffer and
+// their text kept in slabs shared by many lines, for --rejects.
+func jsonlRecords(t *dynTable, rt *table.Table[table.RawEntity], r io.Reader) func() (inputRecord, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	skipBOM(br)
 	var line int64
+	var long, scratch []byte
+	var texts slab
 	return func() (inputRecord, error) {
 		for {
-			b, err := br.ReadBytes('\n')
+			b, err := br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				// A line longer than the buffer: gather it.
+				long = append(long[:0], b...)
+				for errors.Is(err, bufio.ErrBufferFull) {
+					b, err = br.ReadSlice('\n')
+					long = append(long, b...)
+				}
+				b = long
+			}
 			if len(b) == 0 && err != nil {
 				return inputRecord{}, err
 			}
@@ -178,6 +194,16 @@ func jsonlRecords(t *dynTable, r io.Reader) func() (inputRecord, error) {
 			if len(bytes.TrimSpace(text)) == 0 {
 				continue
 			}
+			text = texts.keep(text)
+			if rt != nil {
+				var ent table.RawEntity
+				var perr error
+				ent, scratch, perr = splitLine(text, &texts, scratch)
+				if perr != nil {
+					return inputRecord{line: line, rej: &reject{Line: line, Reason: perr.Error(), Input: string(text)}}, nil
+				}
+				return inputRecord{line: line, ent: &item{line: line, raw: ent, text: text, size: len(text) + len(ent.Properties)}}, nil
+			}
 			ent, perr := parseLine(t, text)
 			if perr != nil {
 				return inputRecord{line: line, rej: &reject{Line: line, Reason: perr.Error(), Input: string(text)}}, nil
@@ -185,6 +211,27 @@ func jsonlRecords(t *dynTable, r io.Reader) func() (inputRecord, error) {
 			return inputRecord{line: line, ent: &item{line: line, ent: ent, text: text, size: len(text)}}, nil
 		}
 	}
+}
+
+// slab keeps many short byte strings in a few large allocations: an
+// import holds every line of its rounds in flight for --rejects, and one
+// allocation per line was most of its garbage.
+type slab struct{ cur []byte }
+
+const slabSize = 1 << 20
+
+// keep returns a copy of b that stays valid; it shares its memory with
+// other copies, never with b.
+func (s *slab) keep(b []byte) []byte {
+	if len(b) > slabSize/8 {
+		return bytes.Clone(b)
+	}
+	if cap(s.cur)-len(s.cur) < len(b) {
+		s.cur = make([]byte, 0, slabSize)
+	}
+	start := len(s.cur)
+	s.cur = append(s.cur, b...)
+	return s.cur[start:len(s.cur):len(s.cur)]
 }
 
 // csvRecords reads Storage Explorer CSV; a record's line is where it
@@ -222,6 +269,7 @@ func skipBOM(br *bufio.Reader) {
 // gzipped), read from the line the job's position names.
 type fileSource struct {
 	t      *dynTable
+	rt     *table.Table[table.RawEntity] // JSON Lines read as raw entities, when set
 	path   string
 	format string
 	delim  rune
@@ -247,7 +295,7 @@ func (s *fileSource) check(j *job) (err error) {
 	if s.format == formatCSV {
 		s.next = csvRecords(s.t, s.inp.r, s.delim)
 	} else {
-		s.next = jsonlRecords(s.t, s.inp.r)
+		s.next = jsonlRecords(s.t, s.rt, s.inp.r)
 	}
 	s.next, err = checkFirst(s.next, s.format, s.path)
 	return err

@@ -79,6 +79,9 @@ var rawPool = sync.Pool{New: func() any { s := make([]rawMember, 0, 32); return 
 type rawReader struct {
 	data    []byte
 	members []rawMember
+	// encoding: a write's (encodeRaw); its Edm.Double strings are written
+	// in the service's spelling (appendDoubleString). A read keeps them.
+	encoding bool
 }
 
 // add records the member called name whose value is at the scanner,
@@ -208,11 +211,16 @@ func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
 		text := r.data[m.text.off : m.text.off+m.text.n]
 		if m.anno >= 0 {
 			a := &r.members[m.anno]
-			if pr := r.check(r.str(a.val), m); pr != "" {
+			edm := r.str(a.val)
+			if pr := r.check(edm, m); pr != "" {
 				return dst, count, misfit(m.name, pr)
 			}
 			dst = append(dst, r.data[a.text.off:a.text.off+a.text.n]...)
 			dst = append(dst, ',')
+			if r.encoding && edm == edmDouble && m.kind == 's' {
+				dst = r.appendDoubleString(dst, m)
+				continue
+			}
 			dst = append(dst, text...)
 			continue
 		}
@@ -248,6 +256,16 @@ func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
 		dst = append(dst, text...)
 	}
 	return dst, count, nil
+}
+
+// appendDoubleString writes m, an Edm.Double written as a string (checked
+// already), in the service's spelling: it refuses other writers' "INF" and
+// "-INF" (Azurite answers 400 InvalidInput), and a number is written as a
+// number.
+func (r *rawReader) appendDoubleString(dst []byte, m *rawMember) []byte {
+	x, _ := wire.ParseDouble(r.str(m.val))
+	dst = append(dst, r.data[m.text.off:m.val.off]...)
+	return wire.AppendDouble(dst, x, 64)
 }
 
 // check says what is wrong with m's value as an edm, or returns "".
@@ -387,7 +405,7 @@ func (p *Plan) encodeRaw(dst []byte, v reflect.Value, prof *backend.Profile) ([]
 	}
 	s := wire.Scanner{Data: props}
 	mp := rawPool.Get().(*[]rawMember)
-	r := rawReader{data: props, members: (*mp)[:0]}
+	r := rawReader{data: props, members: (*mp)[:0], encoding: true}
 	defer func() { clear(r.members); *mp = r.members[:0]; rawPool.Put(mp) }()
 	prevEnd := 1
 	reserved := prof.HasReserved()
