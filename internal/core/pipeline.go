@@ -121,10 +121,33 @@ func (p *pipelinePath) request(ctx context.Context, d opdesc.Desc, method, rawUR
 	opdesc.Set(req, d)
 	r := req.Raw()
 	r.URL.RawQuery = p.query
-	r.Header["x-ms-version"] = []string{apiVersion}
-	r.Header["DataServiceVersion"] = []string{"3.0"}
-	r.Header["Accept"] = []string{accept}
+	r.Header = newHeader(singleKeys, accept)
 	return req, nil
+}
+
+// headerRoom is the size the header map of a data request is made with:
+// the headers set before azcore's retry policy clones it (the three of
+// newHeader, Content-Type, Content-Length, Prefer, User-Agent) fit in one
+// map group, allocated once rather than grown as each is added.
+const headerRoom = 8
+
+// The keys of x-ms-version, DataServiceVersion and Accept: the generated
+// client stores the first two as written, SubmitTransaction sets all three
+// with Header.Set (canonical keys).
+var (
+	singleKeys = [3]string{"x-ms-version", "DataServiceVersion", "Accept"}
+	batchKeys  = [3]string{"X-Ms-Version", "Dataserviceversion", "Accept"}
+)
+
+// newHeader is the header map of a data request with the headers every one
+// has, under keys, their values in one slice (one allocation for all three).
+func newHeader(keys [3]string, accept string) http.Header {
+	h := make(http.Header, headerRoom)
+	v := []string{apiVersion, "3.0", accept}
+	for i, k := range keys {
+		h[k] = v[i : i+1 : i+1]
+	}
+	return h
 }
 
 // send sends req and returns the response when its status is one of ok,
@@ -315,10 +338,7 @@ func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart
 		return nil, err
 	}
 	opdesc.Set(req, d)
-	h := req.Raw().Header
-	h.Set("x-ms-version", apiVersion)
-	h.Set("DataServiceVersion", "3.0")
-	h.Set("Accept", wire.MinimalMetadata)
+	req.Raw().Header = newHeader(batchKeys, wire.MinimalMetadata)
 	if err = setBody(req, body, contentType); err != nil {
 		return nil, err
 	}
