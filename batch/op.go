@@ -78,9 +78,12 @@ type encoded struct {
 }
 
 // encoder turns operations into parts of a transaction on one table and
-// measures them as they will be sent.
+// measures them as they will be sent. It is used by one goroutine at a
+// time: an entity is encoded into its scratch buffer, which the part
+// copies (so each operation allocates only its part).
 type encoder[T any] struct {
-	t *table.Table[T]
+	t       *table.Table[T]
+	scratch []byte
 }
 
 func newEncoder[T any](t *table.Table[T]) *encoder[T] { return &encoder[T]{t: t} }
@@ -175,10 +178,14 @@ func (e *encoder[T]) encodeKeyed(op *Op[T], k opKeys) (encoded, error) {
 			return encoded{}, err
 		}
 	} else {
-		body, err := e.t.Marshal(op.Entity)
+		// What Table.Marshal writes, into the reused buffer, from the
+		// operation's own entity (no copy of it).
+		h := (*core.Table)(e.t)
+		body, err := h.Plan().Encode(e.scratch[:0], reflect.ValueOf(&op.Entity).Elem(), h.Profile())
 		if err != nil {
 			return encoded{}, err
 		}
+		e.scratch = body[:0]
 		txop.Entity = body
 	}
 	if op.ETag != "" {

@@ -86,7 +86,9 @@ func (tx *Transaction[T]) append(op Op[T]) {
 		fail(err)
 		return
 	}
-	enc, err := tx.enc.encode(&op, nil)
+	// The operation as kept: encoding reads its entity in place, and a
+	// pointer to the parameter would move every op to the heap.
+	enc, err := tx.enc.encode(&tx.ops[i], nil)
 	if err == nil {
 		err = tx.lim.check(&enc)
 	}

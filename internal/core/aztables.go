@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -102,7 +103,8 @@ func nonEmpty(s *string) *string {
 // encode keeps the action for SubmitTransaction and measures what aztables
 // will send for it: the entity as encoding/json re-encodes it.
 func (a *aztablesPath) encode(op TxOp) (TxPart, error) {
-	action := aztables.TransactionAction{ActionType: op.Type, Entity: op.Entity, IfMatch: op.IfMatch}
+	// A copy: the caller may reuse op.Entity's bytes (EncodeOp).
+	action := aztables.TransactionAction{ActionType: op.Type, Entity: bytes.Clone(op.Entity), IfMatch: op.IfMatch}
 	n := 0
 	if op.Type == aztables.TransactionTypeDelete {
 		action.Entity = txwire.KeysJSON(op.PartitionKey, op.RowKey)

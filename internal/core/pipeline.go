@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -313,12 +314,22 @@ func (p *pipelinePath) encode(op TxOp) (TxPart, error) {
 	if op.Type == aztables.TransactionTypeDelete {
 		entity = nil
 	}
-	part, err := p.sizer.AppendPart(nil, txwire.Op{Type: op.Type, PartitionKey: op.PartitionKey, RowKey: op.RowKey, IfMatch: ifMatch, EntityLen: len(entity)}, entity)
+	sp := partScratch.Get().(*[]byte)
+	defer partScratch.Put(sp)
+	b, err := p.sizer.AppendPart((*sp)[:0], txwire.Op{Type: op.Type, PartitionKey: op.PartitionKey, RowKey: op.RowKey, IfMatch: ifMatch, EntityLen: len(entity)}, entity)
+	*sp = b[:0]
 	if err != nil {
 		return TxPart{}, &tablekit.ValidationError{Field: "keys", Index: -1, Rule: "make no request URL", Err: err}
 	}
+	// The part is kept until its transaction is sent: made once, its size
+	// exactly, from a buffer that any room to grow in is reused for the
+	// next.
+	part := bytes.Clone(b)
 	return TxPart{part: part, size: txwire.DelimiterLen() + len(part)}, nil
 }
+
+// partScratch holds the buffers parts are written into before their copy.
+var partScratch = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // submit sends the $batch request as aztables' SubmitTransaction builds
 // it (its headers set with Header.Set, its URL's query as given), with the
