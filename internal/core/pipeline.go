@@ -3,11 +3,13 @@ package core
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -342,15 +344,26 @@ func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart
 	for i := range parts {
 		bodies[i] = parts[i].part
 	}
-	body, contentType := txwire.Body(bodies)
-	d.Body = body
+	buf := bodyPool.Get().(*[]byte)
+	body, contentType := txwire.AppendBody((*buf)[:0], bodies)
+	lb := &lentBody{r: bytes.NewReader(body)}
+	var attempts atomic.Int32
+	d.Body, d.Attempts = body, &attempts
+	defer func() {
+		// Taken back only when nothing can read it any more: one attempt,
+		// whose reader the transport read to its end.
+		if attempts.Load() == 1 && lb.done.Load() {
+			*buf = body[:0]
+			bodyPool.Put(buf)
+		}
+	}()
 	req, err := runtime.NewRequest(ctx, http.MethodPost, p.batchURL)
 	if err != nil {
 		return nil, err
 	}
 	opdesc.Set(req, d)
 	req.Raw().Header = newHeader(batchKeys, wire.MinimalMetadata)
-	if err = setBody(req, body, contentType); err != nil {
+	if err = req.SetBody(lb, contentType); err != nil {
 		return nil, err
 	}
 	// A reply whose body broke comes with its error (azcore's body
@@ -363,3 +376,42 @@ func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart
 	}
 	return resp, nil
 }
+
+// bodyPool holds the buffers of transaction bodies: about 1 KB per
+// operation, the largest allocation of a transaction, made and cleared for
+// every one when it was not reused.
+var bodyPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// lentBody is the reader of a transaction body whose buffer goes back to
+// bodyPool. net/http may read a request's body after its reply came back
+// (a reply that arrived before the whole body was sent), and closes it
+// (where it says it is done) only through azcore's wrapper, which keeps
+// the close to itself. So the buffer is taken back only when the reader
+// was read to its end and never rewound after a read (sent once): done is
+// set by the read that returns io.EOF, after every other read of the
+// buffer, and loading it orders those reads before the buffer's reuse.
+type lentBody struct {
+	r     *bytes.Reader
+	read  bool // a read has happened since the last rewind
+	again bool // rewound after a read: sent more than once
+	done  atomic.Bool
+}
+
+func (b *lentBody) Read(p []byte) (int, error) {
+	b.read = true
+	n, err := b.r.Read(p)
+	if err == io.EOF && !b.again {
+		b.done.Store(true)
+	}
+	return n, err
+}
+
+func (b *lentBody) Seek(offset int64, whence int) (int64, error) {
+	if b.read {
+		b.again = true
+		b.done.Store(false)
+	}
+	return b.r.Seek(offset, whence)
+}
+
+func (b *lentBody) Close() error { return nil }
