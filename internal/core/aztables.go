@@ -123,7 +123,7 @@ func (a *aztablesPath) encode(op TxOp) (TxPart, error) {
 	if err != nil {
 		return TxPart{}, &tablekit.ValidationError{Field: "keys", Index: -1, Rule: "make no request URL", Err: err}
 	}
-	return TxPart{action: action, size: size}, nil
+	return TxPart{action: &action, size: size}, nil
 }
 
 // submit calls SubmitTransaction and returns the reply it captured, for
@@ -136,7 +136,7 @@ func (a *aztablesPath) encode(op TxOp) (TxPart, error) {
 func (a *aztablesPath) submit(ctx context.Context, _ opdesc.Desc, parts []TxPart) (resp *http.Response, err error) {
 	actions := make([]aztables.TransactionAction, len(parts))
 	for i := range parts {
-		actions[i] = parts[i].action
+		actions[i] = *parts[i].action
 	}
 	defer func() {
 		if r := recover(); r != nil {

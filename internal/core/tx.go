@@ -25,7 +25,7 @@ type TxOp struct {
 // body, or the action aztables encodes (the aztables path).
 type TxPart struct {
 	part   []byte
-	action aztables.TransactionAction
+	action *aztables.TransactionAction // kept apart: a pipeline part has none
 	size   int
 }
 
