@@ -42,7 +42,7 @@ func TestSendUnchecked(t *testing.T) {
 	prepare := func(ops []Op[row]) []encoded {
 		wire := make([]encoded, len(ops))
 		for i := range ops {
-			if wire[i], err = enc.encode(&ops[i], nil); err != nil {
+			if wire[i], err = enc.encode(ops[i], nil); err != nil {
 				t.Fatal(err)
 			}
 		}

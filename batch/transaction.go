@@ -28,9 +28,6 @@ type Transaction[T any] struct {
 	wire []encoded
 	lim  txLimits
 	err  error // the first broken rule
-	// cur is the operation being encoded: encoding reads its entity in
-	// place, and a pointer to a parameter would move every one to the heap.
-	cur Op[T]
 }
 
 // New starts an empty transaction on t. It does no I/O.
@@ -89,9 +86,7 @@ func (tx *Transaction[T]) append(op Op[T]) {
 		fail(err)
 		return
 	}
-	tx.cur = op
-	enc, err := tx.enc.encode(&tx.cur, nil)
-	tx.cur = Op[T]{} // keeps no entity of the caller's
+	enc, err := tx.enc.encode(op, nil)
 	if err == nil {
 		err = tx.lim.check(&enc)
 	}
