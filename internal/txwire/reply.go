@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/textproto"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -116,7 +117,9 @@ func Parse(contentType string, body []byte) ([]Part, error) {
 			if inner == "" {
 				return nil, fmt.Errorf("%w: changeset without boundary", ErrMalformed)
 			}
-			for _, rawInner := range splitParts(content, inner) {
+			raws := splitParts(content, inner)
+			out = slices.Grow(out, min(len(raws), maxParts+1))
+			for _, rawInner := range raws {
 				p, err := parsePart(rawInner)
 				if err != nil {
 					return nil, err
