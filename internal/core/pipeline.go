@@ -90,10 +90,11 @@ type pipelinePath struct {
 	// MERGE (Cosmos DB, as aztables' cosmosPatchTransformPolicy sends it).
 	mergeAsPost bool
 	sizer       *txwire.Sizer
+	ua          string // User-Agent (Config.UserAgent)
 }
 
 func newPipelinePath(c *Conn, table string) *pipelinePath {
-	p := &pipelinePath{pl: c.pl, tracer: c.tracer, endpoint: c.endpoint, table: table, mergeAsPost: c.profile.MergeAsPost}
+	p := &pipelinePath{pl: c.pl, tracer: c.tracer, endpoint: c.endpoint, table: table, mergeAsPost: c.profile.MergeAsPost, ua: c.ua}
 	if u, err := url.Parse(c.endpoint); err == nil {
 		p.sas = u.Query()
 		p.query = p.sas.Encode()
@@ -124,7 +125,7 @@ func (p *pipelinePath) request(ctx context.Context, d opdesc.Desc, method, rawUR
 	opdesc.Set(req, d)
 	r := req.Raw()
 	r.URL.RawQuery = p.query
-	r.Header = newHeader(singleKeys, accept)
+	r.Header = newHeader(singleKeys, accept, p.ua)
 	return req, nil
 }
 
@@ -143,12 +144,16 @@ var (
 )
 
 // newHeader is the header map of a data request with the headers every one
-// has, under keys, their values in one slice (one allocation for all three).
-func newHeader(keys [3]string, accept string) http.Header {
+// has, under keys, and the User-Agent ua unless empty, their values in
+// one slice (one allocation for all).
+func newHeader(keys [3]string, accept, ua string) http.Header {
 	h := make(http.Header, headerRoom)
-	v := []string{apiVersion, "3.0", accept}
+	v := []string{apiVersion, "3.0", accept, ua}
 	for i, k := range keys {
 		h[k] = v[i : i+1 : i+1]
+	}
+	if ua != "" {
+		h["User-Agent"] = v[3:4:4]
 	}
 	return h
 }
@@ -362,7 +367,7 @@ func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart
 		return nil, err
 	}
 	opdesc.Set(req, d)
-	req.Raw().Header = newHeader(batchKeys, wire.MinimalMetadata)
+	req.Raw().Header = newHeader(batchKeys, wire.MinimalMetadata, p.ua)
 	if err = req.SetBody(lb, contentType); err != nil {
 		return nil, err
 	}
