@@ -78,9 +78,15 @@ type encoded struct {
 }
 
 // encoder turns operations into parts of a transaction on one table and
-// measures them as they will be sent.
+// measures them as they will be sent. It is used by one goroutine at a
+// time: an entity is encoded into its scratch buffer, which the part
+// copies (so each operation allocates only its part), from cur, where
+// reflection reads it in place (a pointer to a parameter would move every
+// operation to the heap).
 type encoder[T any] struct {
-	t *table.Table[T]
+	t       *table.Table[T]
+	scratch []byte
+	cur     Op[T]
 }
 
 func newEncoder[T any](t *table.Table[T]) *encoder[T] { return &encoder[T]{t: t} }
@@ -106,12 +112,14 @@ func (e *encoder[T]) keys(op *Op[T]) opKeys {
 // so that they are read once. Errors are *tablekit.ValidationError; the
 // caller adds the index. The encoded operation's keys are set with an
 // error too.
-func (e *encoder[T]) encode(op *Op[T], k *opKeys) (encoded, error) {
+func (e *encoder[T]) encode(op Op[T], k *opKeys) (encoded, error) {
+	e.cur = op
+	defer func() { e.cur = Op[T]{} }() // keeps no entity of the caller's
 	if k == nil {
-		kk := e.keys(op)
+		kk := e.keys(&e.cur)
 		k = &kk
 	}
-	enc, err := e.encodeKeyed(op, *k)
+	enc, err := e.encodeKeyed(&e.cur, *k)
 	enc.pk, enc.rk = k.pk, k.rk
 	return enc, err
 }
@@ -175,10 +183,14 @@ func (e *encoder[T]) encodeKeyed(op *Op[T], k opKeys) (encoded, error) {
 			return encoded{}, err
 		}
 	} else {
-		body, err := e.t.Marshal(op.Entity)
+		// What Table.Marshal writes, into the reused buffer, from the
+		// operation's own entity (no copy of it).
+		h := (*core.Table)(e.t)
+		body, err := h.Plan().Encode(e.scratch[:0], reflect.ValueOf(&op.Entity).Elem(), h.Profile())
 		if err != nil {
 			return encoded{}, err
 		}
+		e.scratch = body[:0]
 		txop.Entity = body
 	}
 	if op.ETag != "" {

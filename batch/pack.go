@@ -34,9 +34,8 @@ type partition[T any] struct {
 type chunk[T any] struct {
 	id        int
 	pk        string
-	positions []int // input position of each operation
-	ops       []Op[T]
-	wire      []encoded
+	positions []int     // input position of each operation
+	wire      []encoded // each valid operation's part, in order
 	lim       txLimits
 	sealed    bool // takes no more operations
 	// invalid marks the chunk of one invalid operation, which is never sent
@@ -46,9 +45,8 @@ type chunk[T any] struct {
 	err     error
 }
 
-func (c *chunk[T]) add(pos int, op Op[T], enc encoded) {
+func (c *chunk[T]) add(pos int, enc encoded) {
 	c.positions = append(c.positions, pos)
-	c.ops = append(c.ops, op)
 	c.wire = append(c.wire, enc)
 	c.lim.add(&enc)
 }
@@ -95,7 +93,7 @@ func (w *writer[T]) partition(pk string) *partition[T] {
 // place puts the operation into the first open chunk of its partition that
 // comes after every chunk holding the same entity and has room, or into a
 // new chunk. Called with w.mu held.
-func (w *writer[T]) place(p *partition[T], i int, op Op[T], enc encoded, toStart []*partition[T]) []*partition[T] {
+func (w *writer[T]) place(p *partition[T], i int, enc encoded, toStart []*partition[T]) []*partition[T] {
 	first := 0 // the first chunk after every one holding the entity
 	for j := len(p.pending) - 1; j >= 0; j-- {
 		if _, ok := p.pending[j].lim.rows[enc.rk]; ok {
@@ -105,7 +103,7 @@ func (w *writer[T]) place(p *partition[T], i int, op Op[T], enc encoded, toStart
 	}
 	for _, c := range p.pending[first:] {
 		if !c.sealed && c.lim.check(&enc) == nil {
-			c.add(i, op, enc)
+			c.add(i, enc)
 			c.sealed = c.lim.full()
 			return w.dispatch(p, toStart)
 		}
@@ -121,7 +119,7 @@ func (w *writer[T]) place(p *partition[T], i int, op Op[T], enc encoded, toStart
 	c := &chunk[T]{id: w.packer.nextID, pk: p.pk, lim: w.enc.limits()}
 	w.packer.nextID++
 	w.ledger.chunksFormed++
-	c.add(i, op, enc)
+	c.add(i, enc)
 	c.sealed = c.lim.full()
 	p.pending = append(p.pending, c)
 	return w.dispatch(p, toStart)

@@ -21,7 +21,7 @@ func Plan[T any](t *table.Table[T], ops []Op[T]) ([]int, error) {
 		var open txLimits
 		var sealed bool
 		for j, i := range g.positions {
-			e, err := enc.encode(&ops[i], &g.keys[j])
+			e, err := enc.encode(ops[i], &g.keys[j])
 			if err == nil {
 				alone := enc.limits()
 				err = alone.check(&e)

@@ -131,7 +131,7 @@ func (w *writer[T]) finishLocked(p *partition[T], c *chunk[T], state State, err 
 	if state == Unknown {
 		p.markUnknown(c) // the partition goes on without these entities
 	}
-	c.ops, c.wire, c.lim.rows = nil, nil, nil // errors keep only an index
+	c.wire, c.lim.rows = nil, nil // errors keep only an index
 	if state != Failed {
 		return
 	}

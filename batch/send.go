@@ -25,19 +25,19 @@ import (
 // send submits prepared operations and reads the reply: every operation's
 // result, or the one that failed. once makes it a single attempt, for a
 // caller that retries the transaction itself.
-func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []Op[T], once bool) ([]OpResult, error) {
+func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, once bool) ([]OpResult, error) {
 	parts := make([]core.TxPart, len(wire))
 	for i := range wire {
 		parts[i] = wire[i].part
 	}
 	d := (*core.Table)(t).Describe(opdesc.Transaction)
-	d.Entities, d.SendOnce = len(ops), once
+	d.Entities, d.SendOnce = len(wire), once
 	if len(wire) > 0 {
 		d.PartitionKey = wire[0].pk
 	}
 	resp, err := (*core.Table)(t).Submit(ctx, d, parts)
 	if resp != nil && resp.StatusCode == http.StatusAccepted {
-		return readReply(resp, err, ops)
+		return readReply(resp, err, len(wire))
 	}
 	if err == nil {
 		// A 204 (aztables takes it for success) is no answer to a
@@ -53,8 +53,8 @@ func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, ops []O
 
 // readReply interprets a 202 reply: per-operation results, or the failure.
 // aztErr is the error that came with it, if any (the aztables path reports
-// one for a failed transaction).
-func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResult, error) {
+// one for a failed transaction); ops is the transaction's operation count.
+func readReply(resp *http.Response, aztErr error, ops int) ([]OpResult, error) {
 	body, err := runtime.Payload(resp)
 	if err != nil {
 		return nil, brokenBody(resp, aztErr, err)
@@ -75,8 +75,8 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResul
 		}
 	}
 	if failed < 0 {
-		if len(parts) != len(ops) {
-			return nil, &errmap.Broken{Method: http.MethodPost, StatusCode: resp.StatusCode, Err: fmt.Errorf("%d responses for %d operations", len(parts), len(ops))}
+		if len(parts) != ops {
+			return nil, &errmap.Broken{Method: http.MethodPost, StatusCode: resp.StatusCode, Err: fmt.Errorf("%d responses for %d operations", len(parts), ops)}
 		}
 		results := make([]OpResult, len(parts))
 		for i, p := range parts {
@@ -94,7 +94,7 @@ func readReply[T any](resp *http.Response, aztErr error, ops []Op[T]) ([]OpResul
 // (Cosmos DB answers 424 for the others); the Content-ID, which Azurite
 // numbers from 1 (tablekit sends none, as aztables, so the service has none
 // to echo).
-func opError[T any](resp *http.Response, parts []txwire.Part, failed int, ops []Op[T]) error {
+func opError(resp *http.Response, parts []txwire.Part, failed int, ops int) error {
 	p := parts[failed]
 	code, msg := wire.ErrorBody(p.Body)
 	if code == "" {
@@ -104,12 +104,12 @@ func opError[T any](resp *http.Response, parts []txwire.Part, failed int, ops []
 	index := -1
 	if i, rest, ok := txwire.SplitIndex(msg); ok {
 		index, msg = i, strings.TrimSpace(rest)
-	} else if len(parts) == len(ops) {
+	} else if len(parts) == ops {
 		index = failed
 	} else if n, err := strconv.Atoi(strings.TrimSpace(p.ContentID)); err == nil {
 		index = n - 1
 	}
-	if index < 0 || index >= len(ops) {
+	if index < 0 || index >= ops {
 		index = -1
 	}
 

@@ -58,7 +58,7 @@ func (w *writer[T]) tracedSubmit(c *chunk[T]) (State, error) {
 		if state == NotSent {
 			attempts = 0
 		}
-		sp.Set(txAttrs(c.pk, len(c.ops), c.lim.bodySize(), attempts, state)...)
+		sp.Set(txAttrs(c.pk, len(c.positions), c.lim.bodySize(), attempts, state)...)
 		sp.End(err)
 	}
 	return state, err

@@ -24,7 +24,7 @@ type OpResult struct {
 // it with Add, Upsert, Update, Delete or Append, then Submit.
 type Transaction[T any] struct {
 	enc  *encoder[T]
-	ops  []Op[T]
+	n    int // operations added, valid or not
 	wire []encoded
 	lim  txLimits
 	err  error // the first broken rule
@@ -73,8 +73,8 @@ func (tx *Transaction[T]) Append(ops ...Op[T]) *Transaction[T] {
 }
 
 func (tx *Transaction[T]) append(op Op[T]) {
-	i := len(tx.ops)
-	tx.ops = append(tx.ops, op)
+	i := tx.n
+	tx.n++
 	if tx.err == nil && tx.enc == nil {
 		tx.err = errZeroTx
 	}
@@ -86,7 +86,7 @@ func (tx *Transaction[T]) append(op Op[T]) {
 		fail(err)
 		return
 	}
-	enc, err := tx.enc.encode(&op, nil)
+	enc, err := tx.enc.encode(op, nil)
 	if err == nil {
 		err = tx.lim.check(&enc)
 	}
@@ -99,7 +99,7 @@ func (tx *Transaction[T]) append(op Op[T]) {
 }
 
 // Len is the number of operations added.
-func (tx *Transaction[T]) Len() int { return len(tx.ops) }
+func (tx *Transaction[T]) Len() int { return tx.n }
 
 // Size is the size in bytes of the request body that Submit would send for
 // the valid operations added so far; it must stay within the limit of the
@@ -112,7 +112,7 @@ func (tx *Transaction[T]) Validate() error {
 	if tx.err != nil {
 		return tx.err
 	}
-	if len(tx.ops) == 0 {
+	if tx.n == 0 {
 		return errEmpty
 	}
 	return nil
@@ -127,7 +127,7 @@ func (tx *Transaction[T]) Submit(ctx context.Context) ([]OpResult, error) {
 	}
 	ctx, end := tx.startSubmit(ctx)
 	var obs observer
-	res, err := send(obs.attach(ctx), tx.enc.t, tx.wire, tx.ops, false)
+	res, err := send(obs.attach(ctx), tx.enc.t, tx.wire, false)
 	var b *errmap.Broken
 	switch inDoubt, n := obs.doubt(); {
 	case err != nil && inDoubt:

@@ -33,20 +33,20 @@ func (w *writer[T]) dropUnknownRows(p *partition[T], c *chunk[T]) error {
 	}
 	keep := &chunk[T]{id: c.id, pk: c.pk, sealed: true, lim: w.enc.limits()}
 	skip := &chunk[T]{id: c.id, pk: c.pk, sealed: true, lim: w.enc.limits()}
-	for i := range c.ops {
+	for i := range c.wire {
 		to := keep
 		if p.unknownRows[c.wire[i].rk] {
 			to = skip
 		}
-		to.add(c.positions[i], c.ops[i], c.wire[i])
+		to.add(c.positions[i], c.wire[i])
 	}
 	switch {
-	case len(skip.ops) == 0:
+	case len(skip.wire) == 0:
 		return nil
-	case len(keep.ops) == 0:
+	case len(keep.wire) == 0:
 		return errSameEntityUnknown
 	}
-	c.positions, c.ops, c.wire, c.lim = keep.positions, keep.ops, keep.wire, keep.lim
+	c.positions, c.wire, c.lim = keep.positions, keep.wire, keep.lim
 	w.ledger.chunksFormed++
 	w.finishLocked(p, skip, NotSent, errSameEntityUnknown, false)
 	return nil

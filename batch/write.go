@@ -194,7 +194,7 @@ func (w *writer[T]) add(i int, op Op[T], k *opKeys) bool {
 	if w.ctx.Err() != nil || w.isStopped() {
 		return false
 	}
-	enc, err := w.enc.encode(&op, k)
+	enc, err := w.enc.encode(op, k)
 	if err == nil {
 		// Too large even for a transaction of its own.
 		alone := w.enc.limits()
@@ -217,7 +217,7 @@ func (w *writer[T]) add(i int, op Op[T], k *opKeys) bool {
 		if !p.halted {
 			p.halted, p.lastToSend = true, w.packer.nextID-1
 		}
-		c := &chunk[T]{id: w.packer.nextID, pk: pk, positions: []int{i}, ops: []Op[T]{op}, invalid: true}
+		c := &chunk[T]{id: w.packer.nextID, pk: pk, positions: []int{i}, invalid: true}
 		w.packer.nextID++
 		w.finishLocked(p, c, Failed, invalidAt("write", i, err), false)
 	case p.halted:
@@ -230,7 +230,7 @@ func (w *writer[T]) add(i int, op Op[T], k *opKeys) bool {
 			w.sched.buffered -= enc.size
 			break
 		}
-		toStart = w.place(p, i, op, enc, toStart)
+		toStart = w.place(p, i, enc, toStart)
 	}
 	w.mu.Unlock()
 	w.startWorkers(toStart)

@@ -40,6 +40,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
+		count(d)
 		resp, err := a.Next()
 		if b := brokenResponse(req.Raw(), resp, err); b != nil {
 			runtime.Drain(resp)
@@ -59,6 +60,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		if err != nil {
 			return outcome[*http.Response]{err: err, final: true}
 		}
+		count(d)
 		resp, err := a.Next()
 		if b := brokenResponse(req.Raw(), resp, err); b != nil {
 			// A body that did not arrive is a broken connection: the
@@ -78,6 +80,13 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		}
 		return outcome[*http.Response]{val: resp}
 	})
+}
+
+// count counts an attempt of d's request (opdesc.Desc.Attempts).
+func count(d opdesc.Desc) {
+	if d.Attempts != nil {
+		d.Attempts.Add(1)
+	}
 }
 
 // bodyOf returns the bytes of req's body for the attempts to read, each

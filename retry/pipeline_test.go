@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -366,15 +367,18 @@ func TestPipelineSingleAttempt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tt.marked {
-				opdesc.Set(req, opdesc.Desc{Kind: opdesc.Transaction, SendOnce: true})
-			}
+			// The description counts the attempts sent (Desc.Attempts).
+			var counted atomic.Int32
+			opdesc.Set(req, opdesc.Desc{Kind: opdesc.Transaction, SendOnce: tt.marked, Attempts: &counted})
 			resp, err := pl.Do(req)
 			if err != nil || resp.StatusCode != 503 {
 				t.Fatalf("got %v, %v; want the 503", resp, err)
 			}
 			if got := ft.Calls(); got != tt.want {
 				t.Errorf("attempts: got %d, want %d", got, tt.want)
+			}
+			if got := int(counted.Load()); got != tt.want {
+				t.Errorf("attempts counted: got %d, want %d", got, tt.want)
 			}
 		})
 	}

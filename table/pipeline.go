@@ -1,6 +1,8 @@
 package table
 
 import (
+	"context"
+	"net/http"
 	"runtime/debug"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/cloud"
@@ -21,27 +23,60 @@ import (
 // (checkLocation), so the backend's profile is known.
 func newConn(o *Options, endpoint string, auth policy.Policy, tr policy.Transporter) *core.Conn {
 	prof, _ := o.profile(endpoint)
+	pl, ua := newPipeline(o, auth, tr)
 	return core.NewConn(core.Config{
-		Pipeline: newPipeline(o, auth, tr),
-		Endpoint: endpoint,
-		Profile:  prof,
-		Tracer:   o.newTracer(),
-		PoolSize: o.poolSize(),
+		Pipeline:  pl,
+		Endpoint:  endpoint,
+		Profile:   prof,
+		Tracer:    o.newTracer(),
+		PoolSize:  o.poolSize(),
+		UserAgent: ua,
 	})
 }
 
 // newPipeline assembles the pipeline with runtime.NewPipeline, as aztables
 // assembles a client's, from azcoreOptions: tablekit's and the caller's
-// policies, then azcore's own (telemetry, headers, HTTP tracing, logging,
-// body download) and the transport; with Options.Rate, the Service's
-// limiter first among the per-attempt policies.
-func newPipeline(o *Options, auth policy.Policy, tr policy.Transporter) runtime.Pipeline {
+// policies, then azcore's own (headers, HTTP tracing, logging, body
+// download) and the transport; with Options.Rate, the Service's limiter
+// first among the per-attempt policies. azcore's telemetry policy is off:
+// its User-Agent, returned as ua, goes out with the headers every request
+// has (core.Config.UserAgent), one policy fewer on every request.
+func newPipeline(o *Options, auth policy.Policy, tr policy.Transporter) (pl runtime.Pipeline, ua string) {
 	co := azcoreOptions(o, tr, auth)
 	if l := newLimiter(o.rate()); l != nil {
 		co.PerRetryPolicies = append([]policy.Policy{ratePolicy{l}}, co.PerRetryPolicies...)
 	}
-	return runtime.NewPipeline(telemetryName, moduleVersion(), runtime.PipelineOptions{}, &co)
+	ua = userAgent(co.Telemetry)
+	co.Telemetry.Disabled = true
+	return runtime.NewPipeline(telemetryName, moduleVersion(), runtime.PipelineOptions{}, &co), ua
 }
+
+// userAgent is the User-Agent azcore's telemetry policy writes for
+// tablekit under t (its ApplicationID included; "" when t disables it),
+// read from the policy itself rather than a copy of its format: one
+// request through a pipeline of that policy alone, answered in process.
+func userAgent(t policy.TelemetryOptions) string {
+	if t.Disabled {
+		return ""
+	}
+	var ua string
+	capture := transportFunc(func(r *http.Request) (*http.Response, error) {
+		ua = r.Header.Get("User-Agent")
+		return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+	})
+	pl := runtime.NewPipeline(telemetryName, moduleVersion(), runtime.PipelineOptions{},
+		&policy.ClientOptions{Telemetry: t, Transport: capture, Retry: policy.RetryOptions{MaxRetries: -1}})
+	req, err := runtime.NewRequest(context.Background(), http.MethodGet, "http://127.0.0.1/")
+	if err == nil {
+		_, _ = pl.Do(req)
+	}
+	return ua
+}
+
+// transportFunc is a policy.Transporter of a function.
+type transportFunc func(*http.Request) (*http.Response, error)
+
+func (f transportFunc) Do(r *http.Request) (*http.Response, error) { return f(r) }
 
 // telemetryName names tablekit in the User-Agent that azcore's telemetry
 // policy writes: azsdk-go-tablekit/<version>.

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -102,7 +103,8 @@ func nonEmpty(s *string) *string {
 // encode keeps the action for SubmitTransaction and measures what aztables
 // will send for it: the entity as encoding/json re-encodes it.
 func (a *aztablesPath) encode(op TxOp) (TxPart, error) {
-	action := aztables.TransactionAction{ActionType: op.Type, Entity: op.Entity, IfMatch: op.IfMatch}
+	// A copy: the caller may reuse op.Entity's bytes (EncodeOp).
+	action := aztables.TransactionAction{ActionType: op.Type, Entity: bytes.Clone(op.Entity), IfMatch: op.IfMatch}
 	n := 0
 	if op.Type == aztables.TransactionTypeDelete {
 		action.Entity = txwire.KeysJSON(op.PartitionKey, op.RowKey)
@@ -121,7 +123,7 @@ func (a *aztablesPath) encode(op TxOp) (TxPart, error) {
 	if err != nil {
 		return TxPart{}, &tablekit.ValidationError{Field: "keys", Index: -1, Rule: "make no request URL", Err: err}
 	}
-	return TxPart{action: action, size: size}, nil
+	return TxPart{action: &action, size: size}, nil
 }
 
 // submit calls SubmitTransaction and returns the reply it captured, for
@@ -134,7 +136,7 @@ func (a *aztablesPath) encode(op TxOp) (TxPart, error) {
 func (a *aztablesPath) submit(ctx context.Context, _ opdesc.Desc, parts []TxPart) (resp *http.Response, err error) {
 	actions := make([]aztables.TransactionAction, len(parts))
 	for i := range parts {
-		actions[i] = parts[i].action
+		actions[i] = *parts[i].action
 	}
 	defer func() {
 		if r := recover(); r != nil {

@@ -17,6 +17,7 @@ type Conn struct {
 	profile  backend.Profile
 	tracer   tracing.Tracer
 	pool     int
+	ua       string
 }
 
 // Config describes a Conn.
@@ -35,11 +36,14 @@ type Config struct {
 	Tracer tracing.Tracer
 	// PoolSize is the transport's idle pool per host; 0 when unknown.
 	PoolSize int
+	// UserAgent, when not empty, is set on every request: the pipeline's
+	// telemetry policy is then off, its header written with the others.
+	UserAgent string
 }
 
 // NewConn returns the Conn c describes.
 func NewConn(c Config) *Conn {
-	return &Conn{pl: c.Pipeline, endpoint: c.Endpoint, profile: c.Profile, tracer: c.Tracer, pool: c.PoolSize}
+	return &Conn{pl: c.Pipeline, endpoint: c.Endpoint, profile: c.Profile, tracer: c.Tracer, pool: c.PoolSize, ua: c.UserAgent}
 }
 
 // PoolSize is the transport's idle pool per host; 0 when unknown.

@@ -3,10 +3,13 @@ package core
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -87,10 +90,11 @@ type pipelinePath struct {
 	// MERGE (Cosmos DB, as aztables' cosmosPatchTransformPolicy sends it).
 	mergeAsPost bool
 	sizer       *txwire.Sizer
+	ua          string // User-Agent (Config.UserAgent)
 }
 
 func newPipelinePath(c *Conn, table string) *pipelinePath {
-	p := &pipelinePath{pl: c.pl, tracer: c.tracer, endpoint: c.endpoint, table: table, mergeAsPost: c.profile.MergeAsPost}
+	p := &pipelinePath{pl: c.pl, tracer: c.tracer, endpoint: c.endpoint, table: table, mergeAsPost: c.profile.MergeAsPost, ua: c.ua}
 	if u, err := url.Parse(c.endpoint); err == nil {
 		p.sas = u.Query()
 		p.query = p.sas.Encode()
@@ -121,10 +125,37 @@ func (p *pipelinePath) request(ctx context.Context, d opdesc.Desc, method, rawUR
 	opdesc.Set(req, d)
 	r := req.Raw()
 	r.URL.RawQuery = p.query
-	r.Header["x-ms-version"] = []string{apiVersion}
-	r.Header["DataServiceVersion"] = []string{"3.0"}
-	r.Header["Accept"] = []string{accept}
+	r.Header = newHeader(singleKeys, accept, p.ua)
 	return req, nil
+}
+
+// headerRoom is the size the header map of a data request is made with:
+// the headers set before azcore's retry policy clones it (the three of
+// newHeader, Content-Type, Content-Length, Prefer, User-Agent) fit in one
+// map group, allocated once rather than grown as each is added.
+const headerRoom = 8
+
+// The keys of x-ms-version, DataServiceVersion and Accept: the generated
+// client stores the first two as written, SubmitTransaction sets all three
+// with Header.Set (canonical keys).
+var (
+	singleKeys = [3]string{"x-ms-version", "DataServiceVersion", "Accept"}
+	batchKeys  = [3]string{"X-Ms-Version", "Dataserviceversion", "Accept"}
+)
+
+// newHeader is the header map of a data request with the headers every one
+// has, under keys, and the User-Agent ua unless empty, their values in
+// one slice (one allocation for all).
+func newHeader(keys [3]string, accept, ua string) http.Header {
+	h := make(http.Header, headerRoom)
+	v := []string{apiVersion, "3.0", accept, ua}
+	for i, k := range keys {
+		h[k] = v[i : i+1 : i+1]
+	}
+	if ua != "" {
+		h["User-Agent"] = v[3:4:4]
+	}
+	return h
 }
 
 // send sends req and returns the response when its status is one of ok,
@@ -290,12 +321,22 @@ func (p *pipelinePath) encode(op TxOp) (TxPart, error) {
 	if op.Type == aztables.TransactionTypeDelete {
 		entity = nil
 	}
-	part, err := p.sizer.AppendPart(nil, txwire.Op{Type: op.Type, PartitionKey: op.PartitionKey, RowKey: op.RowKey, IfMatch: ifMatch, EntityLen: len(entity)}, entity)
+	sp := partScratch.Get().(*[]byte)
+	defer partScratch.Put(sp)
+	b, err := p.sizer.AppendPart((*sp)[:0], txwire.Op{Type: op.Type, PartitionKey: op.PartitionKey, RowKey: op.RowKey, IfMatch: ifMatch, EntityLen: len(entity)}, entity)
+	*sp = b[:0]
 	if err != nil {
 		return TxPart{}, &tablekit.ValidationError{Field: "keys", Index: -1, Rule: "make no request URL", Err: err}
 	}
+	// The part is kept until its transaction is sent: made once, its size
+	// exactly, from a buffer that any room to grow in is reused for the
+	// next.
+	part := bytes.Clone(b)
 	return TxPart{part: part, size: txwire.DelimiterLen() + len(part)}, nil
 }
+
+// partScratch holds the buffers parts are written into before their copy.
+var partScratch = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // submit sends the $batch request as aztables' SubmitTransaction builds
 // it (its headers set with Header.Set, its URL's query as given), with the
@@ -308,18 +349,26 @@ func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart
 	for i := range parts {
 		bodies[i] = parts[i].part
 	}
-	body, contentType := txwire.Body(bodies)
-	d.Body = body
+	buf := bodyPool.Get().(*[]byte)
+	body, contentType := txwire.AppendBody((*buf)[:0], bodies)
+	lb := &lentBody{r: bytes.NewReader(body)}
+	var attempts atomic.Int32
+	d.Body, d.Attempts = body, &attempts
+	defer func() {
+		// Taken back only when nothing can read it any more: one attempt,
+		// whose reader the transport read to its end.
+		if attempts.Load() == 1 && lb.done.Load() {
+			*buf = body[:0]
+			bodyPool.Put(buf)
+		}
+	}()
 	req, err := runtime.NewRequest(ctx, http.MethodPost, p.batchURL)
 	if err != nil {
 		return nil, err
 	}
 	opdesc.Set(req, d)
-	h := req.Raw().Header
-	h.Set("x-ms-version", apiVersion)
-	h.Set("DataServiceVersion", "3.0")
-	h.Set("Accept", wire.MinimalMetadata)
-	if err = setBody(req, body, contentType); err != nil {
+	req.Raw().Header = newHeader(batchKeys, wire.MinimalMetadata, p.ua)
+	if err = req.SetBody(lb, contentType); err != nil {
 		return nil, err
 	}
 	// A reply whose body broke comes with its error (azcore's body
@@ -332,3 +381,42 @@ func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart
 	}
 	return resp, nil
 }
+
+// bodyPool holds the buffers of transaction bodies: about 1 KB per
+// operation, the largest allocation of a transaction, made and cleared for
+// every one when it was not reused.
+var bodyPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// lentBody is the reader of a transaction body whose buffer goes back to
+// bodyPool. net/http may read a request's body after its reply came back
+// (a reply that arrived before the whole body was sent), and closes it
+// (where it says it is done) only through azcore's wrapper, which keeps
+// the close to itself. So the buffer is taken back only when the reader
+// was read to its end and never rewound after a read (sent once): done is
+// set by the read that returns io.EOF, after every other read of the
+// buffer, and loading it orders those reads before the buffer's reuse.
+type lentBody struct {
+	r     *bytes.Reader
+	read  bool // a read has happened since the last rewind
+	again bool // rewound after a read: sent more than once
+	done  atomic.Bool
+}
+
+func (b *lentBody) Read(p []byte) (int, error) {
+	b.read = true
+	n, err := b.r.Read(p)
+	if err == io.EOF && !b.again {
+		b.done.Store(true)
+	}
+	return n, err
+}
+
+func (b *lentBody) Seek(offset int64, whence int) (int64, error) {
+	if b.read {
+		b.again = true
+		b.done.Store(false)
+	}
+	return b.r.Seek(offset, whence)
+}
+
+func (b *lentBody) Close() error { return nil }

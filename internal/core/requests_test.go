@@ -354,3 +354,38 @@ func TestSingleAttemptMarked(t *testing.T) {
 type policyFunc func(*policy.Request) (*http.Response, error)
 
 func (f policyFunc) Do(req *policy.Request) (*http.Response, error) { return f(req) }
+
+// TestEncodeOpKeepsNoEntity: a caller may reuse an entity's bytes once
+// EncodeOp returns (batch encodes every entity into one buffer), on the
+// pipeline path and the aztables path alike: the body sent holds the
+// entity as it was when encoded.
+func TestEncodeOpKeepsNoEntity(t *testing.T) {
+	ctx := context.Background()
+	reply := &canned{status: http.StatusBadRequest, header: http.Header{}}
+	c, pipelined := pair(t, "https://acct.table.core.windows.net", "", reply)
+	paths := []struct {
+		name string
+		tb   *Table
+	}{
+		{"pipeline", pipelined},
+		{"aztables", WrapClient(c, "mytable", pipelined.Plan())},
+	}
+	for _, p := range paths {
+		t.Run(p.name, func(t *testing.T) {
+			buf := []byte(`{"PartitionKey":"p","RowKey":"r","V":"first"}`)
+			part, err := p.tb.EncodeOp(TxOp{Type: aztables.TransactionTypeInsertReplace, PartitionKey: "p", RowKey: "r", Entity: buf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			copy(buf, `{"PartitionKey":"p","RowKey":"r","V":"later"}`)
+			_, _ = p.tb.Submit(ctx, p.tb.Describe(opdesc.Transaction), []TxPart{part})
+			got := reply.take()
+			if len(got) != 1 {
+				t.Fatalf("%d requests, want 1", len(got))
+			}
+			if body := got[0].body; !bytes.Contains(body, []byte(`"first"`)) || bytes.Contains(body, []byte(`"later"`)) {
+				t.Errorf("got body %s, want the entity as encoded (V first)", body)
+			}
+		})
+	}
+}

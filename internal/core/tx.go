@@ -25,7 +25,7 @@ type TxOp struct {
 // body, or the action aztables encodes (the aztables path).
 type TxPart struct {
 	part   []byte
-	action aztables.TransactionAction
+	action *aztables.TransactionAction // kept apart: a pipeline part has none
 	size   int
 }
 
@@ -33,8 +33,10 @@ type TxPart struct {
 // the aztables path it is an upper bound (see txwire.FallbackEndpoint).
 func (p TxPart) Size() int { return p.size }
 
-// EncodeOp encodes op for Submit. Its errors are *tablekit.ValidationError:
-// an entity that is no JSON object, or keys that make no request URL.
+// EncodeOp encodes op for Submit. The part keeps no reference to
+// op.Entity, so the caller may reuse its bytes. Its errors are
+// *tablekit.ValidationError: an entity that is no JSON object, or keys
+// that make no request URL.
 func (t *Table) EncodeOp(op TxOp) (TxPart, error) { return t.data.encode(op) }
 
 // Submit sends a transaction of parts, in order, and returns the reply

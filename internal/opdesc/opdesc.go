@@ -12,6 +12,7 @@ package opdesc
 import (
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 )
@@ -62,6 +63,11 @@ type Desc struct {
 	// arrive before the transport has sent the whole body, and net/http may
 	// still read the previous attempt's reader when the next one starts.
 	Body []byte
+	// Attempts, when not nil, counts the attempts the retry policy sends.
+	// A caller that takes Body's buffer back for another request (core's
+	// transactions) does so only after a single attempt: an earlier
+	// attempt's reader may still be read.
+	Attempts *atomic.Int32
 	// Write says a request Infer described changes something (any method
 	// but GET and HEAD); for the kinds tablekit builds, the kind says.
 	write bool

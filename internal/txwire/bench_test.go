@@ -39,7 +39,7 @@ func BenchmarkBody(b *testing.B) {
 			}
 			parts[i] = p
 		}
-		body, _ := txwire.Body(parts)
+		body, _ := txwire.AppendBody(nil, parts)
 		return body, nil
 	}
 	body, err := build()

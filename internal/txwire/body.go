@@ -46,42 +46,51 @@ func (s *Sizer) AppendPart(dst []byte, op Op, entity []byte) ([]byte, error) {
 // entity, enough for most without growing the part again.
 const partHeadroom = 512
 
-// Body assembles a transaction's body from its parts (AppendPart), with new
-// random boundaries, and returns it with its Content-Type. Its length is
-// Envelope() plus DelimiterLen()+len(part) for every part.
-func Body(parts [][]byte) (body []byte, contentType string) {
-	batch, changeset := "batch_"+newUUID(), "changeset_"+newUUID()
+// AppendBody appends a transaction's body, assembled from its parts
+// (AppendPart) with new random boundaries, to dst and returns it with its
+// Content-Type. The body adds Envelope() plus DelimiterLen()+len(part) for
+// every part; a dst with that room (a reused buffer) costs no allocation.
+func AppendBody(dst []byte, parts [][]byte) (body []byte, contentType string) {
+	var batch, changeset [uuidLen]byte
+	newUUID(&batch)
+	newUUID(&changeset)
 	n := envelope
 	for _, p := range parts {
 		n += DelimiterLen() + len(p)
 	}
-	b := make([]byte, 0, n)
-	b = append(b, "--"+batch+"\r\nContent-Type: multipart/mixed; boundary="+changeset+"\r\n\r\n"...)
+	b := slices.Grow(dst, n)
+	b = append(b, "--batch_"...)
+	b = append(b, batch[:]...)
+	b = append(b, "\r\nContent-Type: multipart/mixed; boundary=changeset_"...)
+	b = append(b, changeset[:]...)
+	b = append(b, "\r\n\r\n"...)
 	for i, p := range parts {
 		if i > 0 {
 			b = append(b, "\r\n"...)
 		}
-		b = append(b, "--"...)
-		b = append(b, changeset...)
+		b = append(b, "--changeset_"...)
+		b = append(b, changeset[:]...)
 		b = append(b, "\r\n"...)
 		b = append(b, p...)
 	}
-	b = append(b, "\r\n--"+changeset+"--\r\n\r\n--"+batch+"--\r\n"...)
-	return b, "multipart/mixed; boundary=" + batch
+	b = append(b, "\r\n--changeset_"...)
+	b = append(b, changeset[:]...)
+	b = append(b, "--\r\n\r\n--batch_"...)
+	b = append(b, batch[:]...)
+	b = append(b, "--\r\n"...)
+	return b, "multipart/mixed; boundary=batch_" + string(batch[:])
 }
 
-// newUUID is a random version 4 UUID in its 36-character text form.
-func newUUID() string {
+// newUUID writes a random version 4 UUID in its 36-character text form.
+func newUUID(b *[uuidLen]byte) {
 	var u [16]byte
 	_, _ = rand.Read(u[:]) // crypto/rand.Read never fails
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
-	var b [36]byte
 	hex.Encode(b[0:8], u[0:4])
 	hex.Encode(b[9:13], u[4:6])
 	hex.Encode(b[14:18], u[6:8])
 	hex.Encode(b[19:23], u[8:10])
 	hex.Encode(b[24:], u[10:])
 	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
-	return string(b[:])
 }

@@ -1,6 +1,7 @@
 package txwire
 
 import (
+	"bytes"
 	"context"
 	"net/url"
 	"regexp"
@@ -74,7 +75,12 @@ func TestBodyMatchesAztables(t *testing.T) {
 			actions, parts = append(actions, a), append(parts, part)
 		}
 		_, _ = c.SubmitTransaction(context.Background(), actions, nil)
-		body, ct := Body(parts)
+		// Appended after what dst holds, which stays.
+		body, ct := AppendBody([]byte("kept"), parts)
+		if !bytes.HasPrefix(body, []byte("kept")) {
+			t.Errorf("%s: body starts %q, want what dst held (kept)", tu.url, body[:min(len(body), 8)])
+		}
+		body = body[len("kept"):]
 		if len(body) != want {
 			t.Errorf("%s: body has %d bytes, want %d", tu.url, len(body), want)
 		}

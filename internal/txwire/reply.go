@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/textproto"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -116,7 +117,9 @@ func Parse(contentType string, body []byte) ([]Part, error) {
 			if inner == "" {
 				return nil, fmt.Errorf("%w: changeset without boundary", ErrMalformed)
 			}
-			for _, rawInner := range splitParts(content, inner) {
+			raws := splitParts(content, inner)
+			out = slices.Grow(out, min(len(raws), maxParts+1))
+			for _, rawInner := range raws {
 				p, err := parsePart(rawInner)
 				if err != nil {
 					return nil, err
@@ -325,6 +328,10 @@ func parsePart(raw []byte) (Part, error) {
 	if err != nil {
 		return Part{}, err
 	}
+	// The headers a reply is read for are picked up in the one pass that
+	// finds the end of the header block, the first of each name as Get
+	// finds it: three more passes were most of a reply's parsing.
+	var length, etag, id firstHeader
 	start := rest
 	for len(rest) > 0 {
 		hl, next := cutLine(rest)
@@ -332,23 +339,43 @@ func parsePart(raw []byte) (Part, error) {
 			p.header, rest = start[:len(start)-len(rest)], next
 			break
 		}
+		if k, v, ok := bytes.Cut(hl, []byte(":")); ok {
+			k, v = bytes.TrimSpace(k), bytes.TrimSpace(v)
+			length.match(k, v, "Content-Length")
+			etag.match(k, v, "ETag")
+			id.match(k, v, "Content-Id")
+		}
 		rest = next
 	}
 	if len(rest) == 0 && p.header == nil {
 		p.header = start
 	}
-	if v, ok := headerValue(p.header, "Content-Length"); ok {
-		if cl, err := strconv.Atoi(v); err == nil && cl >= 0 && cl < len(rest) {
+	if length.found {
+		if cl, err := strconv.Atoi(string(length.value)); err == nil && cl >= 0 && cl < len(rest) {
 			rest = rest[:cl]
 		}
 	}
 	p.Body = rest
-	p.ETag = p.Get("ETag")
-	var ok bool
-	if p.ContentID, ok = headerValue(p.header, "Content-Id"); !ok || p.ContentID == "" {
+	p.ETag = string(etag.value)
+	if p.ContentID = string(id.value); p.ContentID == "" {
 		p.ContentID, _ = headerValue(mh, "Content-Id")
 	}
 	return p, nil
+}
+
+// firstHeader is the first header of a name in a block: its value, and
+// whether there was one.
+type firstHeader struct {
+	value []byte
+	found bool
+}
+
+// match takes v when k is name (in any case) and no header of that name
+// came before.
+func (h *firstHeader) match(k, v []byte, name string) {
+	if !h.found && len(k) == len(name) && strings.EqualFold(string(k), name) {
+		h.value, h.found = v, true
+	}
 }
 
 // parseStatusLine reads "HTTP/1.1 409 Conflict".

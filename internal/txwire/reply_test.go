@@ -74,6 +74,9 @@ func TestParse(t *testing.T) {
 		{"service error CRLF quoted boundary", `multipart/mixed; boundary="batchresponse_7ab1c22b-ff0e-4d58-9ab0-2a7ebee22e3a"`, strings.ReplaceAll(serviceError, "\n", "\r\n"), want{statuses: []int{400}, code: "InvalidInput", msg: "1:One of the request inputs is not valid.", cid: "4"}},
 		{"cosmos no closing delimiters", "multipart/mixed; boundary=batchresponse_1", cosmosFailure, want{statuses: []int{424, 409, 424}, code: "EntityAlreadyExists", msg: "The specified entity already exists."}},
 		{"batch-level part", "multipart/mixed; boundary=b", "--b\r\nContent-Type: application/http\r\n\r\nHTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\n\r\n{\"odata.error\":{\"code\":\"InvalidInput\",\"message\":{\"value\":\"bad batch\"}}}\r\n--b--\r\n", want{statuses: []int{400}, code: "InvalidInput", msg: "bad batch"}},
+		// Header names in any case, the first of each name, the body cut at
+		// its Content-Length.
+		{"header case, first of each, length", "multipart/mixed; boundary=b", "--b\r\nContent-Type: application/http\r\n\r\nHTTP/1.1 409 Conflict\r\ncontent-id: 7\r\nCONTENT-LENGTH: 77\r\netag: a\r\nETag: b\r\nContent-ID: 8\r\n\r\n{\"odata.error\":{\"code\":\"EntityAlreadyExists\",\"message\":{\"value\":\"0:exists\"}}}garbage\r\n--b--\r\n", want{statuses: []int{409}, etag0: "a", code: "EntityAlreadyExists", msg: "0:exists", cid: "7"}},
 		{"preamble and padding", "multipart/mixed; boundary=b", "preamble\r\n--b  \r\nContent-Type: multipart/mixed; boundary=c\r\n\r\n--c\t\r\n\r\nHTTP/1.1 201 Created\r\nETag: x\r\n\r\n{}\r\n--c--\r\n--b--", want{statuses: []int{201}, etag0: "x"}},
 	}
 	for _, tt := range tests {
