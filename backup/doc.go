@@ -97,6 +97,6 @@
 // One Run (the shares of one backup together), Restore or Keep at a time
 // per store. Run and Restore hold every
 // key of the table in memory (about 100 bytes a key plus the keys
-// themselves); a data file is compressed in memory before it is stored
-// ([Options].FileBytes).
+// themselves); a data file is compressed in memory, beside the scan,
+// before it is stored ([Options].FileBytes).
 package backup

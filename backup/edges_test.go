@@ -376,3 +376,63 @@ func TestKilledWritesLeftovers(t *testing.T) {
 		t.Errorf("files/%s after the next run: got %v, want it removed", killed, err)
 	}
 }
+
+// failStore fails its n-th Put with errFull, as a full disk would.
+type failStore struct {
+	backup.Store
+	n    int
+	puts atomic.Int64
+}
+
+var errFull = errors.New("no space left on device")
+
+func (f *failStore) Put(ctx context.Context, name string, r io.Reader) error {
+	if f.puts.Add(1) == int64(f.n) {
+		return errFull
+	}
+	return f.Store.Put(ctx, name, r)
+}
+
+// TestStoreFails fails the store's Put of a data file, of the key set and
+// of the manifest: the files are put beside the scan, so the error comes
+// back from Run however far the scan is, and no backup is listed.
+func TestStoreFails(t *testing.T) {
+	ctx := testenv.Ctx(t)
+	svc := testenv.Azurite(t).NewService(t, nil)
+	tb := newSeededTable(t, svc, 300)
+	opts := &backup.Options{FileBytes: 4 << 10}
+	probe := &failStore{Store: backup.Dir(t.TempDir())}
+	in, err := backup.Run(ctx, svc, tb.Name(), probe, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	puts := int(probe.puts.Load())
+	if puts != len(in.Files)+1 || len(in.Files) < 5 {
+		t.Fatalf("a full backup put %d files and lists %d, want several and one more put (the manifest)", puts, len(in.Files))
+	}
+	tests := []struct {
+		name string
+		n    int
+	}{
+		{"first data file", 1},
+		{"a data file in the middle", len(in.Files) / 2},
+		{"key set", puts - 2},
+		{"manifest", puts},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := backup.Dir(t.TempDir())
+			_, err := backup.Run(ctx, svc, tb.Name(), &failStore{Store: st, n: tt.n}, opts)
+			if got, want := err, errFull; !errors.Is(got, want) {
+				t.Fatalf("Run with put %d failing: got %v, want %v", tt.n, got, want)
+			}
+			infos, err := backup.List(ctx, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(infos), 0; got != want {
+				t.Errorf("backups listed after a failed put: got %d, want %d", got, want)
+			}
+		})
+	}
+}

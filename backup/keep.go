@@ -96,6 +96,7 @@ func fold(ctx context.Context, st Store, infos []Info, target *Info) (*Info, err
 	id := target.ID + foldSuffix
 	dir := filesDir + id + "/"
 	data := newFileWriter(st, dir, dataPrefix, DefaultFileBytes)
+	defer data.stop()
 	done := make(map[key]bool, len(state))
 	for _, b := range ch {
 		for _, f := range b.dataFiles() {
@@ -119,7 +120,7 @@ func fold(ctx context.Context, st Store, infos []Info, target *Info) (*Info, err
 	if len(done) != len(state) {
 		return nil, &CorruptError{File: manifestName(target.ID), Reason: "keys of its key set are in no data file of its chain"}
 	}
-	if err := data.flush(ctx); err != nil {
+	if err := data.close(ctx); err != nil {
 		return nil, err
 	}
 	kw := newFileWriter(st, dir, keysFile, 0)

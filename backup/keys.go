@@ -32,10 +32,11 @@ func (s keySet) sorted() []key {
 }
 
 // writeKeys writes s as a keys file: ["pk","rk","etag"] per line (no
-// ETag when it is empty, as in the deleted keys), sorted and compressed.
-// The ETag is what an entity read again in the overlap, or change
-// detection by ETag, is compared with.
+// ETag when it is empty, as in the deleted keys), sorted and compressed,
+// and closes w. The ETag is what an entity read again in the overlap, or
+// change detection by ETag, is compared with.
 func writeKeys(ctx context.Context, w *fileWriter, s keySet) error {
+	defer w.stop()
 	for _, k := range s.sorted() {
 		rec := []string{k.pk, k.rk}
 		if et := s[k]; et != "" {
@@ -49,7 +50,7 @@ func writeKeys(ctx context.Context, w *fileWriter, s keySet) error {
 			return err
 		}
 	}
-	return w.flush(ctx)
+	return w.close(ctx)
 }
 
 // readKeys reads a keys file written by writeKeys.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/errmap"
-	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
@@ -62,7 +61,8 @@ type Options struct {
 	// it (1 to query.MaxParallelism); query.DefaultParallelism when zero.
 	Parallelism int
 	// FileBytes is the JSON bytes of entities per data file; each file is
-	// compressed in memory before it is stored. DefaultFileBytes when zero.
+	// compressed in memory, beside the scan, before it is stored.
+	// DefaultFileBytes when zero.
 	FileBytes int
 	// Share, when set, makes this Run one of Share.Count that together
 	// take the backup Share.ID, each over its own PartitionKey range.
@@ -177,6 +177,7 @@ func Run(ctx context.Context, svc *table.Service, name string, st Store, o *Opti
 		r.base = r.base.Where(sh.filter())
 	}
 	r.data = newFileWriter(st, dir, dataPrefix, opts.FileBytes)
+	defer r.data.stop()
 	if !full {
 		all, err := prev.keys(ctx, st)
 		if err != nil {
@@ -215,7 +216,7 @@ func Run(ctx context.Context, svc *table.Service, name string, st Store, o *Opti
 			return Info{}, err
 		}
 	}
-	if err := r.data.flush(ctx); err != nil {
+	if err := r.data.close(ctx); err != nil {
 		return Info{}, err
 	}
 	// The key set as of this backup: the keys the scan found whose data
@@ -296,6 +297,14 @@ type run struct {
 	base    query.Query[table.RawEntity] // the whole table, or a share's range
 }
 
+// splitRequests bounds the keys-only queries that find the segments'
+// bounds. Split's default (80 to 130 queries of up to 1,000 keys) reads
+// every key of a table of 100,000 entities, a second scan of it that cost
+// the service as much as the backup's own; a dozen find bounds good enough
+// for segments that are handed out as workers free up, as `tablekit export`
+// splits its scan.
+const splitRequests = 12
+
 // segment splits the table's keys into segments for the parallel scans,
 // four per request in flight, so that a large segment does not leave the
 // others idle at the end.
@@ -303,7 +312,7 @@ func (r *run) segment(ctx context.Context) error {
 	if r.opts.Parallelism == 1 {
 		return nil
 	}
-	sp, err := r.base.Split(ctx, r.opts.Parallelism*4, nil)
+	sp, err := r.base.Split(ctx, r.opts.Parallelism*4, &query.SplitOptions{Requests: splitRequests})
 	if err != nil {
 		return err
 	}
@@ -334,7 +343,10 @@ func (r *run) scan(ctx context.Context, q query.Query[table.RawEntity]) error {
 }
 
 // store writes e's line unless this backup or the previous one holds that
-// version: an entity seen twice is stored once.
+// version: an entity seen twice is stored once. The line is the service's
+// JSON form as package table's codec writes it (every EDM type annotated,
+// Timestamp added: Table.AppendJSON), as `tablekit export` writes its JSON
+// Lines, so a data file, decompressed, is what `tablekit import` reads.
 func (r *run) store(ctx context.Context, e table.RawEntity) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -345,34 +357,14 @@ func (r *run) store(ctx context.Context, e table.RawEntity) error {
 	if _, ok := r.written[k]; ok {
 		return nil
 	}
-	b, err := entityLine(r.t, r.line, e)
+	b, err := r.t.AppendJSON(r.line[:0], e)
 	if err != nil {
 		return err
 	}
+	b = append(b, '\n')
 	r.line = b
 	r.written[k] = string(e.ETag)
 	return r.data.add(ctx, b)
-}
-
-// entityLine is e as a JSON line: the service's JSON form as package
-// table's codec writes it (every EDM type annotated), with Timestamp
-// added and annotated, as `tablekit export` writes its JSON Lines, so a
-// data file, decompressed, is what `tablekit import` reads.
-func entityLine(t *table.Table[table.RawEntity], buf []byte, e table.RawEntity) ([]byte, error) {
-	b, err := t.Marshal(e)
-	if err != nil {
-		return nil, err
-	}
-	if len(b) == 0 || b[len(b)-1] != '}' {
-		return nil, errors.New("backup: an entity's JSON does not end in }")
-	}
-	buf = append(buf[:0], b[:len(b)-1]...)
-	if !e.Timestamp.IsZero() {
-		buf = append(buf, `,"Timestamp@odata.type":"Edm.DateTime","Timestamp":`...)
-		ts, _ := json.Marshal(e.Timestamp.UTC().Format(wire.DateTimeLayout))
-		buf = append(buf, ts...)
-	}
-	return append(buf, '}', '\n'), nil
 }
 
 // keys reads every key and its ETag with a keys-only parallel scan.

@@ -207,7 +207,7 @@ func (b *bench) backupSection() Section {
 	return Section{
 		Title: fmt.Sprintf("Backups: %s entities", fmtInt(n)),
 		Text: []string{
-			"A full backup reads the table with the parallel scan an export makes, then its keys again with a keys-only scan; an incremental one reads the entities whose Timestamp is after the previous backup's start minus --overlap, and the keys. A restore writes the backup's entities with the bulk writer an import uses, after checking every file's SHA-256.",
+			"A full backup reads the table once, with the parallel scan an export makes (split by the same dozen keys-only queries), and takes its key set from that scan; its lines are compressed, hashed and stored by a goroutine beside the scan. An incremental one reads the entities whose Timestamp is after the previous backup's start minus --overlap, then the keys with a keys-only scan, to find deletes. A restore writes the backup's entities with the bulk writer an import uses, after checking every file's SHA-256.",
 		},
 		Tables: []Table{rates, sizes},
 	}

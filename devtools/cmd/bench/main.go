@@ -39,7 +39,7 @@ func main() {
 	quick := fs.Bool("quick", false, "smoke run: every scenario once with tiny counts")
 	rounds := fs.Int("rounds", 0, "rounds per scenario (default 3, 1 with -quick)")
 	timeout := fs.Duration("timeout", 20*time.Minute, "stop after this long (a full run takes about 12 minutes on an idle 2-core machine)")
-	only := fs.String("only", "", "comma-separated steps to run (overhead, inserts, inserts-latency, scans, heap, cli, capacity, conns, bytes); for development, the report is then incomplete")
+	only := fs.String("only", "", "comma-separated steps to run (overhead, inserts, inserts-latency, scans, heap, cli, capacity, conns, bytes, throughput, backups); for development, the report is then incomplete")
 	charts := fs.String("charts", "docs/bench", "directory for the charts (SVG) and results.json; empty for none")
 	chartsFrom := fs.String("charts-from", "", "draw the charts into -charts from this results.json, measuring nothing")
 	_ = fs.Parse(os.Args[1:])
