@@ -3,7 +3,6 @@ package backup
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +11,8 @@ import (
 	"hash"
 	"io"
 	"io/fs"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // fileWriter writes gzip-compressed JSON Lines files to a store, each

@@ -2,13 +2,14 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"strconv"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // extraBytes is the checkpoint's record of the output's length: what was
