@@ -18,6 +18,9 @@ type token struct {
 	str   string // unescaped string value, or the number's text
 	kind  byte   // 's' string, 'n' number, 't'/'f' bool, 'z' null, 'x' object or array
 	typed string // the value of name@odata.type, when present
+	// shared: str is a substring of the entity's one copy that may be
+	// kept as it is (see keepShared), rather than cloned.
+	shared bool
 	// While parsing: where name and str lie in the input (off -1: set
 	// already, an unescaped copy).
 	nameAt, strAt span
@@ -66,11 +69,11 @@ func (p *Plan) decode(data []byte, v reflect.Value, whole bool) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	return n, p.decodeTokens(toks, v)
+	return n, p.decodeTokens(toks, n, v)
 }
 
-// decodeTokens stores an entity's members in v.
-func (p *Plan) decodeTokens(toks []token, v reflect.Value) error {
+// decodeTokens stores an entity's members, of size bytes of JSON, in v.
+func (p *Plan) decodeTokens(toks []token, size int, v reflect.Value) error {
 	// Attach annotations to their properties.
 	for i := range toks {
 		t := &toks[i]
@@ -88,6 +91,7 @@ func (p *Plan) decodeTokens(toks []token, v reflect.Value) error {
 			}
 		}
 	}
+	p.keepShared(toks, size)
 	if p.dyn != nil {
 		return p.decodeDynamic(toks, v)
 	}
@@ -111,13 +115,86 @@ func (p *Plan) decodeTokens(toks []token, v reflect.Value) error {
 	return nil
 }
 
+// keepShared marks the entity's strings to be kept as substrings of its one
+// copy, with no allocation of their own, when what is kept (the strings
+// stored, and a table.Entity's names) is at least half of the entity: a
+// value kept then holds at most twice its bytes alive. Otherwise each
+// string kept is cloned, so that a small field kept from a large entity
+// does not hold the rest of it.
+func (p *Plan) keepShared(toks []token, size int) {
+	kept := 0
+	for i := range toks {
+		t := &toks[i]
+		if p.dyn != nil {
+			if !isMetadata(t.name) {
+				kept += len(t.name)
+				if t.kind == 's' && (t.typed == "" || t.typed == edmString) {
+					kept += len(t.str)
+				}
+			}
+			continue
+		}
+		if t.kind != 's' {
+			continue
+		}
+		switch t.name {
+		case "PartitionKey", "RowKey":
+			kept += len(t.str)
+			continue
+		case "odata.etag":
+			if p.etag != nil {
+				kept += len(t.str)
+			}
+			continue
+		}
+		if idx, ok := p.byName[t.name]; ok && (p.fields[idx].kind == kString || p.fields[idx].kind == kGUIDText) {
+			kept += len(t.str)
+		}
+	}
+	share := 2*kept >= size
+	for i := range toks {
+		toks[i].shared = share
+	}
+}
+
+// keep is a string value to store: shared, or a clone (see keepShared).
+func (t *token) keep() string {
+	if t.shared {
+		return t.str
+	}
+	return strings.Clone(t.str)
+}
+
+// keepName is keep for a member's name (a table.Entity's key).
+func (t *token) keepName() string {
+	if t.shared {
+		return t.name
+	}
+	return strings.Clone(t.name)
+}
+
+// isMetadata reports OData metadata and annotations, which are not
+// properties.
+func isMetadata(name string) bool {
+	return strings.HasPrefix(name, "odata.") || strings.Contains(name, "@")
+}
+
 // setKey stores a key; keys are always strings on the service.
 func setKey(f *field, t *token, v reflect.Value) error {
 	if t.kind != 's' {
 		return &tablekit.DecodeError{Property: f.name, Reason: "key is not a string"}
 	}
-	v.FieldByIndex(f.index).SetString(strings.Clone(t.str))
+	v.FieldByIndex(f.index).SetString(t.keep())
 	return nil
+}
+
+// setTime stores ts through fv's address, with no boxing, when it has one.
+func setTime(fv reflect.Value, ts time.Time) bool {
+	p, ok := addrOf[time.Time](fv)
+	if ok {
+		*p = ts
+	}
+	return ok
 }
 
 // mismatch reports a stored value whose EDM type the field cannot take,
@@ -169,7 +246,7 @@ func setField(f *field, t *token, fv reflect.Value) error {
 		if t.kind != 's' || (t.typed != "" && t.typed != edmString) {
 			return mismatch(f, t, edmString)
 		}
-		fv.SetString(strings.Clone(t.str))
+		fv.SetString(t.keep())
 	case kBool:
 		if t.kind != 't' && t.kind != 'f' {
 			return mismatch(f, t, edmBoolean)
@@ -362,8 +439,8 @@ func parseObject(s *wire.Scanner, toks []token, whole bool) ([]token, int, error
 		return toks, s.Pos, &tablekit.DecodeError{Reason: err.Error(), Err: err}
 	}
 	// Names and values are substrings of one copy of the entity, not a
-	// string each: a stored string is cloned (setField), so nothing keeps
-	// the copy alive after decoding.
+	// string each; keepShared decides whether what is stored may keep the
+	// copy alive.
 	text := string(d[:s.Pos])
 	for i := range toks {
 		t := &toks[i]
@@ -391,13 +468,14 @@ func (p *Plan) decodeSystem(t *token, v reflect.Value) (bool, error) {
 			if err != nil {
 				return true, &tablekit.DecodeError{Property: "Timestamp", Reason: err.Error(), Err: err}
 			}
-			fv := v.FieldByIndex(p.ts.index)
-			fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
+			if fv := v.FieldByIndex(p.ts.index); !setTime(fv, ts) {
+				fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
+			}
 		}
 		return true, nil
 	case "odata.etag":
 		if p.etag != nil && t.kind == 's' {
-			v.FieldByIndex(p.etag.index).SetString(strings.Clone(t.str))
+			v.FieldByIndex(p.etag.index).SetString(t.keep())
 		}
 		return true, nil
 	}

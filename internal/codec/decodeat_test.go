@@ -2,7 +2,10 @@ package codec
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 type atItem struct {
@@ -59,3 +62,37 @@ func decodeAlone[T any](t *testing.T, entity string, v *T) error {
 
 // planFor is the plan of T, a type with none of table's special types.
 func planFor[T any]() (*Plan, error) { return For(reflect.TypeFor[T](), Types{}) }
+
+// TestKeepShared: the strings an entity's fields keep share its one copy
+// only when they are at least half of it; a small field of a large entity
+// is cloned, so that it does not hold the rest alive.
+func TestKeepShared(t *testing.T) {
+	big := strings.Repeat("x", 1000)
+	tests := []struct {
+		name, entity string
+		want         bool
+	}{
+		{"kept strings are most of it", `{"PartitionKey":"p","RowKey":"r","Name":"` + big + `"}`, true},
+		{"an unknown property is most of it", `{"PartitionKey":"p","RowKey":"r","Name":"n","Other":"` + big + `"}`, false},
+		{"a number is not kept as text", `{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","N":"` + strings.Repeat("1", 1000) + `"}`, false},
+		{"names and punctuation outweigh short keys", `{"PartitionKey":"pppppppp","RowKey":"rrrrrrrr"}`, false},
+		{"long keys", `{"PartitionKey":"` + big + `","RowKey":"r"}`, true},
+	}
+	p, err := planFor[atItem]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		s := wire.Scanner{Data: []byte(tc.entity)}
+		toks, n, err := parseObject(&s, nil, true)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		p.keepShared(toks, n)
+		for _, tok := range toks {
+			if got := tok.shared; got != tc.want {
+				t.Errorf("%s: %s shared = %v, want %v", tc.name, tok.name, got, tc.want)
+			}
+		}
+	}
+}

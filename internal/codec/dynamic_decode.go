@@ -32,14 +32,14 @@ func (p *Plan) decodeDynamic(toks []token, v reflect.Value) error {
 			continue
 		}
 		// OData metadata and annotations are not properties.
-		if strings.HasPrefix(t.name, "odata.") || strings.Contains(t.name, "@") || t.kind == 'z' {
+		if isMetadata(t.name) || t.kind == 'z' {
 			continue
 		}
 		x, err := p.dynDecode(t)
 		if err != nil {
 			return err
 		}
-		props[strings.Clone(t.name)] = x
+		props[t.keepName()] = x
 	}
 	return nil
 }
@@ -82,7 +82,7 @@ func (p *Plan) dynDecode(t *token) (any, error) {
 	var pr string
 	switch edm {
 	case edmString:
-		return strings.Clone(t.str), nil
+		return t.keep(), nil
 	case edmBoolean:
 		return t.kind == 't', nil
 	case edmInt32:

@@ -3,7 +3,6 @@ package codec
 import (
 	"encoding/base64"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/tablekit/tablekit"
@@ -72,7 +71,7 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 			return &tablekit.DecodeError{Property: f.name, Reason: what + "a GUID", Err: err}
 		}
 		if f.kind == kGUIDText {
-			fv.SetString(strings.Clone(t.str)) // aztables.EDMGUID keeps the stored text
+			fv.SetString(t.keep()) // aztables.EDMGUID keeps the stored text
 		} else if p, ok := addrOf[GUID](fv); ok {
 			*p = g
 		} else {
@@ -127,13 +126,21 @@ func annotationOr(k kind, def string) string {
 	return def
 }
 
-// addrOf is fv's address as a *T when fv is a settable T: storing through
-// it copies the value, where reflect.Value.Set would box it on the heap
-// first.
+// addrOf is fv's address as a *T when fv is a settable T, or of a type
+// defined over T's (table.GUID over GUID), whose pointer converts without
+// a copy: storing through it copies the value, where reflect.Value.Set
+// would box it on the heap first.
 func addrOf[T any](fv reflect.Value) (*T, bool) {
 	if !fv.CanAddr() || !fv.CanInterface() {
 		return nil, false
 	}
-	p, ok := fv.Addr().Interface().(*T)
+	pv := fv.Addr()
+	if pt := reflect.TypeFor[*T](); pv.Type() != pt {
+		if !pv.CanConvert(pt) {
+			return nil, false
+		}
+		pv = pv.Convert(pt)
+	}
+	p, ok := pv.Interface().(*T)
 	return p, ok
 }
