@@ -21,6 +21,7 @@ type token struct {
 	// shared: str is a substring of the entity's one copy that may be
 	// kept as it is (see keepShared), rather than cloned.
 	shared bool
+	field  int // the plan's field of a struct's member, -1 for none (keepShared)
 	// While parsing: where name and str lie in the input (off -1: set
 	// already, an unescaped copy).
 	nameAt, strAt span
@@ -103,11 +104,10 @@ func (p *Plan) decodeTokens(toks []token, size int, v reflect.Value) error {
 			}
 			continue
 		}
-		idx, ok := p.byName[t.name]
-		if !ok {
+		if t.field < 0 {
 			continue
 		}
-		f := &p.fields[idx]
+		f := &p.fields[t.field]
 		if err := setField(f, t, v.FieldByIndex(f.index)); err != nil {
 			return err
 		}
@@ -115,12 +115,13 @@ func (p *Plan) decodeTokens(toks []token, size int, v reflect.Value) error {
 	return nil
 }
 
-// keepShared marks the entity's strings to be kept as substrings of its one
-// copy, with no allocation of their own, when what is kept (the strings
-// stored, and a table.Entity's names) is at least half of the entity: a
-// value kept then holds at most twice its bytes alive. Otherwise each
-// string kept is cloned, so that a small field kept from a large entity
-// does not hold the rest of it.
+// keepShared finds the struct field of each member (one lookup for both
+// passes) and marks the entity's strings to be kept as substrings of its
+// one copy, with no allocation of their own, when what is kept (the
+// strings stored, and a table.Entity's names) is at least half of the
+// entity: a value kept then holds at most twice its bytes alive. Otherwise
+// each string kept is cloned, so that a small field kept from a large
+// entity does not hold the rest of it.
 func (p *Plan) keepShared(toks []token, size int) {
 	kept := 0
 	for i := range toks {
@@ -134,9 +135,7 @@ func (p *Plan) keepShared(toks []token, size int) {
 			}
 			continue
 		}
-		if t.kind != 's' {
-			continue
-		}
+		t.field = -1
 		switch t.name {
 		case "PartitionKey", "RowKey":
 			kept += len(t.str)
@@ -147,8 +146,11 @@ func (p *Plan) keepShared(toks []token, size int) {
 			}
 			continue
 		}
-		if idx, ok := p.byName[t.name]; ok && (p.fields[idx].kind == kString || p.fields[idx].kind == kGUIDText) {
-			kept += len(t.str)
+		if idx, ok := p.byName[t.name]; ok {
+			t.field = idx
+			if k := p.fields[idx].kind; t.kind == 's' && (k == kString || k == kGUIDText) {
+				kept += len(t.str)
+			}
 		}
 	}
 	share := 2*kept >= size
