@@ -74,6 +74,8 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 			fv.SetString(t.keep()) // aztables.EDMGUID keeps the stored text
 		} else if p, ok := addrOf[GUID](fv); ok {
 			*p = g
+		} else if fv.CanAddr() {
+			copy(fv.Bytes(), g[:]) // a type defined over [16]byte, table.GUID: no boxing
 		} else {
 			fv.Set(reflect.ValueOf(g).Convert(fv.Type()))
 		}
@@ -126,21 +128,13 @@ func annotationOr(k kind, def string) string {
 	return def
 }
 
-// addrOf is fv's address as a *T when fv is a settable T, or of a type
-// defined over T's (table.GUID over GUID), whose pointer converts without
-// a copy: storing through it copies the value, where reflect.Value.Set
-// would box it on the heap first.
+// addrOf is fv's address as a *T when fv is a settable T: storing through
+// it copies the value, where reflect.Value.Set would box it on the heap
+// first.
 func addrOf[T any](fv reflect.Value) (*T, bool) {
 	if !fv.CanAddr() || !fv.CanInterface() {
 		return nil, false
 	}
-	pv := fv.Addr()
-	if pt := reflect.TypeFor[*T](); pv.Type() != pt {
-		if !pv.CanConvert(pt) {
-			return nil, false
-		}
-		pv = pv.Convert(pt)
-	}
-	p, ok := pv.Interface().(*T)
+	p, ok := fv.Addr().Interface().(*T)
 	return p, ok
 }
