@@ -92,9 +92,9 @@ func (p *Plan) decodeTokens(toks []token, size int, v reflect.Value) error {
 			}
 		}
 	}
-	p.keepShared(toks, size)
+	props := p.keepShared(toks, size)
 	if p.dyn != nil {
-		return p.decodeDynamic(toks, v)
+		return p.decodeDynamic(toks, props, v)
 	}
 	for i := range toks {
 		t := &toks[i]
@@ -121,13 +121,17 @@ func (p *Plan) decodeTokens(toks []token, size int, v reflect.Value) error {
 // strings stored, and a table.Entity's names) is at least half of the
 // entity: a value kept then holds at most twice its bytes alive. Otherwise
 // each string kept is cloned, so that a small field kept from a large
-// entity does not hold the rest of it.
-func (p *Plan) keepShared(toks []token, size int) {
+// entity does not hold the rest of it. For a table.Entity it returns the
+// number of members that may be properties, which sizes its map.
+func (p *Plan) keepShared(toks []token, size int) (props int) {
 	kept := 0
 	for i := range toks {
 		t := &toks[i]
 		if p.dyn != nil {
 			if !isMetadata(t.name) {
+				if t.kind != 'z' && t.name != "PartitionKey" && t.name != "RowKey" && t.name != "Timestamp" {
+					props++
+				}
 				kept += len(t.name)
 				if t.kind == 's' && (t.typed == "" || t.typed == edmString) {
 					kept += len(t.str)
@@ -157,6 +161,7 @@ func (p *Plan) keepShared(toks []token, size int) {
 	for i := range toks {
 		toks[i].shared = share
 	}
+	return props
 }
 
 // keep is a string value to store: shared, or a clone (see keepShared).

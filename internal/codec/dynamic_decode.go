@@ -15,12 +15,13 @@ import (
 // changes a stored type. Unannotated numbers follow the service and
 // Azurite: an integer is Edm.Int32 (int64 beyond its range), a number with
 // a '.' or an exponent is Edm.Double (Azurite writes 1.0 unannotated).
-// A null is left out, as the service never stores one.
-func (p *Plan) decodeDynamic(toks []token, v reflect.Value) error {
+// A null is left out, as the service never stores one. n, the members
+// that may be properties, sizes a new map.
+func (p *Plan) decodeDynamic(toks []token, n int, v reflect.Value) error {
 	pv := v.FieldByIndex(p.dyn.props)
 	props, _ := pv.Interface().(map[string]any)
 	if props == nil {
-		props = make(map[string]any, len(toks))
+		props = make(map[string]any, n)
 		pv.Set(reflect.ValueOf(props))
 	}
 	for i := range toks {
