@@ -184,6 +184,9 @@ func (c *ParallelCursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 		c.mu.Lock()
 		for i := range r.segments {
 			r.segments[i].fetchAt = c.trackers[i].snapshot()
+			if !r.segments[i].fetchAt.Done {
+				r.idle++
+			}
 		}
 		c.mu.Unlock()
 		r.loop(yield)

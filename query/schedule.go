@@ -33,6 +33,7 @@ type parallelRun[T any] struct {
 	groupCtx          context.Context
 	results           chan fetchResult[T]
 	inFlight          int   // requests running
+	idle              int   // segments neither fetching nor finished fetching
 	bufferedEntities  int   // entities in pages, not yet consumed
 	requestedEntities int   // $top of the requests in flight
 	handedOut         int   // entities handed out
@@ -53,6 +54,7 @@ func (r *parallelRun[T]) startFetch(i, top int) {
 	seg := &r.segments[i]
 	seg.fetching, seg.requested = true, top
 	r.inFlight++
+	r.idle--
 	r.requestedEntities += top
 	plan, at := r.cursor.plans[i], seg.fetchAt
 	r.group.Go(func() error {
@@ -86,6 +88,11 @@ func (r *parallelRun[T]) nextTop() int {
 func (r *parallelRun[T]) schedule() {
 	c := r.cursor
 	budget := readAhead * c.parallelism * c.plans[0].pageSize
+	// The loop below would find nothing to start; it runs once per entity
+	// handed out, so these are checked before it walks the segments.
+	if r.idle == 0 || r.inFlight >= c.parallelism || !c.ordered && r.bufferedEntities+r.requestedEntities >= budget {
+		return
+	}
 	for pass := range 2 {
 		for i := range r.segments {
 			if r.inFlight >= c.parallelism {
@@ -118,10 +125,13 @@ func (r *parallelRun[T]) receive(f fetchResult[T]) {
 		if r.firstErr == nil {
 			r.firstErr = f.err
 		}
+		r.idle++
 		return
 	}
 	r.pages++
-	seg.fetchAt = f.page.next
+	if seg.fetchAt = f.page.next; !seg.fetchAt.Done {
+		r.idle++
+	}
 	seg.pages = append(seg.pages, f.page)
 	r.bufferedEntities += len(f.page.entities)
 	if !r.cursor.ordered {

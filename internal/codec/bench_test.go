@@ -8,6 +8,7 @@ import (
 	"github.com/tablekit/tablekit/devtools/workload"
 	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/codec"
+	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
 )
 
@@ -156,6 +157,30 @@ func BenchmarkPage(b *testing.B) {
 	items, page, _ := benchPage(b)
 	b.Run("typed", func(b *testing.B) { benchPageDecode[workload.Item](b, page, len(items)) })
 	b.Run("entity", func(b *testing.B) { benchPageDecode[table.Entity](b, page, len(items)) })
+	b.Run("check", func(b *testing.B) { benchPageCheck(b, page, len(items)) })
+}
+
+// benchPageCheck scans the page's syntax once, as the retry layer checks
+// every read's body before handing it on.
+func benchPageCheck(b *testing.B, page []byte, entities int) {
+	check := func() error {
+		s := wire.Scanner{Data: page}
+		if err := s.Skip(); err != nil {
+			return err
+		}
+		return s.End()
+	}
+	if err := check(); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := check(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(entities), "ns/entity")
 }
 
 // benchPageDecode decodes every entity of a query page's body where it lies,

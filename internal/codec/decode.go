@@ -18,6 +18,10 @@ type token struct {
 	str   string // unescaped string value, or the number's text
 	kind  byte   // 's' string, 'n' number, 't'/'f' bool, 'z' null, 'x' object or array
 	typed string // the value of name@odata.type, when present
+	// shared: str is a substring of the entity's one copy that may be
+	// kept as it is (see keepShared), rather than cloned.
+	shared bool
+	field  int // the plan's field of a struct's member, -1 for none (keepShared)
 	// While parsing: where name and str lie in the input (off -1: set
 	// already, an unescaped copy).
 	nameAt, strAt span
@@ -66,11 +70,11 @@ func (p *Plan) decode(data []byte, v reflect.Value, whole bool) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	return n, p.decodeTokens(toks, v)
+	return n, p.decodeTokens(toks, n, v)
 }
 
-// decodeTokens stores an entity's members in v.
-func (p *Plan) decodeTokens(toks []token, v reflect.Value) error {
+// decodeTokens stores an entity's members, of size bytes of JSON, in v.
+func (p *Plan) decodeTokens(toks []token, size int, v reflect.Value) error {
 	// Attach annotations to their properties.
 	for i := range toks {
 		t := &toks[i]
@@ -88,8 +92,9 @@ func (p *Plan) decodeTokens(toks []token, v reflect.Value) error {
 			}
 		}
 	}
+	props := p.keepShared(toks, size)
 	if p.dyn != nil {
-		return p.decodeDynamic(toks, v)
+		return p.decodeDynamic(toks, props, v)
 	}
 	for i := range toks {
 		t := &toks[i]
@@ -99,11 +104,10 @@ func (p *Plan) decodeTokens(toks []token, v reflect.Value) error {
 			}
 			continue
 		}
-		idx, ok := p.byName[t.name]
-		if !ok {
+		if t.field < 0 {
 			continue
 		}
-		f := &p.fields[idx]
+		f := &p.fields[t.field]
 		if err := setField(f, t, v.FieldByIndex(f.index)); err != nil {
 			return err
 		}
@@ -111,13 +115,93 @@ func (p *Plan) decodeTokens(toks []token, v reflect.Value) error {
 	return nil
 }
 
+// keepShared finds the struct field of each member (one lookup for both
+// passes) and marks the entity's strings to be kept as substrings of its
+// one copy, with no allocation of their own, when what is kept (the
+// strings stored, and a table.Entity's names) is at least half of the
+// entity: a value kept then holds at most twice its bytes alive. Otherwise
+// each string kept is cloned, so that a small field kept from a large
+// entity does not hold the rest of it. For a table.Entity it returns the
+// number of members that may be properties, which sizes its map.
+func (p *Plan) keepShared(toks []token, size int) (props int) {
+	kept := 0
+	for i := range toks {
+		t := &toks[i]
+		if p.dyn != nil {
+			if !isMetadata(t.name) {
+				if t.kind != 'z' && t.name != "PartitionKey" && t.name != "RowKey" && t.name != "Timestamp" {
+					props++
+				}
+				kept += len(t.name)
+				if t.kind == 's' && (t.typed == "" || t.typed == edmString) {
+					kept += len(t.str)
+				}
+			}
+			continue
+		}
+		t.field = -1
+		switch t.name {
+		case "PartitionKey", "RowKey":
+			kept += len(t.str)
+			continue
+		case "odata.etag":
+			if p.etag != nil {
+				kept += len(t.str)
+			}
+			continue
+		}
+		if idx, ok := p.byName[t.name]; ok {
+			t.field = idx
+			if k := p.fields[idx].kind; t.kind == 's' && (k == kString || k == kGUIDText) {
+				kept += len(t.str)
+			}
+		}
+	}
+	share := 2*kept >= size
+	for i := range toks {
+		toks[i].shared = share
+	}
+	return props
+}
+
+// keep is a string value to store: shared, or a clone (see keepShared).
+func (t *token) keep() string {
+	if t.shared {
+		return t.str
+	}
+	return strings.Clone(t.str)
+}
+
+// keepName is keep for a member's name (a table.Entity's key).
+func (t *token) keepName() string {
+	if t.shared {
+		return t.name
+	}
+	return strings.Clone(t.name)
+}
+
+// isMetadata reports OData metadata and annotations, which are not
+// properties.
+func isMetadata(name string) bool {
+	return strings.HasPrefix(name, "odata.") || strings.Contains(name, "@")
+}
+
 // setKey stores a key; keys are always strings on the service.
 func setKey(f *field, t *token, v reflect.Value) error {
 	if t.kind != 's' {
 		return &tablekit.DecodeError{Property: f.name, Reason: "key is not a string"}
 	}
-	v.FieldByIndex(f.index).SetString(strings.Clone(t.str))
+	v.FieldByIndex(f.index).SetString(t.keep())
 	return nil
+}
+
+// setTime stores ts through fv's address, with no boxing, when it has one.
+func setTime(fv reflect.Value, ts time.Time) bool {
+	p, ok := addrOf[time.Time](fv)
+	if ok {
+		*p = ts
+	}
+	return ok
 }
 
 // mismatch reports a stored value whose EDM type the field cannot take,
@@ -169,7 +253,7 @@ func setField(f *field, t *token, fv reflect.Value) error {
 		if t.kind != 's' || (t.typed != "" && t.typed != edmString) {
 			return mismatch(f, t, edmString)
 		}
-		fv.SetString(strings.Clone(t.str))
+		fv.SetString(t.keep())
 	case kBool:
 		if t.kind != 't' && t.kind != 'f' {
 			return mismatch(f, t, edmBoolean)
@@ -292,6 +376,9 @@ func setDouble(f *field, t *token, fv reflect.Value) error {
 // parseTime accepts the service's forms: RFC 3339 with up to 7 fractional
 // digits, always returned in UTC.
 func parseTime(s string) (time.Time, error) {
+	if t, ok := parseServiceTime(s); ok {
+		return t, nil
+	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		// Some writers omit the zone; the service stores UTC.
@@ -302,6 +389,55 @@ func parseTime(s string) (time.Time, error) {
 		t = t2
 	}
 	return t.UTC(), nil
+}
+
+// parseServiceTime reads the form the service writes every time in,
+// 2006-01-02T15:04:05.9999999Z (0 to 9 fractional digits), as time.Parse
+// reads it, at a fraction of its cost: a page holds one Timestamp per
+// entity. Anything else, a bad date included, is left to time.Parse
+// (ok false), which says what is wrong.
+func parseServiceTime(s string) (t time.Time, ok bool) {
+	n := len(s)
+	if n < 20 || n == 21 || n > 30 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[n-1] != 'Z' || n > 20 && s[19] != '.' {
+		return t, false
+	}
+	num := func(from, to int) int {
+		v := 0
+		for _, c := range []byte(s[from:to]) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	year, month, day := num(0, 4), num(5, 7), num(8, 10)
+	hour, minute, sec := num(11, 13), num(14, 16), num(17, 19)
+	nsec := 0
+	if n > 20 {
+		if nsec = num(20, n-1); nsec < 0 {
+			return t, false
+		}
+		for range 30 - n { // scale the 1 to 9 digits to nanoseconds
+			nsec *= 10
+		}
+	}
+	if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
+		return t, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
+}
+
+// daysIn is the number of days of a month (1 to 12) of the Gregorian
+// calendar.
+func daysIn(month, year int) int {
+	if month == 2 {
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	}
+	return 30 + (month+month/8)%2
 }
 
 // parseObject reads an entity, {"name": scalar, ...}, into toks and
@@ -362,8 +498,8 @@ func parseObject(s *wire.Scanner, toks []token, whole bool) ([]token, int, error
 		return toks, s.Pos, &tablekit.DecodeError{Reason: err.Error(), Err: err}
 	}
 	// Names and values are substrings of one copy of the entity, not a
-	// string each: a stored string is cloned (setField), so nothing keeps
-	// the copy alive after decoding.
+	// string each; keepShared decides whether what is stored may keep the
+	// copy alive.
 	text := string(d[:s.Pos])
 	for i := range toks {
 		t := &toks[i]
@@ -391,13 +527,14 @@ func (p *Plan) decodeSystem(t *token, v reflect.Value) (bool, error) {
 			if err != nil {
 				return true, &tablekit.DecodeError{Property: "Timestamp", Reason: err.Error(), Err: err}
 			}
-			fv := v.FieldByIndex(p.ts.index)
-			fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
+			if fv := v.FieldByIndex(p.ts.index); !setTime(fv, ts) {
+				fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
+			}
 		}
 		return true, nil
 	case "odata.etag":
 		if p.etag != nil && t.kind == 's' {
-			v.FieldByIndex(p.etag.index).SetString(strings.Clone(t.str))
+			v.FieldByIndex(p.etag.index).SetString(t.keep())
 		}
 		return true, nil
 	}

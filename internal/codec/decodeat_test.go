@@ -2,7 +2,11 @@ package codec
 
 import (
 	"reflect"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/tablekit/tablekit/internal/wire"
 )
 
 type atItem struct {
@@ -59,3 +63,96 @@ func decodeAlone[T any](t *testing.T, entity string, v *T) error {
 
 // planFor is the plan of T, a type with none of table's special types.
 func planFor[T any]() (*Plan, error) { return For(reflect.TypeFor[T](), Types{}) }
+
+// TestKeepShared: the strings an entity's fields keep share its one copy
+// only when they are at least half of it; a small field of a large entity
+// is cloned, so that it does not hold the rest alive.
+func TestKeepShared(t *testing.T) {
+	big := strings.Repeat("x", 1000)
+	tests := []struct {
+		name, entity string
+		want         bool
+	}{
+		{"kept strings are most of it", `{"PartitionKey":"p","RowKey":"r","Name":"` + big + `"}`, true},
+		{"an unknown property is most of it", `{"PartitionKey":"p","RowKey":"r","Name":"n","Other":"` + big + `"}`, false},
+		{"a number is not kept as text", `{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","N":"` + strings.Repeat("1", 1000) + `"}`, false},
+		{"names and punctuation outweigh short keys", `{"PartitionKey":"pppppppp","RowKey":"rrrrrrrr"}`, false},
+		{"long keys", `{"PartitionKey":"` + big + `","RowKey":"r"}`, true},
+	}
+	p, err := planFor[atItem]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		s := wire.Scanner{Data: []byte(tc.entity)}
+		toks, n, err := parseObject(&s, nil, true)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		p.keepShared(toks, n)
+		for _, tok := range toks {
+			if got := tok.shared; got != tc.want {
+				t.Errorf("%s: %s shared = %v, want %v", tc.name, tok.name, got, tc.want)
+			}
+		}
+	}
+}
+
+// TestParseServiceTime: every time the fast path reads, time.Parse reads
+// to the same instant; what it leaves (ok false) includes every form it
+// must not read. Dates at month ends and leap days, every fraction length.
+func TestParseServiceTime(t *testing.T) {
+	tests := []struct {
+		in string
+		ok bool
+	}{
+		{"2024-03-01T08:00:00Z", true},
+		{"2024-03-01T08:00:00.1Z", true},
+		{"2024-03-01T08:00:00.1234567Z", true},
+		{"2024-03-01T08:00:00.123456789Z", true},
+		{"2024-02-29T23:59:59.9999999Z", true},
+		{"2000-02-29T00:00:00Z", true},
+		{"1601-01-01T00:00:00Z", true},
+		{"9999-12-31T23:59:59.9999999Z", true},
+		{"2023-02-29T00:00:00Z", false},
+		{"1900-02-29T00:00:00Z", false},
+		{"2024-04-31T00:00:00Z", false},
+		{"2024-13-01T00:00:00Z", false},
+		{"2024-00-01T00:00:00Z", false},
+		{"2024-01-00T00:00:00Z", false},
+		{"2024-01-01T24:00:00Z", false},
+		{"2024-01-01T00:60:00Z", false},
+		{"2024-01-01T00:00:60Z", false},
+		{"2024-01-01T00:00:00.Z", false},
+		{"2024-01-01T00:00:00.1234567890Z", false},
+		{"2024-01-01T00:00:00+01:00", false},
+		{"2024-01-01T00:00:00", false},
+		{"2024-01-01 00:00:00Z", false},
+		{"2024-1-01T00:00:00.00Z", false},
+		{"+024-01-01T00:00:00Z", false},
+		{"2024-01-01T00:00:0aZ", false},
+	}
+	for _, tc := range tests {
+		got, ok := parseServiceTime(tc.in)
+		if ok != tc.ok {
+			t.Errorf("parseServiceTime(%q) ok = %v, want %v", tc.in, ok, tc.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		want, err := time.Parse(time.RFC3339Nano, tc.in)
+		if err != nil || !got.Equal(want) || got.Location() != time.UTC {
+			t.Errorf("parseServiceTime(%q) = %v, want %v (%v)", tc.in, got, want, err)
+		}
+	}
+	// Every day of a leap and a common year, as time.Parse reads them.
+	for _, year := range []int{2023, 2024} {
+		for d := time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC); d.Year() == year; d = d.AddDate(0, 0, 1) {
+			in := d.Format("2006-01-02T15:04:05.0000000Z")
+			if got, ok := parseServiceTime(in); !ok || !got.Equal(d) {
+				t.Errorf("parseServiceTime(%q) = %v, %v; want %v", in, got, ok, d)
+			}
+		}
+	}
+}

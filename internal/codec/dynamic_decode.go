@@ -15,12 +15,13 @@ import (
 // changes a stored type. Unannotated numbers follow the service and
 // Azurite: an integer is Edm.Int32 (int64 beyond its range), a number with
 // a '.' or an exponent is Edm.Double (Azurite writes 1.0 unannotated).
-// A null is left out, as the service never stores one.
-func (p *Plan) decodeDynamic(toks []token, v reflect.Value) error {
+// A null is left out, as the service never stores one. n, the members
+// that may be properties, sizes a new map.
+func (p *Plan) decodeDynamic(toks []token, n int, v reflect.Value) error {
 	pv := v.FieldByIndex(p.dyn.props)
 	props, _ := pv.Interface().(map[string]any)
 	if props == nil {
-		props = make(map[string]any, len(toks))
+		props = make(map[string]any, n)
 		pv.Set(reflect.ValueOf(props))
 	}
 	for i := range toks {
@@ -32,14 +33,14 @@ func (p *Plan) decodeDynamic(toks []token, v reflect.Value) error {
 			continue
 		}
 		// OData metadata and annotations are not properties.
-		if strings.HasPrefix(t.name, "odata.") || strings.Contains(t.name, "@") || t.kind == 'z' {
+		if isMetadata(t.name) || t.kind == 'z' {
 			continue
 		}
 		x, err := p.dynDecode(t)
 		if err != nil {
 			return err
 		}
-		props[strings.Clone(t.name)] = x
+		props[t.keepName()] = x
 	}
 	return nil
 }
@@ -82,7 +83,7 @@ func (p *Plan) dynDecode(t *token) (any, error) {
 	var pr string
 	switch edm {
 	case edmString:
-		return strings.Clone(t.str), nil
+		return t.keep(), nil
 	case edmBoolean:
 		return t.kind == 't', nil
 	case edmInt32:

@@ -3,7 +3,6 @@ package codec
 import (
 	"encoding/base64"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/tablekit/tablekit"
@@ -72,9 +71,11 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 			return &tablekit.DecodeError{Property: f.name, Reason: what + "a GUID", Err: err}
 		}
 		if f.kind == kGUIDText {
-			fv.SetString(strings.Clone(t.str)) // aztables.EDMGUID keeps the stored text
+			fv.SetString(t.keep()) // aztables.EDMGUID keeps the stored text
 		} else if p, ok := addrOf[GUID](fv); ok {
 			*p = g
+		} else if fv.CanAddr() {
+			copy(fv.Bytes(), g[:]) // a type defined over [16]byte, table.GUID: no boxing
 		} else {
 			fv.Set(reflect.ValueOf(g).Convert(fv.Type()))
 		}

@@ -238,12 +238,36 @@ func (s *Scanner) String() ([]byte, error) {
 	rest := s.Data[s.Pos:]
 	if q := bytes.IndexByte(rest, '"'); q >= 0 {
 		v := rest[:q]
-		if bytes.IndexByte(v, '\\') < 0 && !hasControl(v) && utf8.Valid(v) {
+		if cleanText(v, 0x80) || bytes.IndexByte(v, '\\') < 0 && !hasControl(v) && utf8.Valid(v) {
 			s.Pos += q + 1
 			return v, nil
 		}
 	}
 	return s.slowString()
+}
+
+// cleanText reports a string's text that reads as it is, in one pass eight
+// bytes at a time: no escape, no control character and, with high 0x80,
+// no byte outside ASCII (which utf8.Valid would then have to check). It
+// uses hasControl's borrow test for bytes below 0x20 and, on x^'\\' in each
+// byte, for a zero byte.
+func cleanText(v []byte, high uint64) bool {
+	const ones, tops, spaces, backslashes = 0x0101010101010101, 0x8080808080808080, 0x2020202020202020, 0x5c5c5c5c5c5c5c5c
+	high *= ones
+	for len(v) >= 8 {
+		x := binary.LittleEndian.Uint64(v)
+		y := x ^ backslashes
+		if ((x-spaces)&^x|(y-ones)&^y)&tops|x&high != 0 {
+			return false
+		}
+		v = v[8:]
+	}
+	for _, c := range v {
+		if c < 0x20 || c == '\\' || uint64(c)&high != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // hasControl reports a byte below 0x20 in v, eight bytes at a time: in
@@ -275,7 +299,7 @@ func (s *Scanner) skipString() error {
 	s.Pos++
 	rest := s.Data[s.Pos:]
 	if q := bytes.IndexByte(rest, '"'); q >= 0 {
-		if v := rest[:q]; bytes.IndexByte(v, '\\') < 0 && !hasControl(v) {
+		if v := rest[:q]; cleanText(v, 0) {
 			s.Pos += q + 1
 			return nil
 		}

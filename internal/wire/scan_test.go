@@ -129,3 +129,34 @@ func TestHasControl(t *testing.T) {
 		}
 	}
 }
+
+// TestCleanText: the word-at-a-time check agrees with a byte loop for every
+// byte value at every position of strings of every length up to 20, over
+// fills at the edges, with and without the ASCII-only check.
+func TestCleanText(t *testing.T) {
+	naive := func(v []byte, high uint64) bool {
+		for _, c := range v {
+			if c < 0x20 || c == '\\' || high != 0 && c >= 0x80 {
+				return false
+			}
+		}
+		return true
+	}
+	for _, fill := range []byte{0x20, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xdc, 0xff} {
+		for n := 0; n <= 20; n++ {
+			for at := -1; at < n; at++ {
+				for c := 0; c < 256; c++ {
+					v := bytes.Repeat([]byte{fill}, n)
+					if at >= 0 {
+						v[at] = byte(c)
+					}
+					for _, high := range []uint64{0, 0x80} {
+						if got, want := cleanText(v, high), naive(v, high); got != want {
+							t.Fatalf("cleanText(% x, %#x) = %v, want %v", v, high, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
