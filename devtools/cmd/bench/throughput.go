@@ -223,7 +223,7 @@ func (b *bench) throughputSection() Section {
 	}
 	text := []string{
 		"A busy account, played by devtools/faults' capacity rule in front of Azurite: a token bucket of R entities a second (a transaction counts its operations) answers 503 ServerBusy beyond it, as the service does beyond its targets. With the limiter off, every transaction in flight meets the throttle and backs off on its own; with `table.Options.Rate`, the Service's limiter lowers the rate of every caller at once and raises it while answers are clean (docs/throughput.md). \"throttled\" is the share of the requests the proxy refused. The `tablekit copy` rows copy the same entities from one Azurite into a second one behind the proxy, the command run as a user runs it.",
-		"Two rates: \"run\" is the entities over the whole run (for the command, from its start to its exit: process start, the checks, the source's split and the first reads included); \"writes\" is what the proxy accepted from the first accepted request to the last, the rate the account saw. A cap of R/2 is judged on the whole run.",
+		"Two rates: \"run\" is the entities over the whole run (for the command, from its start to its exit: process start, the checks, the source's split and the first reads included); \"writes\" is what the proxy accepted from the first accepted request to the last, the rate the account saw. A cap of R/2 is judged on the whole run. The command's `--rate` caps its writes to the target account; the source's reads, paced by the writes, only back off if the source throttles.",
 	}
 	return Section{Title: "Throughput against a busy account", Text: text, Tables: []Table{t}}
 }
