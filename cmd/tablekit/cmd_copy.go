@@ -24,7 +24,7 @@ tablekit copy events events2024 --prefix 2024-`,
 func copyJob() *jobCommand {
 	var create bool
 	var dry *dryRun
-	return &jobCommand{name: "copy", args: 2, tables: 2, scan: true, every: true, target: true,
+	return &jobCommand{name: "copy", args: 2, tables: 2, scan: true, every: true, target: true, writeCap: true,
 		flags: func(fs *flag.FlagSet, _ *jobInput) {
 			fs.BoolVar(&create, "create", true, "create the target table if it does not exist")
 			dry = registerDryRun(fs)

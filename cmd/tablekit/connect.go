@@ -32,6 +32,11 @@ type endpointFlags struct {
 	rate *rateValue
 }
 
+// given says whether the flags or the environment name an account.
+func (f *endpointFlags) given(e *env) bool {
+	return f.connString != "" || f.accountURL != "" || e.getenv(f.envVar) != ""
+}
+
 func (f *endpointFlags) register(fs *flag.FlagSet) {
 	p := f.prefix
 	who := "the account"

@@ -87,3 +87,46 @@ func TestMeterSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestConnectWriteCap: copy's --rate caps the source's reads too only
+// when the source is the target's account; in another account they only
+// back off (a rate of 0). Other commands cap both.
+func TestConnectWriteCap(t *testing.T) {
+	tests := []struct {
+		name             string
+		rate             rateValue
+		writeCap, target bool
+		wantSrc, wantDst rateValue
+		wantSameAccount  bool
+	}{
+		{"copy into another account", 1000, true, true, 0, 1000, false},
+		{"copy within the account", 1000, true, false, 1000, 1000, true},
+		{"copy, no cap", 0, true, true, 0, 0, false},
+		{"copy, no limiter", -1, true, true, -1, -1, false},
+		{"verify against another account", 1000, false, true, 1000, 1000, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &env{getenv: func(k string) string {
+				if k == envTargetConnection && tt.target {
+					return devConn
+				}
+				return ""
+			}}
+			in := &jobInput{e: e, from: &endpointFlags{connString: devConn, envVar: envConnection}, to: targetFlags(), retries: new(retryCount)}
+			rate := tt.rate
+			if err := in.connect(&rate, true, tt.writeCap); err != nil {
+				t.Fatal(err)
+			}
+			if got := *in.from.rate; got != tt.wantSrc {
+				t.Errorf("source's rate: got %v, want %v", got, tt.wantSrc)
+			}
+			if got := *in.to.rate; got != tt.wantDst {
+				t.Errorf("target's rate: got %v, want %v", got, tt.wantDst)
+			}
+			if in.sameAccount != tt.wantSameAccount {
+				t.Errorf("same account: got %v, want %v", in.sameAccount, tt.wantSameAccount)
+			}
+		})
+	}
+}

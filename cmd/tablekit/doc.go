@@ -254,7 +254,9 @@
 // (table.Options.Rate). Without --rate (0) there is no cap, and the same
 // backing off starts at the first throttled answer; --rate -1 turns it
 // off. The progress line shows the rate ("limited to N/s") and the
-// throttled answers.
+// throttled answers. A copy into another account keeps --rate on its
+// writes: the source's reads, paced by the writes, only back off once the
+// source throttles.
 //
 // # Dry runs: --dry-run and --price
 //
@@ -269,11 +271,14 @@
 // and writes nothing (no table is created; delete needs no --yes), then prints
 // the requests the run would send by kind: query pages (the reads the dry
 // run made), transactions (grouped as the bulk writer groups them, with
-// their entities) and single writes, with the total. --price P adds their
-// cost at P per 10,000 transactions (each request is one billed
-// transaction); it has no default, since prices differ by region,
-// redundancy and date (docs/throughput.md's "Dry runs"). A run that meets
-// refusals or throttling sends more than the dry run counts. --dry-run
+// their entities) and single writes, with the total, and their cost in US
+// dollars at --price P per 10,000 transactions (each request is one billed
+// transaction). P defaults to 0.0005, the figure of Microsoft's Azure
+// Storage performance and scalability checklist (2016: $0.01 per 200,000
+// transactions), printed with its source: prices vary by region,
+// redundancy and date, so pass your own (docs/throughput.md's "Dry
+// runs"). A run that meets refusals or throttling sends more than the dry
+// run counts. --dry-run
 // with --checkpoint or --rejects, backup --dry-run with --segment, and
 // --price without --dry-run, are refused with exit status 2.
 //
@@ -502,8 +507,8 @@
 // progress line, run_gc.go the collector's tuning of long streams,
 // run_stophook.go the hidden hooks of the tests (TABLEKIT_TEST_STOP stops
 // a run after its Nth save, TABLEKIT_TEST_ROUND_OPS makes rounds smaller),
-// run_rate.go --rate, run_dryrun.go --dry-run's flags, the requests a
-// connection makes, and the printed plan.
+// run_rate.go --rate, run_dryrun.go --dry-run's flags (--price's default
+// and its source), the requests a connection makes, and the printed plan.
 //
 // Sources (src_*.go): src_scan.go plans a table's scan (scope, share,
 // segments) and opens any projection of it; src_share.go reads --segment

@@ -57,7 +57,7 @@ func TestE2EDryRun(t *testing.T) {
 			if got["query pages"] != reads {
 				t.Errorf("query pages: got %d, want the %d reads the proxy saw", got["query pages"], reads)
 			}
-			if want := fmt.Sprintf("%.4f", float64(got["total"])*4/10000); !strings.Contains(r.stdout, want) {
+			if want := costText(float64(got["total"]) * 4 / 10000); !strings.Contains(r.stdout, want) {
 				t.Errorf("cost of %d requests at 4 per 10,000: want %s in\n%s", got["total"], want, r.stdout)
 			}
 		})
@@ -180,7 +180,7 @@ func TestE2EDryRunBackup(t *testing.T) {
 			if got["query pages"] != reads {
 				t.Errorf("query pages: got %d, want the %d reads the proxy saw", got["query pages"], reads)
 			}
-			if want := fmt.Sprintf("%.4f", float64(got["total"])*4/10000); !strings.Contains(r.stdout, want) {
+			if want := costText(float64(got["total"]) * 4 / 10000); !strings.Contains(r.stdout, want) {
 				t.Errorf("cost of %d requests at 4 per 10,000: want %s in\n%s", got["total"], want, r.stdout)
 			}
 		})

@@ -22,6 +22,12 @@ type jobCommand struct {
 	scan   bool // the scan flags: scope, share, --parallel, --rate, --checkpoint
 	every  bool // --checkpoint-every
 	target bool // --to-*: a second account, the source's when none is given
+	// writeCap: --rate caps the writes to the target account; when that is
+	// another account, the source's reads only back off once throttled.
+	// They are paced by the writes anyway (the copy reads at most a round
+	// ahead), and a cap on them too would leave the writer waiting for
+	// reads that the same rate holds back.
+	writeCap bool
 	// flags registers the command's own flags.
 	flags func(fs *flag.FlagSet, in *jobInput)
 	// check refuses bad input once parsed, before any account is opened.
@@ -95,7 +101,7 @@ func (c *jobCommand) run(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if !c.offline {
-		if err := in.connect(rateOf(fs), c.target); err != nil {
+		if err := in.connect(rateOf(fs), c.target, c.writeCap); err != nil {
 			return err
 		}
 	}
@@ -110,10 +116,14 @@ func (c *jobCommand) run(ctx context.Context, e *env, args []string) error {
 }
 
 // connect opens the source account and, when asked for and not left out
-// by noTarget, the target; both share --rate and the retry count.
-func (in *jobInput) connect(rate *rateValue, target bool) error {
+// by noTarget, the target; both share --rate and the retry count, but for
+// writeCap the source of another account has no cap (only backing off).
+func (in *jobInput) connect(rate *rateValue, target, writeCap bool) error {
 	var err error
 	in.from.rate = rate
+	if writeCap && target && !in.noTarget && rate != nil && *rate > 0 && in.to.given(in.e) {
+		in.from.rate = new(rateValue) // 0: no cap, backing off once throttled
+	}
 	if in.src, err = in.from.open(in.e, in.retries); err != nil {
 		return err
 	}

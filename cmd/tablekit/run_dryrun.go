@@ -16,18 +16,26 @@ import (
 
 // dryRun is --dry-run and --price: the run reads what it must to count,
 // writes nothing, and prints the requests it would send and their cost.
-// --price has no default: no price per 10,000 table transactions was found
-// in a source the project could cite (docs/throughput.md's "Dry runs").
 type dryRun struct {
 	on    bool
 	price priceValue
 }
 
+// defaultPrice is --price's default, in USD per 10,000 transactions: the
+// one figure the project's sources give. Microsoft's Azure Storage
+// performance and scalability checklist (2016), on polling a queue: "at
+// 200,000 transactions for $0.01 (at the time of writing)". Prices vary by
+// region, redundancy and date, so every place that prints it says so.
+const defaultPrice = 0.01 / 200_000 * 10_000
+
+// defaultPriceSource names defaultPrice's source wherever it is printed.
+const defaultPriceSource = "the figure of Microsoft's Azure Storage performance and scalability checklist (2016: $0.01 per 200,000 transactions); prices vary by region, redundancy and date: pass --price with your own"
+
 // registerDryRun adds --dry-run and --price to fs.
 func registerDryRun(fs *flag.FlagSet) *dryRun {
 	d := &dryRun{price: -1}
 	fs.BoolVar(&d.on, "dry-run", false, "read what the run reads, write nothing, and print the requests it would send by kind")
-	fs.Var(&d.price, "price", "with --dry-run: the price of 10,000 transactions (any currency), to print the requests' cost; no default")
+	fs.Var(&d.price, "price", "with --dry-run: USD per 10,000 transactions, to print the requests' cost; the default is "+defaultPriceSource)
 	return d
 }
 
@@ -51,12 +59,12 @@ func (d *dryRun) check(ckpt checkpointFlags, outputs ...string) error {
 	return nil
 }
 
-// priceValue is --price; negative until set.
+// priceValue is --price; negative until set, when defaultPrice applies.
 type priceValue float64
 
 func (p *priceValue) String() string {
 	if *p < 0 {
-		return ""
+		return strconv.FormatFloat(defaultPrice, 'g', -1, 64)
 	}
 	return strconv.FormatFloat(float64(*p), 'g', -1, 64)
 }
@@ -64,7 +72,7 @@ func (p *priceValue) String() string {
 func (p *priceValue) Set(s string) error {
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-		return errors.New("want the price of 10,000 transactions, a number of at least 0")
+		return errors.New("want the price in USD of 10,000 transactions, a number of at least 0")
 	}
 	*p = priceValue(v)
 	return nil
@@ -92,21 +100,18 @@ type requestPlan struct {
 	singles      int64 // single-entity writes
 }
 
-// print writes the requests by kind and, with a price, their cost.
+// print writes the requests by kind and their cost at price (defaultPrice
+// while it is unset).
 func (p requestPlan) print(w io.Writer, verb string, price priceValue) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	head := "requests\tcount"
-	if price >= 0 {
-		head += "\tcost"
+	usd, given := float64(price), price >= 0
+	if !given {
+		usd = defaultPrice
 	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "tablekit %s --dry-run: nothing was written; the run would send:\n", verb)
-	fmt.Fprintln(tw, head)
+	fmt.Fprintln(tw, "requests\tcount\tcost (USD)")
 	row := func(kind string, n int64) {
-		line := fmt.Sprintf("%s\t%d", kind, n)
-		if price >= 0 {
-			line += fmt.Sprintf("\t%.4f", float64(n)*float64(price)/10000)
-		}
-		fmt.Fprintln(tw, line)
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", kind, n, costText(float64(n)*usd/10000))
 	}
 	row("query pages", p.pages)
 	row(fmt.Sprintf("transactions (%d entities)", p.txOps), p.transactions)
@@ -115,11 +120,23 @@ func (p requestPlan) print(w io.Writer, verb string, price priceValue) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if price >= 0 {
-		_, err := fmt.Fprintf(w, "cost at %s per 10,000 transactions\n", price.String())
-		return err
+	var err error
+	if given {
+		_, err = fmt.Fprintf(w, "cost at $%s per 10,000 transactions (--price)\n", price.String())
+	} else {
+		_, err = fmt.Fprintf(w, "cost at $%g per 10,000 transactions, %s\n", defaultPrice, defaultPriceSource)
 	}
-	return nil
+	return err
+}
+
+// costText is a cost in dollars to three significant digits, and at least
+// to the cent: the default price makes most runs cost a fraction of one.
+func costText(usd float64) string {
+	if usd <= 0 {
+		return "0.00"
+	}
+	decimals := max(2, 2-int(math.Floor(math.Log10(usd))))
+	return strconv.FormatFloat(usd, 'f', decimals, 64)
 }
 
 // counted is the per-call policy that counts a connection's requests in c.

@@ -122,7 +122,7 @@ func dryCopy(src *scanSource, st, dt *table.Table[table.RawEntity]) (start func(
 		return err
 	}
 	count = func(ctx context.Context, j *job, add func([]int, int)) error {
-		return pipe(ctx, 0, func(ctx context.Context, out chan<- round) error { return scanRounds(ctx, cur, j.roundOps, out) },
+		return pipe(ctx, 0, func(ctx context.Context, out chan<- round) error { return scanRounds(ctx, cur, j.roundOps, nil, out) },
 			func(_ context.Context, r round) error {
 				ops := make([]batch.Op[table.RawEntity], len(r.items))
 				for i, it := range r.items {

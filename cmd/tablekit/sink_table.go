@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/batch"
@@ -386,8 +387,16 @@ func (s *copySink) open(ctx context.Context, j *job) (err error) {
 
 func (s *copySink) move(ctx context.Context, j *job) error {
 	// Unbuffered: one round written, one being read, and no third waiting.
-	return pipe(ctx, 0, func(ctx context.Context, out chan<- round) error { return scanRounds(ctx, s.cur, j.roundOps, out) },
+	// idle: the writer waits for a round, so the reader hands over what it
+	// holds rather than keep it waiting for a full one.
+	var idle atomic.Bool
+	idle.Store(true)
+	return pipe(ctx, 0, func(ctx context.Context, out chan<- round) error {
+		return scanRounds(ctx, s.cur, j.roundOps, &idle, out)
+	},
 		func(ctx context.Context, r round) error {
+			idle.Store(false)
+			defer idle.Store(true)
 			stored, rejs, err := s.w.write(ctx, r.items)
 			if err != nil {
 				// The position stays before the round, so the run that
@@ -423,11 +432,20 @@ func copyReaders(parallel int) int {
 
 const maxCopyReaders = 4
 
+// handoffOps is the least a round handed to a waiting writer holds: a full
+// transaction's worth, so that a partition's entities still go in full
+// transactions as often as the scan allows.
+const handoffOps = batch.MaxOps
+
 // scanRounds cuts the scan into rounds, each carrying the scan's token
 // after its last entity: the checkpoint moves there once the round is
 // written. At most two rounds are held (one written, one read), so memory
-// does not grow with the table.
-func scanRounds(ctx context.Context, cur *query.ParallelCursor[table.RawEntity], ops int, out chan<- round) error {
+// does not grow with the table. A round is full at ops entities, but while
+// idle (when not nil) says the writer waits, one of handoffOps or more goes at once: the
+// writes then never wait on reads for entities already read (at the start,
+// or when reads are slower than writes), and the rounds are full as soon as
+// the writer is the slower.
+func scanRounds(ctx context.Context, cur *query.ParallelCursor[table.RawEntity], ops int, idle *atomic.Bool, out chan<- round) error {
 	defer close(out)
 	var r round
 	send := func() error {
@@ -450,7 +468,7 @@ func scanRounds(ctx context.Context, cur *query.ParallelCursor[table.RawEntity],
 		it := item{line: n, raw: ent, size: len(ent.PartitionKey) + len(ent.RowKey) + len(ent.Properties)}
 		r.items = append(r.items, it)
 		r.bytes += it.size
-		if len(r.items) >= ops || r.bytes >= roundBytes {
+		if len(r.items) >= ops || r.bytes >= roundBytes || len(r.items) >= handoffOps && idle != nil && idle.Load() {
 			if err := send(); err != nil {
 				return err
 			}

@@ -113,6 +113,9 @@ type bench struct {
 	// throttled is the share of requests throttled, per round, of the
 	// throughput scenarios.
 	throttled map[string][]float64
+	// writeRate is the entities a second the proxy accepted from the first
+	// accepted request to the last, per round, of the throughput scenarios.
+	writeRate map[string][]float64
 	// gaveUp counts the rounds of a throughput scenario that ended with
 	// the command's retries exhausted (the limiter off), by key.
 	gaveUp map[string]int
@@ -235,6 +238,7 @@ func measureAll(ctx context.Context, cfg config, endpoint string, logf func(stri
 		res:    map[string][]sample{},
 
 		throttled: map[string][]float64{},
+		writeRate: map[string][]float64{},
 		gaveUp:    map[string]int{},
 	}
 	if port := portOf(base); port > 0 {

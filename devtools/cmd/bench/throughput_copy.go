@@ -93,15 +93,7 @@ func (b *bench) runThroughputCopy(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("%s round %d: %w", r.key, round+1, err)
 			}
-			s.reqs = len(arr)
-			throttled := 0
-			for _, a := range arr {
-				if a.Throttled {
-					throttled++
-				}
-			}
-			b.record(r.key, s)
-			b.throttled[r.key] = append(b.throttled[r.key], float64(throttled)/float64(max(1, len(arr))))
+			b.recordArrivals(r.key, s, arr)
 		}
 	}
 	return nil
