@@ -395,25 +395,29 @@ var bodyPool = sync.Pool{New: func() any { return new([]byte) }}
 // was read to its end and never rewound after a read (sent once): done is
 // set by the read that returns io.EOF, after every other read of the
 // buffer, and loading it orders those reads before the buffer's reuse.
+//
+// read and again are atomic too: a retry rewinds the reader on the caller's
+// goroutine while the transport's writer of the attempt before may still
+// be reading it.
 type lentBody struct {
 	r     *bytes.Reader
-	read  bool // a read has happened since the last rewind
-	again bool // rewound after a read: sent more than once
+	read  atomic.Bool // a read has happened since the last rewind
+	again atomic.Bool // rewound after a read: sent more than once
 	done  atomic.Bool
 }
 
 func (b *lentBody) Read(p []byte) (int, error) {
-	b.read = true
+	b.read.Store(true)
 	n, err := b.r.Read(p)
-	if err == io.EOF && !b.again {
+	if err == io.EOF && !b.again.Load() {
 		b.done.Store(true)
 	}
 	return n, err
 }
 
 func (b *lentBody) Seek(offset int64, whence int) (int64, error) {
-	if b.read {
-		b.again = true
+	if b.read.Load() {
+		b.again.Store(true)
 		b.done.Store(false)
 	}
 	return b.r.Seek(offset, whence)
