@@ -45,6 +45,11 @@ func TestBrokenPages(t *testing.T) {
 	}{
 		{"second page garbled once", faults.Rule{Match: second(), Fault: faults.GarbleAfterForward()}, nil},
 		{"second page cut short once", faults.Rule{Match: second(), Fault: faults.TruncateAfterForward()}, nil},
+		// Whole entities first, then the damage: the decoder meets it
+		// mid-page, and the reply is retried as broken, not reported as
+		// an entity the type cannot hold.
+		{"second page garbled in its middle once", faults.Rule{Match: second(), Fault: faults.GarbleMiddleAfterForward()}, nil},
+		{"every page garbled in its middle", faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.GarbleMiddleAfterForward()}, tablekit.ErrUnavailable},
 		{"every page garbled", faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.GarbleAfterForward()}, tablekit.ErrUnavailable},
 		{"every page cut short", faults.Rule{Match: faults.Method(http.MethodGet), Fault: faults.TruncateAfterForward()}, tablekit.ErrUnavailable},
 	}
@@ -69,5 +74,38 @@ func TestBrokenPages(t *testing.T) {
 			}
 			sameSequence(t, keysOf(got), keysOf(want))
 		})
+	}
+}
+
+// TestUndecodablePageReadOnce: a whole page that the query's type cannot
+// hold is the query's error (tablekit.ErrDecode), after one request. The
+// page is decoded as its reply arrives, in the retry policy; only a body
+// that is not whole JSON is retried as broken.
+func TestUndecodablePageReadOnce(t *testing.T) {
+	env := testenv.Azurite(t)
+	px, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = px.Close() })
+	tbl := testenv.NewTable[item](t, newService(t, px.Endpoint(env.Account), nil))
+	load(t, tbl, []item{makeItem(1, 0), makeItem(1, 1)})
+	type wrongType struct {
+		PartitionKey, RowKey string
+		Big                  string // stored as Edm.Int64
+	}
+	wrong, err := table.As[wrongType](tbl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px.Reset()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = Collect(New(wrong).Where(Partition("p01")).All(ctx))
+	if !errors.Is(err, tablekit.ErrDecode) || errors.Is(err, tablekit.ErrUnavailable) {
+		t.Fatalf("got %v, want tablekit.ErrDecode alone", err)
+	}
+	if got, want := px.Count("GET /"+env.Account+"/"+tbl.Name()+"()"), 1; got != want {
+		t.Errorf("page requests: got %d, want %d", got, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"sync/atomic"
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/backend"
@@ -185,6 +186,9 @@ type plan[T any] struct {
 	// continuation before it is followed (checkContinuation).
 	ordered bool
 	keys    keyRange
+	// lastBody is the size of the last page read: the next one's first
+	// buffer when its reply has no Content-Length (opdesc.Desc.SizeHint).
+	lastBody atomic.Int64
 }
 
 // check reports the query's own first error: a builder error, no table, or
@@ -308,15 +312,31 @@ func (p *plan[T]) fetch(ctx context.Context, pos position, top, segment int) (*r
 
 // read makes the request q of a page fetched at from.
 func (p *plan[T]) read(ctx context.Context, q core.PageQuery, from position) (*rawPage[T], error) {
-	d := (*core.Table)(p.t).Describe(opdesc.QueryPage)
-	resp, err := (*core.Table)(p.t).Page(ctx, d, q)
+	tb := (*core.Table)(p.t)
+	d := tb.Describe(opdesc.QueryPage)
+	page := &rawPage[T]{fetchedAt: from}
+	// The page is decoded by the retry policy as its reply arrives, in
+	// place of a check that the body is whole JSON (opdesc.Desc.Read);
+	// here when no attempt did (an aztables client's table).
+	read := false
+	var ferr error
+	d.Read = func(body []byte) error {
+		read = true
+		ferr = p.fill(page, body, int(q.Top))
+		return ferr
+	}
+	d.SizeHint = int(p.lastBody.Load())
+	resp, err := tb.Page(ctx, d, q)
 	if err != nil {
 		return nil, errmap.Map(d.Name(), err)
 	}
-	page := &rawPage[T]{fetchedAt: from}
-	if err := p.fill(page, resp.Body, int(q.Top)); err != nil {
-		return nil, err
+	if !read {
+		ferr = p.fill(page, resp.Body, int(q.Top))
 	}
+	if ferr != nil {
+		return nil, ferr
+	}
+	p.lastBody.Store(int64(len(resp.Body)))
 	if resp.NextPartitionKey == nil && resp.NextRowKey == nil {
 		page.next = position{Done: true}
 	} else {

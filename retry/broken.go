@@ -9,6 +9,8 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
 	"github.com/tablekit/tablekit/internal/errmap"
+	"github.com/tablekit/tablekit/internal/opdesc"
+	"github.com/tablekit/tablekit/internal/payload"
 	"github.com/tablekit/tablekit/internal/wire"
 )
 
@@ -21,15 +23,19 @@ func isBroken(err error) bool {
 	return errors.As(err, &b)
 }
 
-// brokenResponse checks what the rest of the pipeline returned for req. azcore's
-// body download policy (after this one) reports a body cut short as an
-// error next to the response; that is a transport failure, not an answer.
-// A successful GET is also checked for a whole JSON body when its
-// Content-Type says JSON: aztables would otherwise fail to unmarshal it
-// with an error nobody retries. validJSON scans the already-buffered body
-// once with the shared JSON scanner and accepts what json.Valid accepts; it costs
-// a small fraction of any decoding of the body.
-func brokenResponse(req *http.Request, resp *http.Response, err error) error {
+// brokenResponse checks what the rest of the pipeline returned for req, an
+// attempt of the operation d. azcore's body download policy (after this
+// one) reports a body cut short as an error next to the response; that is
+// a transport failure, not an answer. A successful GET is also checked for
+// a whole JSON body when its Content-Type says JSON: aztables would
+// otherwise fail to unmarshal it with an error nobody retries. validJSON
+// scans the already-buffered body once with the shared JSON scanner and
+// accepts what json.Valid accepts. A request whose caller reads the body
+// itself (opdesc.Desc.Read) is downloaded here (package payload) and read
+// by its caller instead, whose decoding parses every byte: the body is
+// scanned by validJSON only when that reading fails, to tell a broken
+// reply from one the caller cannot use.
+func brokenResponse(req *http.Request, d opdesc.Desc, resp *http.Response, err error) error {
 	if resp == nil {
 		return nil
 	}
@@ -42,14 +48,20 @@ func brokenResponse(req *http.Request, resp *http.Response, err error) error {
 	if req.Method != http.MethodGet || resp.StatusCode < 200 || resp.StatusCode > 299 || !isJSON(resp.Header.Get("Content-Type")) {
 		return nil
 	}
-	body, perr := runtime.Payload(resp)
+	var body []byte
+	var perr error
+	if d.Read != nil {
+		body, perr = payload.Read(resp, d.SizeHint)
+	} else {
+		body, perr = runtime.Payload(resp)
+	}
 	if perr != nil {
 		return &errmap.Broken{Method: req.Method, StatusCode: resp.StatusCode, Err: wire.RedactURLError(perr)}
 	}
-	if !validJSON(body) {
-		return &errmap.Broken{Method: req.Method, StatusCode: resp.StatusCode, Err: errNotJSON}
+	if d.Read != nil && d.Read(body) == nil || validJSON(body) {
+		return nil
 	}
-	return nil
+	return &errmap.Broken{Method: req.Method, StatusCode: resp.StatusCode, Err: errNotJSON}
 }
 
 // isJSON reports a JSON media type, such as the service's

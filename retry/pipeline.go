@@ -42,7 +42,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		}
 		count(d)
 		resp, err := a.Next()
-		if b := brokenResponse(req.Raw(), resp, err); b != nil {
+		if b := brokenResponse(req.Raw(), d, resp, err); b != nil {
 			runtime.Drain(resp)
 			return nil, b
 		}
@@ -62,7 +62,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 		}
 		count(d)
 		resp, err := a.Next()
-		if b := brokenResponse(req.Raw(), resp, err); b != nil {
+		if b := brokenResponse(req.Raw(), d, resp, err); b != nil {
 			// A body that did not arrive is a broken connection: the
 			// request may have reached the service, and no answer came.
 			return outcome[*http.Response]{val: resp, err: b}

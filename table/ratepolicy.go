@@ -8,6 +8,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
 
 	"github.com/tablekit/tablekit/internal/opdesc"
+	"github.com/tablekit/tablekit/internal/payload"
 	"github.com/tablekit/tablekit/internal/spans"
 )
 
@@ -19,7 +20,8 @@ import (
 type ratePolicy struct{ l *limiter }
 
 func (p ratePolicy) Do(req *policy.Request) (*http.Response, error) {
-	n, partition, page := p.cost(req)
+	d := opdesc.Of(req)
+	n, partition, page := p.cost(d)
 	ctx := req.Raw().Context()
 	waited, current, err := p.l.wait(ctx, n, partition)
 	if err != nil {
@@ -34,7 +36,7 @@ func (p ratePolicy) Do(req *policy.Request) (*http.Response, error) {
 		return resp, err
 	}
 	if page && resp.StatusCode == http.StatusOK {
-		if body, perr := runtime.Payload(resp); perr == nil {
+		if body, perr := pageBody(resp, d); perr == nil {
 			p.l.charge(pageEntities(body) - n)
 		}
 	}
@@ -53,8 +55,7 @@ func (p ratePolicy) Do(req *policy.Request) (*http.Response, error) {
 // write its entities (a transaction its operations), every other request
 // one; a query page draws one now and what it returned when the answer
 // comes (page). A write names its partition, for the partition's bucket.
-func (p ratePolicy) cost(req *policy.Request) (n int, partition string, page bool) {
-	d := opdesc.Of(req)
+func (p ratePolicy) cost(d opdesc.Desc) (n int, partition string, page bool) {
 	if d.Kind == opdesc.QueryPage {
 		return 1, "", true
 	}
@@ -65,6 +66,16 @@ func (p ratePolicy) cost(req *policy.Request) (n int, partition string, page boo
 		partition = d.PartitionKey
 	}
 	return max(1, d.Entities), partition, false
+}
+
+// pageBody is a page's body: read by package payload when its caller reads
+// it (opdesc.Desc.Read: azcore's download skipped), as the retry policy
+// reads it after this policy.
+func pageBody(resp *http.Response, d opdesc.Desc) ([]byte, error) {
+	if d.Read != nil {
+		return payload.Read(resp, d.SizeHint)
+	}
+	return runtime.Payload(resp)
 }
 
 // pageEntities counts the entities of a JSON query page by their RowKey

@@ -3,8 +3,9 @@
 // to a target such as Azurite with the path unchanged, and, by rule or by
 // probability, answers with an Azure error instead, resets the connection
 // before forwarding, forwards and then resets the connection (the service
-// committed, the client never hears of it), changes the continuation of a
-// query page (backwards, not past its last entity, unparseable, dropped, an
+// committed, the client never hears of it), forwards and then cuts the
+// reply short or garbles its body (all of it, or its middle third),
+// changes the continuation of a query page (backwards, not past its last entity, unparseable, dropped, an
 // empty page; see [GarbleContinuation]), or adds latency.
 //
 //	px, err := faults.Start("http://127.0.0.1:10002")

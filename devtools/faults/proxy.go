@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -240,7 +241,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	case kindDropAfterForward:
 		p.rp.ServeHTTP(&discardWriter{h: make(http.Header)}, r)
 		reset(w)
-	case kindTruncateAfterForward, kindGarbleAfterForward:
+	case kindTruncateAfterForward, kindGarbleAfterForward, kindGarbleMiddleAfterForward:
 		rec := &recordWriter{h: make(http.Header), status: http.StatusOK}
 		p.rp.ServeHTTP(rec, r)
 		mangle(w, rec, f.kind)
@@ -385,8 +386,13 @@ func mangle(w http.ResponseWriter, rec *recordWriter, kind faultKind) {
 		h[k] = append([]string(nil), vs...)
 	}
 	body := rec.body
-	if kind == kindGarbleAfterForward {
+	switch kind {
+	case kindGarbleAfterForward:
 		body = garbage(len(body))
+	case kindGarbleMiddleAfterForward:
+		body = bytes.Clone(body)
+		third := len(body) / 3
+		copy(body[third:], garbage(third))
 	}
 	h.Set("Content-Length", fmt.Sprint(len(rec.body)))
 	w.WriteHeader(rec.status)

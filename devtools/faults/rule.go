@@ -66,6 +66,7 @@ const (
 	kindLatency
 	kindTruncateAfterForward
 	kindGarbleAfterForward
+	kindGarbleMiddleAfterForward
 	kindContinuation
 )
 
@@ -112,6 +113,12 @@ func TruncateAfterForward() Fault { return Fault{kind: kindTruncateAfterForward}
 // multipart: a reply that arrives whole but cannot be parsed.
 func GarbleAfterForward() Fault { return Fault{kind: kindGarbleAfterForward} }
 
+// GarbleMiddleAfterForward is GarbleAfterForward with only the middle
+// third of the body replaced: the reply starts as the service's did, so a
+// reader that parses as it goes meets the damage deep inside it (in a query
+// page, inside an entity after whole ones).
+func GarbleMiddleAfterForward() Fault { return Fault{kind: kindGarbleMiddleAfterForward} }
+
 // Latency waits d and then forwards the request normally.
 func Latency(d time.Duration) Fault { return Fault{kind: kindLatency, delay: d} }
 
@@ -128,6 +135,8 @@ func (f Fault) String() string {
 		return "truncate after forward"
 	case kindGarbleAfterForward:
 		return "garble after forward"
+	case kindGarbleMiddleAfterForward:
+		return "garble the middle after forward"
 	case kindLatency:
 		return "latency " + f.delay.String()
 	case kindContinuation:

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tablekit/tablekit"
 	"github.com/tablekit/tablekit/internal/opdesc"
+	"github.com/tablekit/tablekit/internal/payload"
 	"github.com/tablekit/tablekit/internal/spans"
 	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
@@ -291,11 +292,19 @@ func (p *pipelinePath) page(ctx context.Context, d opdesc.Desc, q PageQuery) (pg
 		v.Set("NextRowKey", *q.NextRowKey)
 	}
 	req.Raw().URL.RawQuery = v.Encode()
+	if d.Read != nil {
+		runtime.SkipBodyDownload(req) // read by package payload
+	}
 	resp, err := p.send(req, http.StatusOK)
 	if err != nil {
 		return Page{}, err
 	}
-	if pg.Body, err = runtime.Payload(resp); err != nil {
+	if d.Read != nil {
+		pg.Body, err = payload.Read(resp, d.SizeHint)
+	} else {
+		pg.Body, err = runtime.Payload(resp)
+	}
+	if err != nil {
 		return Page{}, err
 	}
 	pg.NextPartitionKey = header(resp, "x-ms-continuation-NextPartitionKey")

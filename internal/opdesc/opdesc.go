@@ -68,6 +68,19 @@ type Desc struct {
 	// transactions) does so only after a single attempt: an earlier
 	// attempt's reader may still be read.
 	Attempts *atomic.Int32
+	// Read, when set, is the caller's reading of a successful reply's
+	// body, run by the retry policy on each attempt that gets one (core's
+	// query pages: the page is decoded there). Such a request skips
+	// azcore's body download (package payload reads the body, into a
+	// buffer of its Content-Length or SizeHint), and Read takes the place
+	// of the policy's check that the body is whole JSON, since decoding
+	// parses every byte anyway: when Read fails on a body that is not
+	// whole JSON, the reply was broken in transit and is retried as such;
+	// any other failure is Read's to report to its caller.
+	Read func(body []byte) error
+	// SizeHint is the size a body without a Content-Length (a chunked
+	// reply) is read into first: for a query, its previous page's.
+	SizeHint int
 	// Write says a request Infer described changes something (any method
 	// but GET and HEAD); for the kinds tablekit builds, the kind says.
 	write bool

@@ -1,0 +1,94 @@
+package payload
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// TestRead: a body is read whole, into a buffer made once at its
+// Content-Length (or the hint, for a reply without one), whatever the
+// length claims; a body cut short is the transport's error, kept for every
+// later call; later readers read the same bytes.
+func TestRead(t *testing.T) {
+	body := strings.Repeat(`{"value":[]}`, 1000) // 12,000 bytes
+	tests := []struct {
+		name    string
+		r       io.Reader
+		length  int64 // Content-Length; -1 none
+		hint    int
+		want    string
+		wantCap int // 0: not checked
+		wantErr error
+	}{
+		{"content length", strings.NewReader(body), int64(len(body)), 0, body, len(body) + 1, nil},
+		{"chunked, hint", strings.NewReader(body), -1, len(body), body, len(body) + 1, nil},
+		{"chunked, no hint", strings.NewReader(body), -1, 0, body, 0, nil},
+		{"one byte at a time", iotest.OneByteReader(strings.NewReader(body)), int64(len(body)), 0, body, len(body) + 1, nil},
+		{"longer than claimed", strings.NewReader(body), 10, 0, body, 0, nil},
+		{"shorter than claimed", strings.NewReader(body), int64(len(body)) * 2, 0, body, 0, nil},
+		{"claim beyond the bound", strings.NewReader(body), 1 << 40, 0, body, maxPresize + 1, nil},
+		{"cut short", io.MultiReader(strings.NewReader(body[:100]), iotest.ErrReader(io.ErrUnexpectedEOF)), int64(len(body)), 0, body[:100], 0, io.ErrUnexpectedEOF},
+		{"empty", strings.NewReader(""), 0, 0, "", 0, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := &http.Response{Body: io.NopCloser(tc.r), ContentLength: tc.length}
+			got, err := Read(resp, tc.hint)
+			if string(got) != tc.want || !errors.Is(err, tc.wantErr) {
+				t.Fatalf("got %d bytes, %v; want %d bytes, %v", len(got), err, len(tc.want), tc.wantErr)
+			}
+			if tc.wantCap > 0 && cap(got) != tc.wantCap {
+				t.Errorf("buffer: got cap %d, want %d (made once)", cap(got), tc.wantCap)
+			}
+			again, err2 := Read(resp, tc.hint)
+			if !bytes.Equal(again, got) || !errors.Is(err2, tc.wantErr) || len(got) > 0 && &again[0] != &got[0] {
+				t.Errorf("second Read: got %d bytes, %v; want the same buffer and error", len(again), err2)
+			}
+			later, err := io.ReadAll(resp.Body)
+			if err != nil || string(later) != tc.want {
+				t.Errorf("a later reader: got %d bytes, %v; want the %d bytes read", len(later), err, len(tc.want))
+			}
+			if err := resp.Body.Close(); err != nil {
+				t.Errorf("close: %v", err)
+			}
+		})
+	}
+}
+
+// TestReadNoBody: a reply without a body reads as empty.
+func TestReadNoBody(t *testing.T) {
+	for _, body := range []io.ReadCloser{nil, http.NoBody} {
+		got, err := Read(&http.Response{Body: body, ContentLength: 0}, 0)
+		if len(got) != 0 || err != nil {
+			t.Errorf("got %q, %v; want nothing", got, err)
+		}
+	}
+}
+
+// TestReadCloses: the connection's body is closed once read, so that its
+// connection goes back to the pool.
+func TestReadCloses(t *testing.T) {
+	c := &closeCounter{Reader: strings.NewReader("{}")}
+	resp := &http.Response{Body: c, ContentLength: 2}
+	if _, err := Read(resp, 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(resp, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.closed, 1; got != want {
+		t.Errorf("closes: got %d, want %d", got, want)
+	}
+}
+
+type closeCounter struct {
+	io.Reader
+	closed int
+}
+
+func (c *closeCounter) Close() error { c.closed++; return nil }
