@@ -36,6 +36,15 @@ type span struct{ off, n int }
 type parsing struct {
 	toks []token
 	s    wire.Scanner
+	// The last entity decoded with plan: its members' names in order and
+	// their fields (-1 for none). The service writes every entity's
+	// members in the same order, so a member is usually found where the
+	// last entity had it, by one comparison instead of a map lookup. The
+	// names are the plan's own or copies, so that nothing here keeps an
+	// entity alive.
+	plan  *Plan
+	names []string
+	order []int
 }
 
 var parsingPool = sync.Pool{New: func() any { return &parsing{toks: make([]token, 0, 32)} }}
@@ -70,11 +79,11 @@ func (p *Plan) decode(data []byte, v reflect.Value, whole bool) (int, error) {
 	if err != nil {
 		return n, err
 	}
-	return n, p.decodeTokens(toks, n, v)
+	return n, p.decodeTokens(ps, toks, n, v)
 }
 
 // decodeTokens stores an entity's members, of size bytes of JSON, in v.
-func (p *Plan) decodeTokens(toks []token, size int, v reflect.Value) error {
+func (p *Plan) decodeTokens(ps *parsing, toks []token, size int, v reflect.Value) error {
 	// Attach annotations to their properties.
 	for i := range toks {
 		t := &toks[i]
@@ -92,7 +101,7 @@ func (p *Plan) decodeTokens(toks []token, size int, v reflect.Value) error {
 			}
 		}
 	}
-	props := p.keepShared(toks, size)
+	props := p.keepShared(ps, toks, size)
 	if p.dyn != nil {
 		return p.decodeDynamic(toks, props, v)
 	}
@@ -123,8 +132,11 @@ func (p *Plan) decodeTokens(toks []token, size int, v reflect.Value) error {
 // each string kept is cloned, so that a small field kept from a large
 // entity does not hold the rest of it. For a table.Entity it returns the
 // number of members that may be properties, which sizes its map.
-func (p *Plan) keepShared(toks []token, size int) (props int) {
+func (p *Plan) keepShared(ps *parsing, toks []token, size int) (props int) {
 	kept := 0
+	if ps.plan != p {
+		ps.plan, ps.names, ps.order = p, ps.names[:0], ps.order[:0]
+	}
 	for i := range toks {
 		t := &toks[i]
 		if p.dyn != nil {
@@ -150,7 +162,7 @@ func (p *Plan) keepShared(toks []token, size int) (props int) {
 			}
 			continue
 		}
-		if idx, ok := p.byName[t.name]; ok {
+		if idx := p.fieldOf(ps, i, t.name); idx >= 0 {
 			t.field = idx
 			if k := p.fields[idx].kind; t.kind == 's' && (k == kString || k == kGUIDText) {
 				kept += len(t.str)
@@ -162,6 +174,27 @@ func (p *Plan) keepShared(toks []token, size int) (props int) {
 		toks[i].shared = share
 	}
 	return props
+}
+
+// fieldOf is the field of the entity's ith member, named name, or -1:
+// found where the last entity decoded with the plan had it when it has the
+// same name there (see parsing), else looked up and remembered.
+func (p *Plan) fieldOf(ps *parsing, i int, name string) int {
+	if i < len(ps.names) && ps.names[i] == name {
+		return ps.order[i]
+	}
+	idx, ok := p.byName[name]
+	known := name
+	if ok {
+		known = p.fields[idx].name
+	} else {
+		idx, known = -1, strings.Clone(name)
+	}
+	for len(ps.names) <= i { // members before it that are not looked up
+		ps.names, ps.order = append(ps.names, ""), append(ps.order, -1)
+	}
+	ps.names[i], ps.order[i] = known, idx
+	return idx
 }
 
 // keep is a string value to store: shared, or a clone (see keepShared).
@@ -183,7 +216,7 @@ func (t *token) keepName() string {
 // isMetadata reports OData metadata and annotations, which are not
 // properties.
 func isMetadata(name string) bool {
-	return strings.HasPrefix(name, "odata.") || strings.Contains(name, "@")
+	return strings.HasPrefix(name, "odata.") || strings.IndexByte(name, '@') >= 0
 }
 
 // setKey stores a key; keys are always strings on the service.
@@ -456,7 +489,8 @@ func parseObject(s *wire.Scanner, toks []token, whole bool) ([]token, int, error
 		return span{off: -1}, string(b) // the scanner's scratch space
 	}
 	err := s.Object(func(name []byte) error {
-		var t token
+		toks = append(toks, token{}) // filled in place: a token is large
+		t := &toks[len(toks)-1]
 		t.nameAt, t.name = at(name)
 		switch c := s.Peek(); {
 		case c == '"':
@@ -488,7 +522,6 @@ func parseObject(s *wire.Scanner, toks []token, whole bool) ([]token, int, error
 				t.kind = 'z'
 			}
 		}
-		toks = append(toks, t)
 		return nil
 	})
 	if err == nil && whole {

@@ -89,7 +89,7 @@ func TestKeepShared(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		p.keepShared(toks, n)
+		p.keepShared(&parsing{}, toks, n)
 		for _, tok := range toks {
 			if got := tok.shared; got != tc.want {
 				t.Errorf("%s: %s shared = %v, want %v", tc.name, tok.name, got, tc.want)
@@ -154,5 +154,49 @@ func TestParseServiceTime(t *testing.T) {
 				t.Errorf("parseServiceTime(%q) = %v, %v; want %v", in, got, ok, d)
 			}
 		}
+	}
+}
+
+// TestDecodeMemberOrder: entities whose members come in another order than
+// the last entity's, or with other members where it had fields, decode
+// alike through one pooled parsing state (fieldOf's memory of the last
+// order).
+func TestDecodeMemberOrder(t *testing.T) {
+	p, err := planFor[atItem]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	entities := []struct {
+		json string
+		want atItem
+	}{
+		{`{"PartitionKey":"p","RowKey":"1","Name":"a","N@odata.type":"Edm.Int64","N":"1"}`, atItem{"p", "1", "a", 1}},
+		{`{"PartitionKey":"p","RowKey":"2","N@odata.type":"Edm.Int64","N":"2","Name":"b"}`, atItem{"p", "2", "b", 2}},
+		{`{"PartitionKey":"p","RowKey":"3","Other":"x","Name":"c"}`, atItem{"p", "3", "c", 0}},
+		{`{"Name":"d","PartitionKey":"p","RowKey":"4","Nam":"no","N@odata.type":"Edm.Int64","N":"4"}`, atItem{"p", "4", "d", 4}},
+		{`{"PartitionKey":"p","RowKey":"5","Name":"e","N@odata.type":"Edm.Int64","N":"5"}`, atItem{"p", "5", "e", 5}},
+	}
+	for range 2 { // the second time, every order was seen before
+		for _, e := range entities {
+			var got atItem
+			if err := p.Decode([]byte(e.json), reflect.ValueOf(&got).Elem()); err != nil {
+				t.Fatalf("%s: %v", e.json, err)
+			}
+			if got != e.want {
+				t.Errorf("%s: got %+v, want %+v", e.json, got, e.want)
+			}
+		}
+	}
+	ps := &parsing{}
+	for i, name := range []string{"Name", "N", "Other"} {
+		want := map[string]int{"Name": p.byName["Name"], "N": p.byName["N"], "Other": -1}[name]
+		for range 2 {
+			if got := p.fieldOf(ps, i+3, name); got != want {
+				t.Errorf("fieldOf(%d, %q): got %d, want %d", i+3, name, got, want)
+			}
+		}
+	}
+	if got := p.fieldOf(ps, 3, "N"); got != p.byName["N"] {
+		t.Errorf("fieldOf after a change of order: got %d, want %d", got, p.byName["N"])
 	}
 }

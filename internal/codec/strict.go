@@ -41,10 +41,12 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 		return mismatch(f, t, want)
 	}
 	// What is wrong is said of the annotated value, or of the text that a
-	// "parse" field reads.
-	what := want + " value is not "
-	if f.parse {
-		what = "Edm.String text (field tagged parse) is not "
+	// "parse" field reads; made only for an error.
+	what := func() string {
+		if f.parse {
+			return "Edm.String text (field tagged parse) is not "
+		}
+		return want + " value is not "
 	}
 	switch f.kind {
 	case kTime:
@@ -52,7 +54,7 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 		if f.parse {
 			var err error
 			if ts, err = parseTime(t.str); err != nil {
-				return &tablekit.DecodeError{Property: f.name, Reason: what + "an RFC 3339 time", Err: err}
+				return &tablekit.DecodeError{Property: f.name, Reason: what() + "an RFC 3339 time", Err: err}
 			}
 		} else {
 			var p string
@@ -68,7 +70,7 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 	case kGUID, kGUIDText:
 		g, err := ParseGUID(t.str)
 		if err != nil {
-			return &tablekit.DecodeError{Property: f.name, Reason: what + "a GUID", Err: err}
+			return &tablekit.DecodeError{Property: f.name, Reason: what() + "a GUID", Err: err}
 		}
 		if f.kind == kGUIDText {
 			fv.SetString(t.keep()) // aztables.EDMGUID keeps the stored text
@@ -82,7 +84,7 @@ func setStringTyped(f *field, t *token, fv reflect.Value) error {
 	case kBinary:
 		raw, err := base64.StdEncoding.AppendDecode(make([]byte, 0, base64.StdEncoding.DecodedLen(len(t.str))), []byte(t.str))
 		if err != nil {
-			return &tablekit.DecodeError{Property: f.name, Reason: what + "base64", Err: err}
+			return &tablekit.DecodeError{Property: f.name, Reason: what() + "base64", Err: err}
 		}
 		fv.SetBytes(raw)
 	}

@@ -41,6 +41,23 @@ func unrank(k rune) rune {
 
 // CompareUTF16 compares a and b in UTF-16 code unit order: -1, 0 or +1.
 func CompareUTF16(a, b string) int {
+	// Equal leading bytes are equal characters: skip them, back to the
+	// start of the character they end in. Where both differing bytes are
+	// ASCII, byte order is UTF-16 order.
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i < len(a) && i < len(b) && a[i] < utf8.RuneSelf && b[i] < utf8.RuneSelf {
+		if a[i] < b[i] {
+			return -1
+		}
+		return 1
+	}
+	for i > 0 && (i < len(a) && !utf8.RuneStart(a[i]) || i < len(b) && !utf8.RuneStart(b[i])) {
+		i--
+	}
+	a, b = a[i:], b[i:]
 	for a != "" && b != "" {
 		ra, na := utf8.DecodeRuneInString(a)
 		rb, nb := utf8.DecodeRuneInString(b)
