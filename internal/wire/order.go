@@ -41,6 +41,9 @@ func unrank(k rune) rune {
 
 // CompareUTF16 compares a and b in UTF-16 code unit order: -1, 0 or +1.
 func CompareUTF16(a, b string) int {
+	if a == b {
+		return 0
+	}
 	// Equal leading bytes are equal characters: skip them, back to the
 	// start of the character they end in. Where both differing bytes are
 	// ASCII, byte order is UTF-16 order.
