@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	azruntime "github.com/Azure/azure-sdk-for-go/sdk/azcore/runtime"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 
 	"github.com/tablekit/tablekit/devtools/azurite"
@@ -44,6 +47,7 @@ func Benchmarks() []Bench {
 		{"write/typed", "tablekit `Table.Add`: typed encode + validation + submit", 1, WriteTyped},
 		{"write/dynamic", "tablekit `Table.Add` of a `table.Entity`: dynamic encode + validation + submit", 1, WriteDynamic},
 		{"write/prebuilt", "aztables `AddEntity` with pre-built JSON bytes", 1, WritePrebuilt},
+		{"write/floor", "the floor: the same insert, pre-built, through azcore's own pipeline alone (no signing, no retry)", 1, WriteFloor},
 		{"write/map", "hand-written: map with `@odata.type` annotations + encoding/json + `AddEntity`", 1, WriteMap},
 		{"write/edm", "hand-written: `aztables.EDMEntity` + encoding/json + `AddEntity`", 1, WriteEDM},
 		{"write/map-echo", "hand-written map path with aztables defaults: the service echoes the entity (201)", 1, WriteMapEcho},
@@ -187,6 +191,41 @@ func WritePrebuilt(b *testing.B) {
 	run(b, 1, func(i int) error {
 		_, err := c.AddEntity(ctx, pre[i%len(pre)], nil)
 		return err
+	})
+}
+
+// WriteFloor sends the insert tablekit sends (pre-built bytes, the same
+// headers) through a pipeline of azcore's own policies alone
+// (runtime.NewPipeline, its retry off, no credential, nothing of
+// tablekit's or aztables') to the same in-process service: what an insert
+// costs any client built on azcore, below which neither side goes.
+func WriteFloor(b *testing.B) {
+	_, pre, _ := fixture()
+	pl := azruntime.NewPipeline("floor", "v0.0.0", azruntime.PipelineOptions{},
+		&policy.ClientOptions{Transport: &Service{}, Retry: policy.RetryOptions{MaxRetries: -1}})
+	u := endpoint() + "/" + benchTable
+	ctx := context.Background()
+	run(b, 1, func(i int) error {
+		req, err := azruntime.NewRequest(ctx, http.MethodPost, u)
+		if err != nil {
+			return err
+		}
+		h := req.Raw().Header
+		h["x-ms-version"] = []string{"2019-02-02"}
+		h["DataServiceVersion"] = []string{"3.0"}
+		h["Accept"] = []string{"application/json;odata=minimalmetadata"}
+		h["Prefer"] = []string{"return-no-content"}
+		if err := req.SetBody(streaming.NopCloser(bytes.NewReader(pre[i%len(pre)])), "application/json"); err != nil {
+			return err
+		}
+		resp, err := pl.Do(req)
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusNoContent {
+			return fmt.Errorf("floor insert: status %d", resp.StatusCode)
+		}
+		return nil
 	})
 }
 

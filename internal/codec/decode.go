@@ -409,7 +409,7 @@ func setDouble(f *field, t *token, fv reflect.Value) error {
 // parseTime accepts the service's forms: RFC 3339 with up to 7 fractional
 // digits, always returned in UTC.
 func parseTime(s string) (time.Time, error) {
-	if t, ok := parseServiceTime(s); ok {
+	if t, ok := wire.ParseServiceTime(s); ok {
 		return t, nil
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
@@ -424,54 +424,6 @@ func parseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// parseServiceTime reads the form the service writes every time in,
-// 2006-01-02T15:04:05.9999999Z (0 to 9 fractional digits), as time.Parse
-// reads it, at a fraction of its cost: a page holds one Timestamp per
-// entity. Anything else, a bad date included, is left to time.Parse
-// (ok false), which says what is wrong.
-func parseServiceTime(s string) (t time.Time, ok bool) {
-	n := len(s)
-	if n < 20 || n == 21 || n > 30 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[n-1] != 'Z' || n > 20 && s[19] != '.' {
-		return t, false
-	}
-	num := func(from, to int) int {
-		v := 0
-		for _, c := range []byte(s[from:to]) {
-			if c < '0' || c > '9' {
-				return -1
-			}
-			v = v*10 + int(c-'0')
-		}
-		return v
-	}
-	year, month, day := num(0, 4), num(5, 7), num(8, 10)
-	hour, minute, sec := num(11, 13), num(14, 16), num(17, 19)
-	nsec := 0
-	if n > 20 {
-		if nsec = num(20, n-1); nsec < 0 {
-			return t, false
-		}
-		for range 30 - n { // scale the 1 to 9 digits to nanoseconds
-			nsec *= 10
-		}
-	}
-	if year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour < 0 || hour > 23 || minute < 0 || minute > 59 || sec < 0 || sec > 59 {
-		return t, false
-	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
-}
-
-// daysIn is the number of days of a month (1 to 12) of the Gregorian
-// calendar.
-func daysIn(month, year int) int {
-	if month == 2 {
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	}
-	return 30 + (month+month/8)%2
-}
 
 // parseObject reads an entity, {"name": scalar, ...}, into toks and
 // returns the length it read; whole requires that only whitespace follows.

@@ -51,6 +51,30 @@ func TimestampFromETag[E ~string](etag E) time.Time {
 	if !ok {
 		return time.Time{}
 	}
+	// The service escapes the time's colons (%3A) and nothing else: read
+	// that form without an unescaped copy or time.Parse, as every write's
+	// ETag carries one.
+	if len(s) <= 40 {
+		var buf [30]byte
+		b := buf[:0]
+		for i := 0; i < len(s); i++ {
+			if s[i] == '%' && i+2 < len(s) && s[i+1] == '3' && (s[i+2] == 'A' || s[i+2] == 'a') {
+				b = append(b, ':')
+				i += 2
+				continue
+			}
+			if s[i] == '%' || s[i] == '+' || len(b) == len(buf) {
+				b = nil
+				break
+			}
+			b = append(b, s[i])
+		}
+		if b != nil {
+			if ts, ok := ParseServiceTime(string(b)); ok {
+				return ts
+			}
+		}
+	}
 	raw, err := url.QueryUnescape(s)
 	if err != nil {
 		return time.Time{}

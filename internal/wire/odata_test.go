@@ -52,6 +52,12 @@ func TestTimestampFromETag(t *testing.T) {
 		{`W/"datetime'2024-01-02`, time.Time{}},
 		{`W/"datetime'%zz'"`, time.Time{}},
 		{`W/"datetime'yesterday'"`, time.Time{}},
+		{`W/"datetime'2024-01-02T03%3a04%3a05.1Z'"`, time.Date(2024, 1, 2, 3, 4, 5, 100000000, time.UTC)},
+		// Other escapes and forms time.Parse reads take the slow path.
+		{`W/"datetime'2024-01-02T03%3A04%3A05%2B01%3A00'"`, time.Date(2024, 1, 2, 2, 4, 5, 0, time.UTC)},
+		{`W/"datetime'2024-01-02T03%3A04%3A05.123456789Z'"`, time.Date(2024, 1, 2, 3, 4, 5, 123456789, time.UTC)},
+		{`W/"datetime'2024-01-02T03%3A04%3A05.1234567890123456789012345Z'"`, time.Date(2024, 1, 2, 3, 4, 5, 123456789, time.UTC)},
+		{`W/"datetime'2024-02-30T03%3A04%3A05Z'"`, time.Time{}},
 	}
 	for _, tt := range tests {
 		if got := TimestampFromETag(tt.etag); !got.Equal(tt.want) {
