@@ -74,7 +74,7 @@ func TestTargetsOnSyntheticResults(t *testing.T) {
 	b := synthBench()
 	over := map[string][]overheadObs{
 		"page/query": obs(8_000, 40), "page/pager-struct": obs(90_000, 135),
-		"write/typed": obs(50_000, 150), "write/prebuilt": obs(61_000, 222),
+		"write/typed": obs(50_000, 150), "write/prebuilt": obs(61_000, 222), "write/floor": obs(30_000, 72),
 		"tx/typed": obs(34_000, 72), "tx/prebuilt": obs(60_000, 204),
 	}
 	ts := b.targets(over)
@@ -115,6 +115,11 @@ func TestTargetsOnSyntheticResults(t *testing.T) {
 		if strings.Contains(tg.Name, "all bytes") {
 			t.Errorf("retired target still reported: %s", tg.Name)
 		}
+	}
+	// The insert's miss shows the floor of azcore's pipeline measured in
+	// the same run: 30 of tablekit's 50 µs; above it, 20 against 31.
+	if why := findTarget(t, ts, "client CPU: typed insert").Why; !strings.Contains(why, "30,000 ns: 60% of tablekit's insert") || !strings.Contains(why, "costs 20,000 ns against 31,000 ns for aztables' (0.65x)") {
+		t.Errorf("insert miss should show the floor: %s", why)
 	}
 	if why := findTarget(t, ts, "tablekit import").Why; !strings.Contains(why, "90 µs of CPU") || !strings.Contains(why, "against 60 µs") {
 		t.Errorf("import miss should compare CPU per entity: %s", why)
