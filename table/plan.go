@@ -14,5 +14,11 @@ func planOf[T any]() (*codec.Plan, error) {
 		Entity:    reflect.TypeFor[Entity](),
 		RawEntity: reflect.TypeFor[RawEntity](),
 		GUID:      reflect.TypeFor[GUID](),
+		MakeGUID:  guidMaker{},
 	})
 }
+
+// guidMaker makes a GUID of a table.Entity's Edm.Guid property.
+type guidMaker struct{}
+
+func (guidMaker) MakeGUID(b [16]byte) any { return GUID(b) }

@@ -23,7 +23,12 @@ var tableTypes = codec.Types{
 	Entity:    reflect.TypeFor[table.Entity](),
 	RawEntity: reflect.TypeFor[table.RawEntity](),
 	GUID:      reflect.TypeFor[table.GUID](),
+	MakeGUID:  guidMaker{},
 }
+
+type guidMaker struct{}
+
+func (guidMaker) MakeGUID(b [16]byte) any { return table.GUID(b) }
 
 // planOf is the codec's plan of T, as a table holds it.
 func planOf[T any](b *testing.B) *codec.Plan {

@@ -21,7 +21,10 @@ type token struct {
 	// shared: str is a substring of the entity's one copy that may be
 	// kept as it is (see keepShared), rather than cloned.
 	shared bool
-	field  int // the plan's field of a struct's member, -1 for none (keepShared)
+	// meta: for a table.Entity, OData metadata or an annotation, not a
+	// property (keepShared tells, decodeDynamic skips it).
+	meta  bool
+	field int // the plan's field of a struct's member, -1 for none (keepShared)
 	// While parsing: where name and str lie in the input (off -1: set
 	// already, an unescaped copy).
 	nameAt, strAt span
@@ -140,7 +143,7 @@ func (p *Plan) keepShared(ps *parsing, toks []token, size int) (props int) {
 	for i := range toks {
 		t := &toks[i]
 		if p.dyn != nil {
-			if !isMetadata(t.name) {
+			if t.meta = isMetadata(t.name); !t.meta {
 				if t.kind != 'z' && t.name != "PartitionKey" && t.name != "RowKey" && t.name != "Timestamp" {
 					props++
 				}
@@ -423,7 +426,6 @@ func parseTime(s string) (time.Time, error) {
 	}
 	return t.UTC(), nil
 }
-
 
 // parseObject reads an entity, {"name": scalar, ...}, into toks and
 // returns the length it read; whole requires that only whitespace follows.

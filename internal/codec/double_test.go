@@ -29,7 +29,7 @@ type entityMirror struct {
 
 func dynPlan(t *testing.T) *Plan {
 	t.Helper()
-	p, err := buildDynamic(reflect.TypeFor[entityMirror](), guidType)
+	p, err := buildDynamic(reflect.TypeFor[entityMirror](), guidType, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,10 @@ const RuleDynamicType = "Go type has no exact EDM type (use string, bool, int32,
 type dynamic struct {
 	props []int
 	guid  reflect.Type
-	raw   bool // table.RawEntity: properties kept as JSON (raw.go)
+	// makeGUID makes a guid from bytes (Types.MakeGUID), nil to convert
+	// through reflection.
+	makeGUID GUIDMaker
+	raw      bool // table.RawEntity: properties kept as JSON (raw.go)
 	// order is the last sorted list of names encodeDynamic wrote, never
 	// changed once stored (see keep).
 	order atomic.Pointer[[]string]
@@ -60,8 +63,8 @@ func (d *dynamic) keep(names []string) {
 // buildDynamic makes the plan of table.Entity. Its keys, ETag and Timestamp
 // are fields like a struct's, so Keys and SetETag need no special case; its
 // properties live in the map. guid is the type GUID values get on reads
-// (Types.GUID; codec's own GUID when nil).
-func buildDynamic(t, guid reflect.Type) (*Plan, error) {
+// (Types.GUID; codec's own GUID when nil), made by makeGUID when not nil.
+func buildDynamic(t, guid reflect.Type, makeGUID GUIDMaker) (*Plan, error) {
 	if guid == nil {
 		guid = guidType
 	}
@@ -87,7 +90,7 @@ func buildDynamic(t, guid reflect.Type) (*Plan, error) {
 	if sf, ok := t.FieldByName("Timestamp"); ok && sf.Type == timeType {
 		p.ts = &field{name: "Timestamp", goName: "Timestamp", index: sf.Index, kind: kTime, typ: sf.Type, role: roleTimestamp}
 	}
-	p.dyn.guid = guid
+	p.dyn.guid, p.dyn.makeGUID = guid, makeGUID
 	return p, nil
 }
 

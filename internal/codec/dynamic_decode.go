@@ -33,7 +33,7 @@ func (p *Plan) decodeDynamic(toks []token, n int, v reflect.Value) error {
 			continue
 		}
 		// OData metadata and annotations are not properties.
-		if isMetadata(t.name) || t.kind == 'z' {
+		if t.meta || t.kind == 'z' {
 			continue
 		}
 		x, err := p.dynDecode(t)
@@ -114,6 +114,12 @@ func (p *Plan) dynDecode(t *token) (any, error) {
 		g, err := ParseGUID(t.str)
 		if err != nil {
 			return nil, bad("Edm.Guid value is not a GUID", err)
+		}
+		switch {
+		case p.dyn.guid == guidType:
+			return g, nil
+		case p.dyn.makeGUID != nil:
+			return p.dyn.makeGUID.MakeGUID(g), nil
 		}
 		return reflect.ValueOf(g).Convert(p.dyn.guid).Interface(), nil
 	case edmBinary:

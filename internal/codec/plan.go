@@ -93,9 +93,16 @@ var (
 // way, passed in by table, which defines them (codec cannot import it):
 // Entity keeps its properties in a map, RawEntity as the service's JSON,
 // and GUID values are Edm.Guid. A nil field has no special mapping.
+// MakeGUID makes a GUID of 16 bytes, without reflection: a table.Entity
+// holds one per Edm.Guid property it reads. It must be comparable (Types
+// keys the plans), as a struct{} type's value is.
 type Types struct {
 	Entity, RawEntity, GUID reflect.Type
+	MakeGUID                GUIDMaker
 }
+
+// GUIDMaker makes a value of Types.GUID from its bytes.
+type GUIDMaker interface{ MakeGUID(b [16]byte) any }
 
 // planKey is what a plan depends on: the type and the special types.
 type planKey struct {
@@ -129,7 +136,7 @@ func For(t reflect.Type, types Types) (*Plan, error) {
 // every mapping rule checked once.
 func build(t reflect.Type, types Types) (*Plan, error) {
 	if t == types.Entity && t != nil {
-		return buildDynamic(t, types.GUID)
+		return buildDynamic(t, types.GUID, types.MakeGUID)
 	}
 	if t == types.RawEntity && t != nil {
 		return buildRaw(t)
