@@ -254,10 +254,19 @@ func (s *Scanner) String() ([]byte, error) {
 func cleanText(v []byte, high uint64) bool {
 	const ones, tops, spaces, backslashes = 0x0101010101010101, 0x8080808080808080, 0x2020202020202020, 0x5c5c5c5c5c5c5c5c
 	high *= ones
-	for len(v) >= 8 {
-		x := binary.LittleEndian.Uint64(v)
+	bad := func(x uint64) uint64 {
 		y := x ^ backslashes
-		if ((x-spaces)&^x|(y-ones)&^y)&tops|x&high != 0 {
+		return ((x-spaces)&^x|(y-ones)&^y)&tops | x&high
+	}
+	for len(v) >= 32 { // four words a branch: most strings are clean
+		if bad(binary.LittleEndian.Uint64(v))|bad(binary.LittleEndian.Uint64(v[8:]))|
+			bad(binary.LittleEndian.Uint64(v[16:]))|bad(binary.LittleEndian.Uint64(v[24:])) != 0 {
+			return false
+		}
+		v = v[32:]
+	}
+	for len(v) >= 8 {
+		if bad(binary.LittleEndian.Uint64(v)) != 0 {
 			return false
 		}
 		v = v[8:]

@@ -131,7 +131,8 @@ func TestHasControl(t *testing.T) {
 }
 
 // TestCleanText: the word-at-a-time check agrees with a byte loop for every
-// byte value at every position of strings of every length up to 20, over
+// byte value at every position of strings of every length up to 70 (its
+// four-word, one-word and byte loops), over
 // fills at the edges, with and without the ASCII-only check.
 func TestCleanText(t *testing.T) {
 	naive := func(v []byte, high uint64) bool {
@@ -142,8 +143,16 @@ func TestCleanText(t *testing.T) {
 		}
 		return true
 	}
+	// -short: every byte value at lengths that cross each loop's edge.
+	lengths := func(yield func(int) bool) {
+		for n := 0; n <= 70; n++ {
+			if (!testing.Short() || n <= 9 || n >= 31 && n <= 33 || n >= 39 && n <= 41 || n >= 64 && n <= 66) && !yield(n) {
+				return
+			}
+		}
+	}
 	for _, fill := range []byte{0x20, 0x21, 0x5b, 0x5d, 0x7f, 0x80, 0xdc, 0xff} {
-		for n := 0; n <= 20; n++ {
+		for n := range lengths {
 			for at := -1; at < n; at++ {
 				for c := 0; c < 256; c++ {
 					v := bytes.Repeat([]byte{fill}, n)
