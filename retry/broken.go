@@ -45,12 +45,17 @@ func brokenResponse(req *http.Request, d opdesc.Desc, resp *http.Response, err e
 		}
 		return &errmap.Broken{Method: req.Method, StatusCode: resp.StatusCode, Err: wire.RedactURLError(err)}
 	}
-	if req.Method != http.MethodGet || resp.StatusCode < 200 || resp.StatusCode > 299 || !isJSON(resp.Header.Get("Content-Type")) {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil
+	}
+	json := isJSON(resp.Header.Get("Content-Type"))
+	if d.Read == nil && (req.Method != http.MethodGet || !json) {
 		return nil
 	}
 	var body []byte
 	var perr error
 	if d.Read != nil {
+		// azcore left this body unread: a read cut short is found here.
 		body, perr = payload.Read(resp, d.SizeHint)
 	} else {
 		body, perr = runtime.Payload(resp)
@@ -58,8 +63,8 @@ func brokenResponse(req *http.Request, d opdesc.Desc, resp *http.Response, err e
 	if perr != nil {
 		return &errmap.Broken{Method: req.Method, StatusCode: resp.StatusCode, Err: wire.RedactURLError(perr)}
 	}
-	if d.Read != nil && d.Read(body) == nil || validJSON(body) {
-		return nil
+	if !json || d.Read != nil && d.Read(body) == nil || validJSON(body) {
+		return nil // not JSON: the caller's reading says what it cannot use
 	}
 	return &errmap.Broken{Method: req.Method, StatusCode: resp.StatusCode, Err: errNotJSON}
 }
