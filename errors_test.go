@@ -68,12 +68,7 @@ func noType(error) bool { return true }
 // where the failure is a fault) and the Cosmos DB stand-in, and checks
 // what errors.Is and errors.As give.
 func TestErrorModel(t *testing.T) {
-	env := testenv.Azurite(t)
-	px, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { px.Close() })
+	env, px := testenv.Proxied(t)
 	fast := &retry.Policy{InitialInterval: time.Millisecond, MaxInterval: 5 * time.Millisecond, MaxAttempts: 2}
 	svc, err := table.NewServiceWithSharedKey(px.Endpoint(env.Account), env.Account, env.Key, &table.Options{Retry: fast})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,12 +19,7 @@ import (
 // retried by the table's pipeline, so the query sees every entity once; when
 // every attempt breaks, the error matches tablekit.ErrUnavailable.
 func TestBrokenPages(t *testing.T) {
-	env := testenv.Azurite(t)
-	px, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = px.Close() })
+	env, px := testenv.Proxied(t)
 	fast := retry.Policy{InitialInterval: 5 * time.Millisecond, MaxInterval: 20 * time.Millisecond, MaxAttempts: 4}
 	tbl := testenv.NewTable[item](t, newService(t, px.Endpoint(env.Account), &table.Options{Retry: &fast}))
 	var want []item
@@ -82,12 +76,7 @@ func TestBrokenPages(t *testing.T) {
 // page is decoded as its reply arrives, in the retry policy; only a body
 // that is not whole JSON is retried as broken.
 func TestUndecodablePageReadOnce(t *testing.T) {
-	env := testenv.Azurite(t)
-	px, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = px.Close() })
+	env, px := testenv.Proxied(t)
 	tbl := testenv.NewTable[item](t, newService(t, px.Endpoint(env.Account), nil))
 	load(t, tbl, []item{makeItem(1, 0), makeItem(1, 1)})
 	type wrongType struct {

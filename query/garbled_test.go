@@ -27,12 +27,7 @@ type garbledTable struct {
 
 func newGarbledTable(t *testing.T) *garbledTable {
 	t.Helper()
-	env := testenv.Azurite(t)
-	px, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = px.Close() })
+	env, px := testenv.Proxied(t)
 	fast := retry.Policy{InitialInterval: 5 * time.Millisecond, MaxInterval: 20 * time.Millisecond, MaxAttempts: 4}
 	g := &garbledTable{px: px, tbl: testenv.NewTable[item](t, newService(t, px.Endpoint(env.Account), &table.Options{Retry: &fast}))}
 	g.path = "GET /" + env.Account + "/" + g.tbl.Name() + "()"

@@ -224,12 +224,7 @@ func testParallel(t *testing.T, tbl *table.Table[item], all []item) {
 // segment's requests: the run yields it once, the other segments' requests
 // stop, and no goroutine is left.
 func TestParallelFirstErrorCancels(t *testing.T) {
-	env := testenv.Azurite(t)
-	px, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { px.Close() })
+	env, px := testenv.Proxied(t)
 	svc := newService(t, px.Endpoint(env.Account), nil)
 	tbl := testenv.NewTable[item](t, svc)
 	var all []item
@@ -320,12 +315,7 @@ func TestParallelFirstErrorCancels(t *testing.T) {
 // claim about speed, measured by `make bench` (devtools/cmd/bench: the
 // parallel segmented scan against the sequential pager with added latency).
 func TestParallelOverlapsRequests(t *testing.T) {
-	env := testenv.Azurite(t)
-	px, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { px.Close() })
+	env, px := testenv.Proxied(t)
 	const par = 16
 	gate := &inFlightGate{next: table.ClientOptions(&table.Options{PoolSize: par}).Transport}
 	svc := newService(t, px.Endpoint(env.Account), &table.Options{Transport: gate})

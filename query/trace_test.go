@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -21,12 +20,7 @@ import (
 // TestQuerySpans: every run is one span with a child per page; a throttled
 // page carries the retry as an event and its attempts.
 func TestQuerySpans(t *testing.T) {
-	env := testenv.Azurite(t)
-	px, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { px.Close() })
+	env, px := testenv.Proxied(t)
 	loaded := testenv.NewTable[item](t, newService(t, "", nil))
 	var all []item
 	for p := range 3 {

@@ -3,7 +3,6 @@ package table_test
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -22,12 +21,7 @@ type Row struct {
 // proxied opens a created table of Row behind the fault proxy.
 func proxied(t *testing.T, o table.Options) (*table.Table[Row], *faults.Proxy) {
 	t.Helper()
-	env := testenv.Azurite(t)
-	px, err := faults.Start(strings.TrimSuffix(env.Endpoint, "/"+env.Account))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { px.Close() })
+	env, px := testenv.Proxied(t)
 	svc, err := table.NewServiceWithSharedKey(px.Endpoint(env.Account), env.Account, env.Key, &o)
 	if err != nil {
 		t.Fatal(err)
