@@ -141,6 +141,7 @@ func BenchmarkDecode(b *testing.B) {
 		dynamicEntities(b, items, entities[:1])
 		benchDecode[table.Entity](b, entities)
 	})
+	b.Run("raw", func(b *testing.B) { benchDecode[table.RawEntity](b, entities) })
 }
 
 // benchDecode decodes one entity of a page per operation, as Table.Unmarshal
@@ -162,6 +163,7 @@ func BenchmarkPage(b *testing.B) {
 	items, page, _ := benchPage(b)
 	b.Run("typed", func(b *testing.B) { benchPageDecode[workload.Item](b, page, len(items)) })
 	b.Run("entity", func(b *testing.B) { benchPageDecode[table.Entity](b, page, len(items)) })
+	b.Run("raw", func(b *testing.B) { benchPageDecode[table.RawEntity](b, page, len(items)) })
 	b.Run("check", func(b *testing.B) { benchPageCheck(b, page, len(items)) })
 }
 

@@ -64,8 +64,14 @@ type rawMember struct {
 	annoOf []byte // an annotation's property name; nil for a property
 }
 
-// rawPool recycles the member lists of the raw reader.
-var rawPool = sync.Pool{New: func() any { s := make([]rawMember, 0, 32); return &s }}
+// rawPool recycles the member lists of the raw reader and the scanner,
+// whose scratch space an escaped string (every ETag) is read into.
+var rawPool = sync.Pool{New: func() any { return &rawState{members: make([]rawMember, 0, 32)} }}
+
+type rawState struct {
+	members []rawMember
+	s       wire.Scanner
+}
 
 // rawReader reads the members of one object in data and writes them out
 // again, each property with its annotation just before it (the service's
@@ -191,6 +197,31 @@ func (r *rawReader) str(v span) string {
 	return string(u)
 }
 
+// edm is the annotation at v: one of the EDM type names as the constant
+// itself (no copy per annotation of every entity read), else as str reads
+// it.
+func (r *rawReader) edm(v span) string {
+	switch string(r.data[v.off+1 : v.off+v.n-1]) {
+	case edmString:
+		return edmString
+	case edmBoolean:
+		return edmBoolean
+	case edmInt32:
+		return edmInt32
+	case edmInt64:
+		return edmInt64
+	case edmDouble:
+		return edmDouble
+	case edmDateTime:
+		return edmDateTime
+	case edmGUID:
+		return edmGUID
+	case edmBinary:
+		return edmBinary
+	}
+	return r.str(v)
+}
+
 // write appends the properties, each after a comma (first: none), in the
 // order described at rawReader, and returns their count.
 func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
@@ -211,7 +242,7 @@ func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
 		text := r.data[m.text.off : m.text.off+m.text.n]
 		if m.anno >= 0 {
 			a := &r.members[m.anno]
-			edm := r.str(a.val)
+			edm := r.edm(a.val)
 			if pr := r.check(edm, m); pr != "" {
 				return dst, count, misfit(m.name, pr)
 			}
@@ -273,36 +304,42 @@ func (r *rawReader) check(edm string, m *rawMember) string {
 	if pr := formProblem(edm, m.kind); pr != "" || m.kind == 'z' || edm == edmString || edm == edmBoolean {
 		return pr // their form is all there is to check
 	}
-	var text string
+	// The value's text, unescaped only where it has escapes. Each parser
+	// gets string(text) at its call and keeps none of it, so a short text
+	// (a number, a DateTime) is converted on the stack, not copied to the
+	// heap for every value of every entity read.
+	var text []byte
 	if m.kind == 's' {
-		text = r.str(m.val)
+		if text = r.data[m.val.off+1 : m.val.off+m.val.n-1]; bytes.IndexByte(text, '\\') >= 0 {
+			text = []byte(r.str(m.val))
+		}
 	} else {
-		text = string(r.data[m.val.off : m.val.off+m.val.n])
+		text = r.data[m.val.off : m.val.off+m.val.n]
 	}
 	var pr string
 	switch edm {
 	case edmInt32:
-		_, pr = parseInt32(text)
+		_, pr = parseInt32(string(text))
 	case edmInt64:
-		_, pr = parseInt64(text)
+		_, pr = parseInt64(string(text))
 	case edmDouble:
 		var ok bool
 		if m.kind == 's' {
-			_, ok = wire.ParseDouble(text)
+			_, ok = wire.ParseDouble(string(text))
 		} else {
-			_, ok = parseNumber(text)
+			_, ok = parseNumber(string(text))
 		}
 		if !ok {
 			pr = doubleProblem
 		}
 	case edmDateTime:
-		_, pr = parseDateTime(text)
+		_, pr = parseDateTime(string(text))
 	case edmGUID:
-		if _, err := ParseGUID(text); err != nil {
+		if _, err := ParseGUID(string(text)); err != nil {
 			pr = "Edm.Guid value is not a GUID"
 		}
 	case edmBinary:
-		if _, err := base64.StdEncoding.DecodeString(text); err != nil {
+		if _, err := base64.StdEncoding.Decode(make([]byte, base64.StdEncoding.DecodedLen(len(text))), text); err != nil {
 			pr = "Edm.Binary value is not base64"
 		}
 	}
@@ -316,10 +353,11 @@ func (r *rawReader) check(edm string, m *rawMember) string {
 // dropped: they are not properties. A member is copied as its bytes, so
 // that names are not decoded and encoded again.
 func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) {
-	s := wire.Scanner{Data: data}
-	mp := rawPool.Get().(*[]rawMember)
-	r := rawReader{data: data, members: (*mp)[:0]}
-	defer func() { clear(r.members); *mp = r.members[:0]; rawPool.Put(mp) }()
+	st := rawPool.Get().(*rawState)
+	s := &st.s
+	s.Reset(data)
+	r := rawReader{data: data, members: st.members[:0]}
+	defer func() { clear(r.members); st.members = r.members[:0]; s.Reset(nil); rawPool.Put(st) }()
 	prevEnd := bytes.IndexByte(data, '{') + 1
 	err := s.Object(func(name []byte) error {
 		start := prevEnd
@@ -345,7 +383,7 @@ func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) 
 				if err != nil {
 					return err
 				}
-				t.kind, t.str = 's', string(str)
+				t.kind, t.str, t.shared = 's', string(str), true // a copy of its own
 			} else if err := s.Skip(); err != nil {
 				return err
 			}
@@ -354,7 +392,7 @@ func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) 
 		case bytes.HasPrefix(name, []byte("odata.")):
 			return s.Skip()
 		}
-		return r.add(&s, name, start)
+		return r.add(s, name, start)
 	})
 	if err == nil && whole {
 		err = s.End()
@@ -403,10 +441,11 @@ func (p *Plan) encodeRaw(dst []byte, v reflect.Value, prof *backend.Profile) ([]
 	if len(props) == 0 || string(props) == "null" {
 		return append(dst, '}'), nil
 	}
-	s := wire.Scanner{Data: props}
-	mp := rawPool.Get().(*[]rawMember)
-	r := rawReader{data: props, members: (*mp)[:0], encoding: true}
-	defer func() { clear(r.members); *mp = r.members[:0]; rawPool.Put(mp) }()
+	st := rawPool.Get().(*rawState)
+	s := &st.s
+	s.Reset(props)
+	r := rawReader{data: props, members: st.members[:0], encoding: true}
+	defer func() { clear(r.members); st.members = r.members[:0]; s.Reset(nil); rawPool.Put(st) }()
 	prevEnd := 1
 	reserved := prof.HasReserved()
 	err = s.Object(func(name []byte) error {
@@ -418,7 +457,7 @@ func (p *Plan) encodeRaw(dst []byte, v reflect.Value, prof *backend.Profile) ([]
 				return err
 			}
 		}
-		return r.add(&s, name, start)
+		return r.add(s, name, start)
 	})
 	if err == nil {
 		err = s.End()
