@@ -235,6 +235,22 @@ func (s *slab) keep(b []byte) []byte {
 	return s.cur[start:len(s.cur):len(s.cur)]
 }
 
+// keepObject is keep of the JSON object whose members are b: b between
+// braces, copied once.
+func (s *slab) keepObject(b []byte) []byte {
+	n := len(b) + 2
+	if n > slabSize/8 {
+		o := make([]byte, 0, n)
+		return append(append(append(o, '{'), b...), '}')
+	}
+	if cap(s.cur)-len(s.cur) < n {
+		s.cur = make([]byte, 0, slabSize)
+	}
+	start := len(s.cur)
+	s.cur = append(append(append(s.cur, '{'), b...), '}')
+	return s.cur[start:len(s.cur):len(s.cur)]
+}
+
 // csvRecords reads Storage Explorer CSV; a record's line is where it
 // starts (a quoted field may hold newlines), its text every line of it,
 // for --rejects.
