@@ -25,8 +25,9 @@ var (
 	// scan's read-ahead, a few MiB; GOGC 400 collects half as often as
 	// 200 for about 12% less CPU, peak RSS 35-45 MiB to 45-60.
 	gcExport = gcSetting{percent: 400, limit: 64 << 20}
-	// gcWrite is import's and copy's: two rounds of writes are live, tens
-	// of MiB, so GOGC 400 doubles the peak RSS for no CPU measured.
+	// gcWrite is copy's: two rounds of writes are live, tens of MiB.
+	// Import, whose rounds also hold their lines, keeps Go's default: at
+	// GOGC 400 its peak RSS doubled (95 to 170-190 MiB) for no CPU.
 	gcWrite = gcSetting{percent: 200, limit: 64 << 20}
 	// gcVerify is verify's: it reads two scans, and a side in no key order
 	// (Cosmos DB, a file, a backup) is sorted in up to oneSort's 64 MiB,
