@@ -148,6 +148,10 @@ func readRounds(ctx context.Context, next func() (inputRecord, error), from int6
 			r.rejects = append(r.rejects, *rec.rej)
 			continue
 		}
+		if r.items == nil {
+			// A round's items at once, not grown (and copied) by doubling.
+			r.items = make([]item, 0, min(ops, roundOps))
+		}
 		r.items = append(r.items, *rec.ent)
 		r.bytes += rec.ent.size
 		if len(r.items) >= ops || r.bytes >= roundBytes {
