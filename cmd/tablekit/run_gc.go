@@ -23,7 +23,7 @@ type gcSetting struct {
 var (
 	// gcExport is export's (and plan's shares of it): what is live is the
 	// scan's read-ahead, a few MiB; GOGC 400 collects half as often as
-	// 200 for about 12% less CPU, peak RSS 35-45 MiB to 45-60.
+	// 200 for about 15% less CPU, peak RSS 35-45 MiB to 40-55.
 	gcExport = gcSetting{percent: 400, limit: 64 << 20}
 	// gcWrite is copy's: two rounds of writes are live, tens of MiB.
 	// Import, whose rounds also hold their lines, keeps Go's default: at
@@ -31,7 +31,7 @@ var (
 	gcWrite = gcSetting{percent: 200, limit: 64 << 20}
 	// gcVerify is verify's: it reads two scans, and a side in no key order
 	// (Cosmos DB, a file, a backup) is sorted in up to oneSort's 64 MiB,
-	// so its limit leaves room above that; GOGC 200 takes about 12% off
+	// so its limit leaves room above that; GOGC 200 takes 10-15% off
 	// against the default, 400 little more for twice the peak RSS.
 	gcVerify = gcSetting{percent: 200, limit: 128 << 20}
 )
