@@ -531,7 +531,9 @@
 // export writes each raw entity's JSON as its read checked it
 // (RawEntity.AppendJSON), query and get through Table.AppendJSON; an
 // upserting import cuts each line into a raw entity's keys and properties
-// (splitLine), which the write checks as it encodes them, other readers
+// (splitLine; a line laid out as export writes it by the bounds of its
+// properties alone, splitExported), which the write checks as it encodes
+// them, other readers
 // decode with Table.Unmarshal;
 // format_csv.go converts Storage Explorer's CSV to neutral rows,
 // format_csvread.go is its RFC 4180 reader; format_double.go the text of

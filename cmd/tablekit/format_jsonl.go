@@ -65,6 +65,14 @@ func parseLine(t *dynTable, line []byte) (table.Entity, error) {
 // (roundWriter.checkRaw names the rule), so a line is scanned once here and
 // once by the write instead of decoded, checked and encoded again.
 func splitLine(line []byte, texts *slab, scratch []byte) (table.RawEntity, []byte, error) {
+	if e, ok := splitExported(line, texts); ok {
+		return e, scratch, nil
+	}
+	return scanLine(line, texts, scratch)
+}
+
+// scanLine is splitLine for any line: it scans every member.
+func scanLine(line []byte, texts *slab, scratch []byte) (table.RawEntity, []byte, error) {
 	var e table.RawEntity
 	s := wire.Scanner{Data: line}
 	props := append(scratch[:0], '{')
@@ -107,6 +115,67 @@ func splitLine(line []byte, texts *slab, scratch []byte) (table.RawEntity, []byt
 	}
 	e.Properties = texts.keep(append(props, '}'))
 	return e, props, nil
+}
+
+// The members around an exported line's properties, as export writes them
+// (codec's AppendRawLine).
+const (
+	exportedPK = `{"PartitionKey":`
+	exportedRK = `,"RowKey":`
+	exportedTS = `,"Timestamp@odata.type":"Edm.DateTime","Timestamp":"`
+)
+
+// splitExported is splitLine for a line laid out as export writes it: the
+// keys first, Timestamp last or not at all, no white space between them.
+// It reads the keys and finds the properties between them by their
+// bounds, without scanning each value, which the write scans and checks
+// anyway: a line that is not JSON there is refused by the write and
+// rejected with the check's reason, as is any entity the write refuses.
+// ok is false for any other line, and for one whose properties might hold
+// a member splitLine drops or reads as a key (Timestamp, a name starting
+// odata., a key's name, or a \u escape that could spell one, anywhere in
+// its properties): those go through splitLine's scan. Every line it splits, splitLine splits
+// the same way.
+func splitExported(line []byte, texts *slab) (e table.RawEntity, ok bool) {
+	if !bytes.HasPrefix(line, []byte(exportedPK)) {
+		return e, false
+	}
+	s := wire.Scanner{Data: line, Pos: len(exportedPK)}
+	pk, err := s.String()
+	if err != nil || !bytes.HasPrefix(line[s.Pos:], []byte(exportedRK)) {
+		return e, false
+	}
+	s.Pos += len(exportedRK)
+	rk, err := s.String()
+	if err != nil || line[len(line)-1] != '}' || s.Pos >= len(line) {
+		return e, false
+	}
+	props := line[s.Pos : len(line)-1]
+	if i := bytes.LastIndex(props, []byte(exportedTS)); i >= 0 {
+		// The last member only if its value closes the line with no other
+		// quote or escape: the same bytes inside a string would need both.
+		ts := props[i+len(exportedTS):]
+		if len(ts) == 0 || ts[len(ts)-1] != '"' || bytes.ContainsAny(ts[:len(ts)-1], `"\`) {
+			return e, false
+		}
+		props = props[:i]
+	}
+	if len(props) > 0 && props[0] != ',' {
+		return e, false
+	}
+	// Searched by bytes that are rare in JSON, not the quotes before the
+	// names: Key" covers both keys.
+	for _, name := range [...]string{`Timestamp`, `Key"`, `\u`, `"odata.`} {
+		if bytes.Contains(props, []byte(name)) {
+			return e, false
+		}
+	}
+	if len(props) > 0 {
+		props = props[1:]
+	}
+	e.PartitionKey, e.RowKey = string(pk), string(rk)
+	e.Properties = texts.keepObject(props)
+	return e, true
 }
 
 // entityRow is the CSV form of an entity, properties in name order.

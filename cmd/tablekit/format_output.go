@@ -112,6 +112,25 @@ func openOutputAt(path string, stdout io.Writer, resume map[string]string, key s
 
 func (o *output) Write(p []byte) (int, error) { return o.buf.Write(p) }
 
+// lineRoom is the room appendLine keeps in the buffer: a line up to it is
+// built in place; a longer one is built apart and copied in.
+const lineRoom = 64 << 10
+
+// appendLine writes the line that build appends to its argument, and a
+// newline, building it in the buffer's free space: the entity's bytes are
+// copied once between the page and the buffer, not into a line of their
+// own first. (bufio's Write of the free space it handed out copies the
+// line onto itself, in cache.)
+func (o *output) appendLine(build func([]byte) []byte) error {
+	if o.buf.Available() < lineRoom {
+		if err := o.buf.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err := o.buf.Write(append(build(o.buf.AvailableBuffer()), '\n'))
+	return err
+}
+
 // sync makes everything written so far durable and returns the output's
 // length: only then may a checkpoint name a position after it.
 func (o *output) sync() (int64, error) {

@@ -58,7 +58,7 @@ func (s *exportSink) check(j *job) (err error) {
 }
 
 func (s *exportSink) open(ctx context.Context, j *job) (err error) {
-	tuneStreamGC() // for both passes of a CSV export
+	gcExport.apply() // for both passes of a CSV export
 	if s.format == formatCSV {
 		if s.cols, err = csvColumns(ctx, s.e, s.q, *s.src.plan, s.conn, j.cp, j.sv, s.selected, s.cols); err != nil {
 			return err
@@ -134,11 +134,10 @@ func (s *exportSink) close(_ *job, err error) error {
 }
 
 // entityWriter writes entities in the chosen format: CSV rows, or JSON
-// lines of raw entities into one reused buffer.
+// lines of raw entities built in the output's buffer.
 type entityWriter struct {
 	jsonl *output
 	csv   *csvWriter
-	buf   []byte
 }
 
 func (w *entityWriter) write(ent table.Entity) error {
@@ -154,9 +153,7 @@ func (w *entityWriter) write(ent table.Entity) error {
 
 // writeRaw writes ent's line: its JSON as the scan read and checked it.
 func (w *entityWriter) writeRaw(ent table.RawEntity) error {
-	w.buf = append(ent.AppendJSON(w.buf[:0]), '\n')
-	_, err := w.jsonl.Write(w.buf)
-	return err
+	return w.jsonl.appendLine(ent.AppendJSON)
 }
 
 func (w *entityWriter) flush() error {

@@ -380,7 +380,7 @@ func (s *copySink) open(ctx context.Context, j *job) (err error) {
 		}
 	}
 	s.src.plan.readers = copyReaders(s.src.plan.parallel)
-	tuneStreamGC()
+	gcWrite.apply()
 	s.cur, err = scan(s.src, query.New(s.st), j)
 	return err
 }

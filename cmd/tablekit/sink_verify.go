@@ -47,6 +47,7 @@ func (s *verifySink) completed(j *job, err error) error {
 // open reads the checkpoint's position and makes the checkpoint save it
 // with the counts.
 func (s *verifySink) open(_ context.Context, j *job) (err error) {
+	gcVerify.apply()
 	nseg := len(s.src.plan.segs)
 	if s.file || s.backup != nil {
 		nseg = 1

@@ -148,6 +148,10 @@ func readRounds(ctx context.Context, next func() (inputRecord, error), from int6
 			r.rejects = append(r.rejects, *rec.rej)
 			continue
 		}
+		if r.items == nil {
+			// A round's items at once, not grown (and copied) by doubling.
+			r.items = make([]item, 0, min(ops, roundOps))
+		}
 		r.items = append(r.items, *rec.ent)
 		r.bytes += rec.ent.size
 		if len(r.items) >= ops || r.bytes >= roundBytes {
@@ -232,6 +236,22 @@ func (s *slab) keep(b []byte) []byte {
 	}
 	start := len(s.cur)
 	s.cur = append(s.cur, b...)
+	return s.cur[start:len(s.cur):len(s.cur)]
+}
+
+// keepObject is keep of the JSON object whose members are b: b between
+// braces, copied once.
+func (s *slab) keepObject(b []byte) []byte {
+	n := len(b) + 2
+	if n > slabSize/8 {
+		o := make([]byte, 0, n)
+		return append(append(append(o, '{'), b...), '}')
+	}
+	if cap(s.cur)-len(s.cur) < n {
+		s.cur = make([]byte, 0, slabSize)
+	}
+	start := len(s.cur)
+	s.cur = append(append(append(s.cur, '{'), b...), '}')
 	return s.cur[start:len(s.cur):len(s.cur)]
 }
 
