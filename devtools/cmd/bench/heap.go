@@ -34,18 +34,27 @@ type heapJob struct {
 type heapResult struct {
 	N          int
 	Peak, Base int64
+	// CPU is the scan's own client CPU, from before it connected to its
+	// end: the process's start (this program's packages, larger than the
+	// command's) left out.
+	CPU time.Duration
 }
 
 func init() {
-	job := os.Getenv(heapScanEnv)
-	if job == "" {
-		return
+	for _, c := range []struct {
+		env    string
+		sample bool
+	}{{heapScanEnv, true}, {libScanEnv, false}} {
+		job := os.Getenv(c.env)
+		if job == "" {
+			continue
+		}
+		if err := scanChild(job, c.sample); err != nil {
+			fmt.Fprintln(os.Stderr, "bench scan child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
-	if err := heapChild(job); err != nil {
-		fmt.Fprintln(os.Stderr, "bench heap scan:", err)
-		os.Exit(1)
-	}
-	os.Exit(0)
 }
 
 // heapObjects is the Go heap's object bytes, live and not yet swept.
@@ -55,9 +64,10 @@ func heapObjects() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-// heapChild runs the parallel scan of job, sampling the heap every 2 ms
-// after a GC before it, and prints a heapResult on stdout.
-func heapChild(job string) error {
+// scanChild runs the parallel scan of job, with sample sampling the heap
+// every 2 ms after a GC before it, and prints a heapResult on stdout.
+func scanChild(job string, sample bool) error {
+	cpu0 := workload.CPUTime()
 	var j heapJob
 	if err := json.Unmarshal([]byte(job), &j); err != nil {
 		return err
@@ -68,6 +78,13 @@ func heapChild(job string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	if !sample {
+		n, err := scanTkParallel(ctx, query.New(tbl), workload.PartitionKeys(), j.Parallel)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(os.Stdout).Encode(heapResult{N: n, CPU: workload.CPUTime() - cpu0})
+	}
 	runtime.GC()
 	base := heapObjects()
 	var peak atomic.Int64
