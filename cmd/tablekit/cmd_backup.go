@@ -90,6 +90,7 @@ func backupJob() *jobCommand {
 			if err != nil {
 				return err
 			}
+			gcExport.apply() // a scan and compressed chunks live, as an export's
 			info, err := backup.Run(ctx, in.src.svc, pos[0], st, &o)
 			if err != nil {
 				return backupUsage(err)

@@ -21,8 +21,9 @@ type gcSetting struct {
 // The settings measured with 50,000 benchmark entities against Azurite
 // (docs/performance.md "The command's own cost" has the figures).
 var (
-	// gcExport is export's (and plan's shares of it): what is live is the
-	// scan's read-ahead, a few MiB; GOGC 400 collects half as often as
+	// gcExport is export's (and plan's shares of it) and backup's: what
+	// is live is the scan's read-ahead (and a backup's few compressed
+	// chunks), a few MiB; GOGC 400 collects half as often as
 	// 200 for about 15% less CPU, peak RSS 35-45 MiB to 40-55.
 	gcExport = gcSetting{percent: 400, limit: 64 << 20}
 	// gcWrite is copy's: two rounds of writes are live, tens of MiB.

@@ -173,6 +173,11 @@ func (b *bench) startTarget(ctx context.Context) (*target, error) {
 // the export: the parallel scan of a table in a process of its own.
 const libScanEnv = "TABLEKIT_BENCH_LIB_SCAN"
 
+// libScanGC is the collector's setting of that scan: the one `tablekit
+// export` gives itself (cmd/tablekit/run_gc.go, gcExport), so that both
+// sides collect alike and their comparison is of their code.
+var libScanGC = []string{"GOGC=400", "GOMEMLIMIT=64MiB"}
+
 const (
 	cliLibScan = "cli/lib-scan" // the parallel scan of the scan table, in a process of its own
 	cliLibBulk = "cli/lib-bulk" // batch.Write of the same entities into a new table
@@ -242,7 +247,7 @@ func (b *bench) cliLibrary(ctx context.Context, src string) error {
 	var res heapResult
 	s, err := b.m.measure(ctx, func(ctx context.Context) (int, error) {
 		cmd := exec.CommandContext(ctx, exe)
-		cmd.Env = append(os.Environ(), libScanEnv+"="+string(job))
+		cmd.Env = append(append(os.Environ(), libScanEnv+"="+string(job)), libScanGC...)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		if err := cmd.Run(); err != nil {
