@@ -6,6 +6,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/table"
 )
@@ -35,7 +36,7 @@ func New[T any](t *table.Table[T]) *Transaction[T] {
 	if err := usable(t); err != nil {
 		return &Transaction[T]{err: err}
 	}
-	enc := newEncoder(t)
+	enc := newEncoder(t, core.NewTxArena(txFirstBlock, txMaxBlock))
 	return &Transaction[T]{enc: enc, lim: enc.limits()}
 }
 

@@ -46,6 +46,10 @@ func (s *Sizer) AppendPart(dst []byte, op Op, entity []byte) ([]byte, error) {
 // entity, enough for most without growing the part again.
 const partHeadroom = 512
 
+// PartRoom is the room AppendPart makes in dst for a part whose entity has
+// entityLen bytes: a dst with that much spare capacity is written in place.
+func PartRoom(entityLen int) int { return len(partHeaders) + partHeadroom + entityLen }
+
 // AppendBody appends a transaction's body, assembled from its parts
 // (AppendPart) with new random boundaries, to dst and returns it with its
 // Content-Type. The body adds Envelope() plus DelimiterLen()+len(part) for
