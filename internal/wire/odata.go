@@ -51,13 +51,61 @@ func TimestampFromETag[E ~string](etag E) time.Time {
 	if !ok {
 		return time.Time{}
 	}
-	raw, err := url.QueryUnescape(s)
-	if err != nil {
-		return time.Time{}
+	// Unescaped on the stack: a transaction's reply has an ETag per
+	// operation, and url.QueryUnescape allocates for each.
+	var buf [32]byte
+	raw, ok := queryUnescape(buf[:0], s)
+	if !ok {
+		u, err := url.QueryUnescape(s)
+		if err != nil {
+			return time.Time{}
+		}
+		raw = []byte(u)
 	}
-	ts, err := time.Parse(time.RFC3339Nano, raw)
+	ts, err := time.Parse(time.RFC3339Nano, string(raw))
 	if err != nil {
 		return time.Time{}
 	}
 	return ts.UTC()
+}
+
+// queryUnescape appends s unescaped as url.QueryUnescape does it to dst
+// while it fits in dst's capacity; ok is false for anything else (an
+// escape it does not read, or no room), left to url.QueryUnescape.
+func queryUnescape(dst []byte, s string) (_ []byte, ok bool) {
+	for i := 0; i < len(s); i++ {
+		if len(dst) == cap(dst) {
+			return dst, false
+		}
+		switch c := s[i]; c {
+		case '%':
+			if i+2 >= len(s) {
+				return dst, false
+			}
+			hi, ok1 := unhex(s[i+1])
+			lo, ok2 := unhex(s[i+2])
+			if !ok1 || !ok2 {
+				return dst, false
+			}
+			dst = append(dst, hi<<4|lo)
+			i += 2
+		case '+':
+			dst = append(dst, ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst, true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
