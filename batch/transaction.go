@@ -128,7 +128,7 @@ func (tx *Transaction[T]) Submit(ctx context.Context) ([]OpResult, error) {
 	}
 	ctx, end := tx.startSubmit(ctx)
 	var obs observer
-	res, err := send(obs.attach(ctx), tx.enc.t, tx.wire, false)
+	res, err := send(obs.attach(ctx), tx.enc.t, tx.wire, false, true)
 	var b *errmap.Broken
 	switch inDoubt, n := obs.doubt(); {
 	case err != nil && inDoubt:
