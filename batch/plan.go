@@ -15,7 +15,7 @@ func Plan[T any](t *table.Table[T], ops []Op[T]) ([]int, error) {
 	if err := usable(t); err != nil {
 		return nil, err
 	}
-	enc := newEncoder(t, core.NewTxArena(txFirstBlock, txFirstBlock)) // parts counted, then dropped
+	enc := newEncoder(t, core.NewTxArena(txFirstBlock, txFirstBlock, 0)) // parts counted, then dropped
 	var sizes []int
 	for _, g := range groupByPartition(enc, ops) {
 		// Write keeps one chunk of a partition open at a time (without

@@ -39,7 +39,7 @@ func TestSendUnchecked(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.DeleteTable(context.Background(), tbl.Name())
-	enc := newEncoder(tbl, core.NewTxArena(2<<10, 4<<10)) // small blocks: parts across several
+	enc := newEncoder(tbl, core.NewTxArena(2<<10, 4<<10, 0)) // small blocks: parts across several
 	prepare := func(ops []Op[row]) []encoded {
 		wire := make([]encoded, len(ops))
 		for i := range ops {

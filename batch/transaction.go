@@ -36,7 +36,7 @@ func New[T any](t *table.Table[T]) *Transaction[T] {
 	if err := usable(t); err != nil {
 		return &Transaction[T]{err: err}
 	}
-	enc := newEncoder(t, core.NewTxArena(txFirstBlock, txMaxBlock))
+	enc := newEncoder(t, core.NewTxArena(txFirstBlock, txMaxBlock, MaxOps))
 	return &Transaction[T]{enc: enc, lim: enc.limits()}
 }
 

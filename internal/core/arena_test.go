@@ -10,20 +10,23 @@ import (
 	"github.com/tablekit/tablekit/internal/txwire"
 )
 
+type arenaCase struct {
+	name    string
+	op      txwire.Op
+	entity  string
+	wantErr bool
+}
+
 // TestTxArenaParts: every part an arena holds is byte for byte what
 // AppendPart writes alone, stays so while later parts fill the block and
 // the next ones, cannot be appended to over its neighbour, and a part
 // longer than PartRoom (a key whose URL outgrows the headroom) or a
-// refused one leaves the arena usable.
+// refused one leaves the arena usable; with blocks of doubling size and
+// with blocks sized for the parts left.
 func TestTxArenaParts(t *testing.T) {
 	s := txwire.NewSizer("http://127.0.0.1:10002/devstoreaccount1", "arena", false)
 	long := strings.Repeat("k", 900) // a request line beyond partHeadroom
-	cases := []struct {
-		name    string
-		op      txwire.Op
-		entity  string
-		wantErr bool
-	}{
+	cases := []arenaCase{
 		{"small", txwire.Op{Type: aztables.TransactionTypeInsertReplace, PartitionKey: "p", RowKey: "1"}, `{"PartitionKey":"p","RowKey":"1"}`, false},
 		{"entity larger than a block", txwire.Op{Type: aztables.TransactionTypeInsertMerge, PartitionKey: "p", RowKey: "2"}, `{"PartitionKey":"p","RowKey":"2","V":"` + strings.Repeat("v", 5000) + `"}`, false},
 		{"long keys", txwire.Op{Type: aztables.TransactionTypeUpdateReplace, PartitionKey: "p", RowKey: long}, `{"PartitionKey":"p","RowKey":"` + long + `"}`, false},
@@ -31,7 +34,13 @@ func TestTxArenaParts(t *testing.T) {
 		{"refused", txwire.Op{Type: aztables.TransactionTypeUpdateReplace, RowKey: "4"}, `{"RowKey":"4"}`, true},
 		{"after the refused", txwire.Op{Type: aztables.TransactionTypeAdd, PartitionKey: "p", RowKey: "5"}, `{"PartitionKey":"p","RowKey":"5"}`, false},
 	}
-	a := NewTxArena(2<<10, 4<<10)
+	for _, a := range []*TxArena{NewTxArena(2<<10, 4<<10, 0), NewTxArena(2<<10, 64<<10, 8*len(cases))} {
+		checkArena(t, a, s, cases)
+	}
+}
+
+func checkArena(t *testing.T, a *TxArena, s *txwire.Sizer, cases []arenaCase) {
+	t.Helper()
 	var parts, wants [][]byte
 	for round := range 8 { // enough parts to fill several blocks
 		for _, c := range cases {

@@ -36,17 +36,32 @@ type TxOp struct {
 type TxArena struct {
 	blk       []byte
 	next, max int // the size of the next block, and the largest
+	// most is the most parts the arena will hold (0: no bound); with the
+	// parts and bytes so far, it sizes the next block for those left.
+	most, parts, bytes int
 }
 
 // NewTxArena returns an arena whose blocks start at first bytes and double
-// up to max (a part larger than a block gets a block of its size).
-func NewTxArena(first, max int) *TxArena { return &TxArena{next: first, max: max} }
+// up to max (a part larger than a block gets a block of its size). With
+// most > 0, the arena holds at most that many parts (a transaction's
+// limit), and a block after the first is no larger than the parts left
+// need at the size of those so far: a transaction's parts then take about
+// their own size instead of up to twice it.
+func NewTxArena(first, max, most int) *TxArena {
+	return &TxArena{next: first, max: max, most: most}
+}
 
 // put writes op's part, as AppendPart writes it, into the arena and
 // returns it, capped so that no append to it can reach the next part.
 func (a *TxArena) put(s *txwire.Sizer, op txwire.Op, entity []byte) ([]byte, error) {
 	if need := txwire.PartRoom(len(entity)); cap(a.blk)-len(a.blk) < need {
-		a.blk = make([]byte, 0, max(a.next, need))
+		size := a.next
+		if a.most > 0 && a.parts > 0 {
+			// The parts left at the average size so far, and room for
+			// the last one's headroom.
+			size = min(size, a.bytes/a.parts*max(a.most-a.parts, 1)+need)
+		}
+		a.blk = make([]byte, 0, max(size, need))
 		a.next = min(2*a.next, max(a.max, a.next))
 	}
 	start := len(a.blk)
@@ -60,6 +75,8 @@ func (a *TxArena) put(s *txwire.Sizer, op txwire.Op, entity []byte) ([]byte, err
 		return bytes.Clone(b[start:]), nil
 	}
 	a.blk = b
+	a.parts++
+	a.bytes += len(b) - start
 	return b[start:len(b):len(b)], nil
 }
 
