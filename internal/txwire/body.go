@@ -35,7 +35,7 @@ func (s *Sizer) AppendPart(dst []byte, op Op, entity []byte) ([]byte, error) {
 	for _, h := range s.opHeaders(hb[:0], op, len(entity)) {
 		dst = append(dst, h.key...)
 		dst = append(dst, ": "...)
-		dst = append(dst, h.value...)
+		dst = h.appendValue(dst)
 		dst = append(dst, "\r\n"...)
 	}
 	dst = append(dst, "\r\n"...)
