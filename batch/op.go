@@ -80,16 +80,27 @@ type encoded struct {
 // encoder turns operations into parts of a transaction on one table and
 // measures them as they will be sent. It is used by one goroutine at a
 // time: an entity is encoded into its scratch buffer, which the part
-// copies (so each operation allocates only its part), from cur, where
-// reflection reads it in place (a pointer to a parameter would move every
-// operation to the heap).
+// copies into the arena (so operations share their allocations), from cur,
+// where reflection reads it in place (a pointer to a parameter would move
+// every operation to the heap).
 type encoder[T any] struct {
 	t       *table.Table[T]
 	scratch []byte
+	arena   *core.TxArena
 	cur     Op[T]
 }
 
-func newEncoder[T any](t *table.Table[T]) *encoder[T] { return &encoder[T]{t: t} }
+// The arena blocks of a transaction, whose parts live and die together,
+// grow with it; a bulk write's are small, since a part that waits for its
+// chunk keeps its whole block in memory, beyond what MaxBuffered counts.
+const (
+	txFirstBlock, txMaxBlock = 32 << 10, 512 << 10
+	writeBlock               = 16 << 10
+)
+
+func newEncoder[T any](t *table.Table[T], arena *core.TxArena) *encoder[T] {
+	return &encoder[T]{t: t, arena: arena}
+}
 
 // limits starts the limits of an empty transaction on the table's backend.
 func (e *encoder[T]) limits() txLimits { return newTxLimits((*core.Table)(e.t).Profile()) }
@@ -173,7 +184,7 @@ func (e *encoder[T]) encodeKeyed(op *Op[T], k opKeys) (encoded, error) {
 		return encoded{}, errmap.Invalidf("", "PartitionKey", "%s takes its keys from Entity; Op.PartitionKey and Op.RowKey are for Delete", op.Kind)
 	}
 
-	txop := core.TxOp{Type: typ, PartitionKey: k.pk, RowKey: k.rk}
+	txop := core.TxOp{Type: typ, PartitionKey: k.pk, RowKey: k.rk, Arena: e.arena}
 	if op.Kind == Delete {
 		prof := (*core.Table)(e.t).Profile()
 		if err := codec.CheckKey(prof, "PartitionKey", txop.PartitionKey); err != nil {

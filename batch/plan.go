@@ -1,6 +1,9 @@
 package batch
 
-import "github.com/tablekit/tablekit/table"
+import (
+	"github.com/tablekit/tablekit/internal/core"
+	"github.com/tablekit/tablekit/table"
+)
 
 // Plan returns the transactions Write would send for ops, without sending
 // anything: the operation count of each, in the order Write forms them
@@ -12,7 +15,7 @@ func Plan[T any](t *table.Table[T], ops []Op[T]) ([]int, error) {
 	if err := usable(t); err != nil {
 		return nil, err
 	}
-	enc := newEncoder(t)
+	enc := newEncoder(t, core.NewTxArena(txFirstBlock, txFirstBlock, 0)) // parts counted, then dropped
 	var sizes []int
 	for _, g := range groupByPartition(enc, ops) {
 		// Write keeps one chunk of a partition open at a time (without

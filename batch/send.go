@@ -23,9 +23,11 @@ import (
 )
 
 // send submits prepared operations and reads the reply: every operation's
-// result, or the one that failed. once makes it a single attempt, for a
-// caller that retries the transaction itself.
-func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, once bool) ([]OpResult, error) {
+// result (when results is set), or the one that failed. once makes it a
+// single attempt, for a caller that retries the transaction itself. The
+// bulk writer keeps no results, and each one's Timestamp is read from its
+// ETag with time.Parse.
+func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, once, results bool) ([]OpResult, error) {
 	parts := make([]core.TxPart, len(wire))
 	for i := range wire {
 		parts[i] = wire[i].part
@@ -37,7 +39,7 @@ func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, once bo
 	}
 	resp, err := (*core.Table)(t).Submit(ctx, d, parts)
 	if resp != nil && resp.StatusCode == http.StatusAccepted {
-		return readReply(resp, err, len(wire))
+		return readReply(resp, err, len(wire), results)
 	}
 	if err == nil {
 		// A 204 (aztables takes it for success) is no answer to a
@@ -53,8 +55,9 @@ func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, once bo
 
 // readReply interprets a 202 reply: per-operation results, or the failure.
 // aztErr is the error that came with it, if any (the aztables path reports
-// one for a failed transaction); ops is the transaction's operation count.
-func readReply(resp *http.Response, aztErr error, ops int) ([]OpResult, error) {
+// one for a failed transaction); ops is the transaction's operation count;
+// without results, a commit returns none.
+func readReply(resp *http.Response, aztErr error, ops int, results bool) ([]OpResult, error) {
 	body, err := runtime.Payload(resp)
 	if err != nil {
 		return nil, brokenBody(resp, aztErr, err)
@@ -78,12 +81,15 @@ func readReply(resp *http.Response, aztErr error, ops int) ([]OpResult, error) {
 		if len(parts) != ops {
 			return nil, &errmap.Broken{Method: http.MethodPost, StatusCode: resp.StatusCode, Err: fmt.Errorf("%d responses for %d operations", len(parts), ops)}
 		}
-		results := make([]OpResult, len(parts))
+		if !results {
+			return nil, nil
+		}
+		res := make([]OpResult, len(parts))
 		for i, p := range parts {
 			etag := azcore.ETag(p.ETag)
-			results[i] = OpResult{StatusCode: p.StatusCode, Meta: table.Meta{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}}
+			res[i] = OpResult{StatusCode: p.StatusCode, Meta: table.Meta{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}}
 		}
-		return results, nil
+		return res, nil
 	}
 	return nil, opError(resp, parts, failed, ops)
 }

@@ -16,7 +16,7 @@ import (
 func (w *writer[T]) submit(ctx context.Context, c *chunk[T]) (State, error) {
 	var a attempts
 	err := retry.Do(ctx, &w.policy, func(ctx context.Context) error {
-		_, err := send(ctx, w.enc.t, c.wire, true)
+		_, err := send(ctx, w.enc.t, c.wire, true, false)
 		if err == nil {
 			a.n++
 			return nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/table"
 )
@@ -35,7 +36,7 @@ func New[T any](t *table.Table[T]) *Transaction[T] {
 	if err := usable(t); err != nil {
 		return &Transaction[T]{err: err}
 	}
-	enc := newEncoder(t)
+	enc := newEncoder(t, core.NewTxArena(txFirstBlock, txMaxBlock, MaxOps))
 	return &Transaction[T]{enc: enc, lim: enc.limits()}
 }
 
@@ -127,7 +128,7 @@ func (tx *Transaction[T]) Submit(ctx context.Context) ([]OpResult, error) {
 	}
 	ctx, end := tx.startSubmit(ctx)
 	var obs observer
-	res, err := send(obs.attach(ctx), tx.enc.t, tx.wire, false)
+	res, err := send(obs.attach(ctx), tx.enc.t, tx.wire, false, true)
 	var b *errmap.Broken
 	switch inDoubt, n := obs.doubt(); {
 	case err != nil && inDoubt:

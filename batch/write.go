@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/retry"
 	"github.com/tablekit/tablekit/table"
 )
@@ -132,7 +133,7 @@ type writer[T any] struct {
 }
 
 func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *writer[T] {
-	w := &writer[T]{ctx: ctx, enc: newEncoder(t), start: time.Now()}
+	w := &writer[T]{ctx: ctx, enc: newEncoder(t, core.NewTxArena(writeBlock, writeBlock, 0)), start: time.Now()}
 	if o != nil {
 		w.opts = *o
 	}

@@ -197,3 +197,25 @@ func TestPropertyNameLengthInCharacters(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendKeysPlain: keys written by the one-pass path for plain keys
+// come out as the path that checks each rule apart writes and measures
+// them, and keys that path refuses are refused alike.
+func TestAppendKeysPlain(t *testing.T) {
+	long := strings.Repeat("k", 1024)
+	keys := []string{"p", "p00", "row-000123", "a.b_c~d", "O'Brien", "a b", "", "a/b", "a#b", "a?b", "a\\b", `a"b`, "a\x7fb", "a\x1fb", "ü", "\xff", long, long + "k"}
+	for p, prof := range []*backend.Profile{&storage, &cosmosDB} {
+		for _, pk := range keys {
+			for _, rk := range keys {
+				got, gotN, gotErr := appendKeys([]byte("x"), prof, pk, rk)
+				want, wantN, wantErr := appendKeysChecked([]byte("x"), prof, pk, rk)
+				if string(got) != string(want) || gotN != wantN || (gotErr == nil) != (wantErr == nil) {
+					t.Fatalf("profile %d, keys %q, %q: got %q, %d, %v; want %q, %d, %v", p, pk, rk, got, gotN, gotErr, want, wantN, wantErr)
+				}
+				if gotErr != nil && gotErr.Error() != wantErr.Error() {
+					t.Fatalf("profile %d, keys %q, %q: got error %v, want %v", p, pk, rk, gotErr, wantErr)
+				}
+			}
+		}
+	}
+}

@@ -342,18 +342,30 @@ func (p *pipelinePath) encode(op TxOp) (TxPart, error) {
 	if op.Type == aztables.TransactionTypeDelete {
 		entity = nil
 	}
+	wop := txwire.Op{Type: op.Type, PartitionKey: op.PartitionKey, RowKey: op.RowKey, IfMatch: ifMatch, EntityLen: len(entity)}
+	if op.Arena != nil {
+		part, err := op.Arena.put(p.sizer, wop, entity)
+		if err != nil {
+			return TxPart{}, badKeys(err)
+		}
+		return TxPart{part: part, size: txwire.DelimiterLen() + len(part)}, nil
+	}
 	sp := partScratch.Get().(*[]byte)
 	defer partScratch.Put(sp)
-	b, err := p.sizer.AppendPart((*sp)[:0], txwire.Op{Type: op.Type, PartitionKey: op.PartitionKey, RowKey: op.RowKey, IfMatch: ifMatch, EntityLen: len(entity)}, entity)
+	b, err := p.sizer.AppendPart((*sp)[:0], wop, entity)
 	*sp = b[:0]
 	if err != nil {
-		return TxPart{}, &tablekit.ValidationError{Field: "keys", Index: -1, Rule: "make no request URL", Err: err}
+		return TxPart{}, badKeys(err)
 	}
 	// The part is kept until its transaction is sent: made once, its size
 	// exactly, from a buffer that any room to grow in is reused for the
 	// next.
 	part := bytes.Clone(b)
 	return TxPart{part: part, size: txwire.DelimiterLen() + len(part)}, nil
+}
+
+func badKeys(err error) error {
+	return &tablekit.ValidationError{Field: "keys", Index: -1, Rule: "make no request URL", Err: err}
 }
 
 // partScratch holds the buffers parts are written into before their copy.

@@ -35,7 +35,7 @@ func (s *Sizer) AppendPart(dst []byte, op Op, entity []byte) ([]byte, error) {
 	for _, h := range s.opHeaders(hb[:0], op, len(entity)) {
 		dst = append(dst, h.key...)
 		dst = append(dst, ": "...)
-		dst = append(dst, h.value...)
+		dst = h.appendValue(dst)
 		dst = append(dst, "\r\n"...)
 	}
 	dst = append(dst, "\r\n"...)
@@ -45,6 +45,10 @@ func (s *Sizer) AppendPart(dst []byte, op Op, entity []byte) ([]byte, error) {
 // partHeadroom is room for a part's request line and headers, beyond the
 // entity, enough for most without growing the part again.
 const partHeadroom = 512
+
+// PartRoom is the room AppendPart makes in dst for a part whose entity has
+// entityLen bytes: a dst with that much spare capacity is written in place.
+func PartRoom(entityLen int) int { return len(partHeaders) + partHeadroom + entityLen }
 
 // AppendBody appends a transaction's body, assembled from its parts
 // (AppendPart) with new random boundaries, to dst and returns it with its

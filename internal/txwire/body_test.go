@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/url"
 	"regexp"
+	"strconv"
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -92,5 +93,23 @@ func TestBodyMatchesAztables(t *testing.T) {
 		if !boundaries.MatchString(ct) || !regexp.MustCompile(`^multipart/mixed; boundary=batch_`).MatchString(ct) {
 			t.Errorf("Content-Type = %q", ct)
 		}
+	}
+}
+
+// TestHeaderNum: a header written from a number has the length OpSize
+// counts and the decimal text aztables writes.
+func TestHeaderNum(t *testing.T) {
+	for _, n := range []int{1, 9, 10, 99, 100, 999, 1000, 65535, 1 << 22} {
+		h := header{key: "Content-Length", num: n}
+		want := strconv.Itoa(n)
+		if got := string(h.appendValue(nil)); got != want {
+			t.Errorf("appendValue of %d: got %q, want %q", n, got, want)
+		}
+		if got := h.len(); got != len(want) {
+			t.Errorf("len of %d: got %d, want %d", n, got, len(want))
+		}
+	}
+	if h := (header{key: "If-Match", value: "*"}); h.len() != 1 || string(h.appendValue(nil)) != "*" {
+		t.Errorf("a text header: got %d %q, want 1 %q", h.len(), h.appendValue(nil), "*")
 	}
 }

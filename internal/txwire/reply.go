@@ -33,6 +33,7 @@ type Part struct {
 	// successful reply needs only the ETag, and maps of every part's
 	// headers were a fifth of a transaction's client CPU.
 	header []byte
+	etag   []byte // ETag's text in the reply, until Parse makes the string
 }
 
 // Header returns the part's HTTP headers, keys in canonical form.
@@ -140,7 +141,31 @@ func Parse(contentType string, body []byte) ([]Part, error) {
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%w: no operation responses", ErrMalformed)
 	}
+	shareETags(out)
 	return out, nil
+}
+
+// shareETags makes every part's ETag from one string: a reply has one per
+// operation, which each result keeps, and one allocation for them all
+// instead of one each was a tenth of a transaction's allocations.
+func shareETags(parts []Part) {
+	n := 0
+	for i := range parts {
+		n += len(parts[i].etag)
+	}
+	if n == 0 {
+		return
+	}
+	b := make([]byte, 0, n)
+	for i := range parts {
+		b = append(b, parts[i].etag...)
+	}
+	all := string(b)
+	for i := range parts {
+		l := len(parts[i].etag)
+		parts[i].ETag, all = all[:l], all[l:]
+		parts[i].etag = nil
+	}
 }
 
 func isMultipart(ct string) bool {
@@ -324,7 +349,7 @@ func parsePart(raw []byte) (Part, error) {
 		return Part{}, fmt.Errorf("%w: a part has no HTTP status line", ErrMalformed)
 	}
 	line, rest := cutLine(content)
-	p, err := parseStatusLine(string(line))
+	p, err := parseStatusLine(line)
 	if err != nil {
 		return Part{}, err
 	}
@@ -356,7 +381,7 @@ func parsePart(raw []byte) (Part, error) {
 		}
 	}
 	p.Body = rest
-	p.ETag = string(etag.value)
+	p.etag = etag.value
 	if p.ContentID = string(id.value); p.ContentID == "" {
 		p.ContentID, _ = headerValue(mh, "Content-Id")
 	}
@@ -379,17 +404,35 @@ func (h *firstHeader) match(k, v []byte, name string) {
 }
 
 // parseStatusLine reads "HTTP/1.1 409 Conflict".
-func parseStatusLine(line string) (Part, error) {
-	_, status, ok := strings.Cut(line, " ")
-	status = strings.TrimSpace(status)
+func parseStatusLine(line []byte) (Part, error) {
+	_, status, ok := bytes.Cut(line, []byte(" "))
+	status = bytes.TrimSpace(status)
 	if !ok || len(status) < 3 {
-		return Part{}, fmt.Errorf("%w: bad status line %q", ErrMalformed, clip(line))
+		return Part{}, fmt.Errorf("%w: bad status line %q", ErrMalformed, clip(string(line)))
 	}
-	code, err := strconv.Atoi(status[:3])
-	if err != nil || code < 100 || code > 999 || (len(status) > 3 && status[3] != ' ') {
-		return Part{}, fmt.Errorf("%w: bad status line %q", ErrMalformed, clip(line))
+	code := 0
+	for _, c := range status[:3] {
+		if c < '0' || c > '9' {
+			code = -1
+			break
+		}
+		code = code*10 + int(c-'0')
 	}
-	return Part{StatusCode: code, Status: status}, nil
+	if code < 100 || (len(status) > 3 && status[3] != ' ') {
+		return Part{}, fmt.Errorf("%w: bad status line %q", ErrMalformed, clip(string(line)))
+	}
+	return Part{StatusCode: code, Status: statusText(status)}, nil
+}
+
+// statusText is status as a string, without an allocation for the lines
+// every successful operation answers with.
+func statusText(status []byte) string {
+	for _, s := range [...]string{"204 No Content", "201 Created", "200 OK"} {
+		if string(status) == s {
+			return s
+		}
+	}
+	return string(status)
 }
 
 func clip(s string) string {

@@ -205,3 +205,36 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestParseStatusLine: a part's status line gives its code and text, and
+// anything but three digits from 100 up, alone or before a space, is
+// malformed.
+func TestParseStatusLine(t *testing.T) {
+	tests := []struct {
+		line     string
+		code     int
+		status   string
+		malforms bool
+	}{
+		{"HTTP/1.1 204 No Content", 204, "204 No Content", false},
+		{"HTTP/1.1 201 Created ", 201, "201 Created", false},
+		{"HTTP/1.1 200 OK", 200, "200 OK", false},
+		{"HTTP/1.1 409 Conflict", 409, "409 Conflict", false},
+		{"HTTP/1.1 412", 412, "412", false},
+		{"HTTP/1.1 +12 X", 0, "", true},
+		{"HTTP/1.1 20x No", 0, "", true},
+		{"HTTP/1.1 099 Low", 0, "", true},
+		{"HTTP/1.1 2045 Long", 0, "", true},
+		{"HTTP/1.1", 0, "", true},
+	}
+	for _, tt := range tests {
+		p, err := parseStatusLine([]byte(tt.line))
+		if got := errors.Is(err, ErrMalformed); got != tt.malforms {
+			t.Errorf("%q: error %v, want malformed: %v", tt.line, err, tt.malforms)
+			continue
+		}
+		if p.StatusCode != tt.code || p.Status != tt.status {
+			t.Errorf("%q: got %d %q, want %d %q", tt.line, p.StatusCode, p.Status, tt.code, tt.status)
+		}
+	}
+}

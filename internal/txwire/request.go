@@ -139,12 +139,37 @@ func (s *Sizer) OpSize(op Op) (int, error) {
 	}
 	var hb [maxHeaders]header
 	for _, h := range s.opHeaders(hb[:0], op, body) {
-		n += len(h.key) + len(": ") + len(h.value) + len("\r\n")
+		n += len(h.key) + len(": ") + h.len() + len("\r\n")
 	}
 	return n + len("\r\n") + body, nil
 }
 
-type header struct{ key, value string }
+// header is a header line's key and value; num, when above 0, is the
+// value in decimal instead (Content-Length: writing it costs no string).
+type header struct {
+	key, value string
+	num        int
+}
+
+// len is the length of the value as written.
+func (h header) len() int {
+	if h.num <= 0 {
+		return len(h.value)
+	}
+	n := 1
+	for v := h.num; v >= 10; v /= 10 {
+		n++
+	}
+	return n
+}
+
+// appendValue appends the value as written.
+func (h header) appendValue(dst []byte) []byte {
+	if h.num <= 0 {
+		return append(dst, h.value...)
+	}
+	return strconv.AppendInt(dst, int64(h.num), 10)
+}
 
 // maxHeaders is the most header lines an operation has.
 const maxHeaders = 7
@@ -160,24 +185,24 @@ func (s *Sizer) opHeaders(dst []header, op Op, body int) []header {
 	if op.Type != aztables.TransactionTypeDelete && op.Type != aztables.TransactionTypeAdd {
 		accept = "application/json"
 	}
-	dst = append(dst, header{"Accept", accept})
+	dst = append(dst, header{key: "Accept", value: accept})
 	if op.Type != aztables.TransactionTypeDelete && body > 0 {
-		dst = append(dst, header{"Content-Length", strconv.Itoa(body)}, header{"Content-Type", "application/json"})
+		dst = append(dst, header{key: "Content-Length", num: body}, header{key: "Content-Type", value: "application/json"})
 	}
-	dst = append(dst, header{"DataServiceVersion", ""})
+	dst = append(dst, header{key: "DataServiceVersion"})
 	switch {
 	case op.IfMatch != nil && op.Type != aztables.TransactionTypeAdd:
-		dst = append(dst, header{"If-Match", *op.IfMatch})
+		dst = append(dst, header{key: "If-Match", value: *op.IfMatch})
 	case op.Type == aztables.TransactionTypeDelete:
-		dst = append(dst, header{"If-Match", "*"})
+		dst = append(dst, header{key: "If-Match", value: "*"})
 	}
 	if op.Type == aztables.TransactionTypeAdd {
-		dst = append(dst, header{"Prefer", "return-no-content"})
+		dst = append(dst, header{key: "Prefer", value: "return-no-content"})
 	}
 	if s.mergeAsPost && isMerge(op.Type) {
-		dst = append(dst, header{"X-Http-Method", "MERGE"})
+		dst = append(dst, header{key: "X-Http-Method", value: "MERGE"})
 	}
-	return append(dst, header{"x-ms-version", ""})
+	return append(dst, header{key: "x-ms-version"})
 }
 
 func isMerge(t aztables.TransactionType) bool {

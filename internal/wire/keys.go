@@ -27,6 +27,22 @@ func CheckKey(v string) *Violation {
 	return nil
 }
 
+// PlainKey reports whether v is a legal key (CheckKey) that is also plain
+// (Plain): printable ASCII without '"', '\\', '/', '#' or '?'. Most keys
+// are; for them one pass replaces the UTF-8 check, the character rules,
+// the escaping and the UTF-16 count (one unit a byte).
+func PlainKey(v string) bool {
+	if !Plain(v) {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c == '/' || c == '#' || c == '?' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 // UTF16Len counts UTF-16 code units, the unit of the service's limits on
 // keys and strings. Invalid bytes count one each.
 func UTF16Len(s string) int {

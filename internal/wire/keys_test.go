@@ -49,3 +49,24 @@ func TestUTF16Len(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainKey: PlainKey holds exactly for the keys that CheckKey passes
+// and Plain calls plain, for every byte at every place of short keys.
+func TestPlainKey(t *testing.T) {
+	for _, n := range []int{1, 2, 9, 33} {
+		for pos := range n {
+			for c := range 256 {
+				b := []byte(strings.Repeat("k", n))
+				b[pos] = byte(c)
+				s := string(b)
+				want := CheckKey(s) == nil && Plain(s)
+				if got := PlainKey(s); got != want {
+					t.Fatalf("PlainKey(%q) = %v, want %v", s, got, want)
+				}
+			}
+		}
+	}
+	if !PlainKey("") {
+		t.Errorf("PlainKey(\"\") = false, want true (the empty key's rule is the caller's)")
+	}
+}

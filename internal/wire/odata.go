@@ -51,37 +51,64 @@ func TimestampFromETag[E ~string](etag E) time.Time {
 	if !ok {
 		return time.Time{}
 	}
-	// The service escapes the time's colons (%3A) and nothing else: read
-	// that form without an unescaped copy or time.Parse, as every write's
-	// ETag carries one.
-	if len(s) <= 40 {
-		var buf [30]byte
-		b := buf[:0]
-		for i := 0; i < len(s); i++ {
-			if s[i] == '%' && i+2 < len(s) && s[i+1] == '3' && (s[i+2] == 'A' || s[i+2] == 'a') {
-				b = append(b, ':')
-				i += 2
-				continue
-			}
-			if s[i] == '%' || s[i] == '+' || len(b) == len(buf) {
-				b = nil
-				break
-			}
-			b = append(b, s[i])
+	// Unescaped on the stack: a transaction's reply has an ETag per
+	// operation, and url.QueryUnescape allocates for each.
+	var buf [32]byte
+	raw, ok := queryUnescape(buf[:0], s)
+	if !ok {
+		u, err := url.QueryUnescape(s)
+		if err != nil {
+			return time.Time{}
 		}
-		if b != nil {
-			if ts, ok := ParseServiceTime(string(b)); ok {
-				return ts
-			}
-		}
+		raw = []byte(u)
 	}
-	raw, err := url.QueryUnescape(s)
-	if err != nil {
-		return time.Time{}
+	if ts, ok := ParseServiceTime(string(raw)); ok {
+		return ts // the service's form, without time.Parse
 	}
-	ts, err := time.Parse(time.RFC3339Nano, raw)
+	ts, err := time.Parse(time.RFC3339Nano, string(raw))
 	if err != nil {
 		return time.Time{}
 	}
 	return ts.UTC()
+}
+
+// queryUnescape appends s unescaped as url.QueryUnescape does it to dst
+// while it fits in dst's capacity; ok is false for anything else (an
+// escape it does not read, or no room), left to url.QueryUnescape.
+func queryUnescape(dst []byte, s string) (_ []byte, ok bool) {
+	for i := 0; i < len(s); i++ {
+		if len(dst) == cap(dst) {
+			return dst, false
+		}
+		switch c := s[i]; c {
+		case '%':
+			if i+2 >= len(s) {
+				return dst, false
+			}
+			hi, ok1 := unhex(s[i+1])
+			lo, ok2 := unhex(s[i+2])
+			if !ok1 || !ok2 {
+				return dst, false
+			}
+			dst = append(dst, hi<<4|lo)
+			i += 2
+		case '+':
+			dst = append(dst, ' ')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst, true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }

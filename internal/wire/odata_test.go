@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -58,10 +60,35 @@ func TestTimestampFromETag(t *testing.T) {
 		{`W/"datetime'2024-01-02T03%3A04%3A05.123456789Z'"`, time.Date(2024, 1, 2, 3, 4, 5, 123456789, time.UTC)},
 		{`W/"datetime'2024-01-02T03%3A04%3A05.1234567890123456789012345Z'"`, time.Date(2024, 1, 2, 3, 4, 5, 123456789, time.UTC)},
 		{`W/"datetime'2024-02-30T03%3A04%3A05Z'"`, time.Time{}},
+		{`W/"datetime'2024-01-02T03%3a04%3A05.1234567%5A'"`, time.Date(2024, 1, 2, 3, 4, 5, 123456700, time.UTC)},
+		{`W/"datetime'2024-01-02T03%3A04%3A05.1234567%2B01%3A00'"`, time.Date(2024, 1, 2, 2, 4, 5, 123456700, time.UTC)},
+		{`W/"datetime'2024-01-02T03%3A04%3A05.123456789%2B01%3A00'"`, time.Date(2024, 1, 2, 2, 4, 5, 123456789, time.UTC)},
+		{`W/"datetime'2024-01-02T03%3A04%3A05%'"`, time.Time{}},
+		{`W/"datetime'2024-01-02T03%3A04%3A05%3'"`, time.Time{}},
 	}
 	for _, tt := range tests {
 		if got := TimestampFromETag(tt.etag); !got.Equal(tt.want) {
 			t.Errorf("TimestampFromETag(%q) = %v, want %v", tt.etag, got, tt.want)
+		}
+	}
+}
+
+// TestQueryUnescape: the unescaping of an ETag's time on the stack agrees
+// with url.QueryUnescape wherever it answers, and leaves to it what does
+// not fit or what it does not read.
+func TestQueryUnescape(t *testing.T) {
+	for _, s := range []string{
+		"", "plain", "2024-01-02T03%3A04%3A05.1234567Z", "a+b", "%41%6a%6A", "%", "%4", "%zz", "%4g",
+		strings.Repeat("x", 32), strings.Repeat("x", 33), strings.Repeat("%41", 32), strings.Repeat("%41", 33),
+	} {
+		var buf [32]byte
+		got, ok := queryUnescape(buf[:0], s)
+		want, err := url.QueryUnescape(s)
+		switch {
+		case ok && (err != nil || string(got) != want):
+			t.Errorf("queryUnescape(%q) = %q, true; want %q (error %v)", s, got, want, err)
+		case !ok && err == nil && len(want) <= len(buf):
+			t.Errorf("queryUnescape(%q) = false; want %q", s, want)
 		}
 	}
 }

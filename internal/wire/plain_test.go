@@ -50,7 +50,7 @@ func appendStringSpec(b []byte, s string) []byte {
 // skips the plain prefix, writes what the rune-at-a-time rule writes.
 func TestPlain(t *testing.T) {
 	slow := func(s string) bool { return plainBytewise(s) == len(s) }
-	for _, n := range []int{0, 1, 7, 8, 9, 16, 23} {
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 23, 32, 33, 41, 64, 71} { // each loop of plainPrefix, and after it
 		for pos := range n {
 			for c := range 256 {
 				b := []byte(strings.Repeat("a", n))
