@@ -245,18 +245,9 @@ func (b *bench) cliLibrary(ctx context.Context, src string) error {
 	// start: if anything, the comparison is hard on the command.
 	job, _ := json.Marshal(heapJob{Endpoint: b.direct, Table: src, Parallel: b.cfg.scanParallel})
 	var res heapResult
-	s, err := b.m.measure(ctx, func(ctx context.Context) (int, error) {
-		cmd := exec.CommandContext(ctx, exe)
-		cmd.Env = append(append(os.Environ(), libScanEnv+"="+string(job)), libScanGC...)
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		if err := cmd.Run(); err != nil {
-			return 0, fmt.Errorf("%w: %s", err, errb.Bytes())
-		}
-		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-			return 0, fmt.Errorf("child said %q: %w", out.Bytes(), err)
-		}
-		return res.N, nil
+	s, err := b.m.measure(ctx, func(ctx context.Context) (n int, err error) {
+		res, err = runScanChild(ctx, exe, append([]string{libScanEnv + "=" + string(job)}, libScanGC...)...)
+		return res.N, err
 	})
 	s.cpu += res.CPU // the scan's own, its process's start left out
 	if err == nil && s.n != len(b.items) {

@@ -126,18 +126,9 @@ func (b *bench) runHeapScans(ctx context.Context, name string) error {
 	for round := range b.cfg.rounds {
 		rctx, cancel := context.WithTimeout(ctx, b.cfg.scenarioTimeout)
 		var res heapResult
-		s, err := b.m.measure(rctx, func(ctx context.Context) (int, error) {
-			cmd := exec.CommandContext(ctx, exe)
-			cmd.Env = append(os.Environ(), heapScanEnv+"="+string(job))
-			var out, errb bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errb
-			if err := cmd.Run(); err != nil {
-				return 0, fmt.Errorf("%w: %s", err, errb.Bytes())
-			}
-			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-				return 0, fmt.Errorf("child said %q: %w", out.Bytes(), err)
-			}
-			return res.N, nil
+		s, err := b.m.measure(rctx, func(ctx context.Context) (n int, err error) {
+			res, err = runScanChild(ctx, exe, heapScanEnv+"="+string(job))
+			return res.N, err
 		})
 		cancel()
 		if err == nil && s.n != len(b.items) {
@@ -150,6 +141,24 @@ func (b *bench) runHeapScans(ctx context.Context, name string) error {
 		b.record("heap/scan", s)
 	}
 	return nil
+}
+
+// runScanChild runs this program again with env added to its environment
+// (the job of scanChild, and the collector's settings) and returns what
+// it printed.
+func runScanChild(ctx context.Context, exe string, env ...string) (heapResult, error) {
+	var res heapResult
+	cmd := exec.CommandContext(ctx, exe)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return res, fmt.Errorf("%w: %s", err, errb.Bytes())
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		return res, fmt.Errorf("child said %q: %w", out.Bytes(), err)
+	}
+	return res, nil
 }
 
 // heapPeak is the highest peak heap over the rounds of key, in bytes.
