@@ -23,6 +23,34 @@ func TestMedian(t *testing.T) {
 	}
 }
 
+func TestPairedCPU(t *testing.T) {
+	// CPU per entity: n = 1, so each sample's cpu in µs is its cost.
+	us := func(xs ...float64) []sample {
+		ss := make([]sample, len(xs))
+		for i, x := range xs {
+			ss[i] = sample{n: 1, cpu: time.Duration(x * float64(time.Microsecond))}
+		}
+		return ss
+	}
+	for _, tc := range []struct {
+		name     string
+		num, den []sample
+		want     float64
+	}{
+		// Round by round 2, 1, 1.25: the median of those, where the
+		// medians' ratio (10/10) would be 1.
+		{"paired", us(20, 10, 5), us(10, 10, 4), 1.25},
+		{"one round", us(9), us(6), 1.5},
+		// Rounds that do not pair: the ratio of the medians.
+		{"unpaired", us(20, 10, 5), us(10, 8), 10.0 / 9},
+	} {
+		b := &bench{res: map[string][]sample{"num": tc.num, "den": tc.den}}
+		if got := b.pairedCPU("num", "den"); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s: pairedCPU = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestRatioTarget(t *testing.T) {
 	for _, tc := range []struct {
 		got, want float64

@@ -25,6 +25,24 @@ func (b *bench) clientCPU(key string) float64 {
 	return b.med(key, func(s sample) float64 { return s.perEntity(s.cpu) })
 }
 
+// pairedCPU is the median over rounds of num's client CPU per entity
+// against den's of the same round: where each round runs the two one after
+// the other, each ratio compares them on the machine as it was at that
+// moment, which a ratio of two medians, each of its own moments, does not
+// (a shared machine's cost per instruction drifts within a run). It is the
+// ratio of the medians when the two have different numbers of rounds.
+func (b *bench) pairedCPU(num, den string) float64 {
+	ns, ds := b.res[num], b.res[den]
+	if len(ns) == 0 || len(ns) != len(ds) {
+		return b.clientCPU(num) / b.clientCPU(den)
+	}
+	rs := make([]float64, len(ns))
+	for i := range ns {
+		rs[i] = ns[i].perEntity(ns[i].cpu) / ds[i].perEntity(ds[i].cpu)
+	}
+	return median(rs)
+}
+
 // serverCPU is Azurite's CPU per entity in µs; NaN when unknown.
 func (b *bench) serverCPU(key string) float64 {
 	return b.med(key, func(s sample) float64 {
