@@ -59,16 +59,20 @@ func parseLine(t *dynTable, line []byte) (table.Entity, error) {
 
 // splitLine reads one JSON line as a raw entity for import: its keys, and
 // every other member (Timestamp and the odata metadata dropped) copied as
-// it is into Properties, kept in texts. Values are not read: the write
-// checks each against its annotated type, with the names, keys and limits,
-// as it encodes the entity, and refuses a bad one before sending it
+// it is into Properties, kept in texts with the line itself (for
+// --rejects; item.input). Values are not read: the write checks each
+// against its annotated type, with the names, keys and limits, as it
+// encodes the entity, and refuses a bad one before sending it
 // (roundWriter.checkRaw names the rule), so a line is scanned once here and
-// once by the write instead of decoded, checked and encoded again.
-func splitLine(line []byte, texts *slab, scratch []byte) (table.RawEntity, []byte, error) {
-	if e, ok := splitExported(line, texts); ok {
-		return e, scratch, nil
+// once by the write instead of decoded, checked and encoded again. The
+// item's line number is the caller's to set.
+func splitLine(line []byte, texts *slab, scratch []byte) (item, []byte, error) {
+	if e, head, tail, ok := splitExported(line, texts); ok {
+		return item{raw: e, head: head, tail: tail, size: len(head) + len(e.Properties) + len(tail)}, scratch, nil
 	}
-	return scanLine(line, texts, scratch)
+	text := texts.keep(line)
+	e, scratch, err := scanLine(text, texts, scratch)
+	return item{raw: e, text: text, size: len(text) + len(e.Properties)}, scratch, err
 }
 
 // scanLine is splitLine for any line: it scans every member.
@@ -131,51 +135,55 @@ const (
 // bounds, without scanning each value, which the write scans and checks
 // anyway: a line that is not JSON there is refused by the write and
 // rejected with the check's reason, as is any entity the write refuses.
+// The line's text around the members, head and tail, is kept with them:
+// head, the members and tail are the line.
 // ok is false for any other line, and for one whose properties might hold
 // a member splitLine drops or reads as a key (Timestamp, a name starting
 // odata., a key's name, or a \u escape that could spell one, anywhere in
 // its properties): those go through splitLine's scan. Every line it splits, splitLine splits
 // the same way.
-func splitExported(line []byte, texts *slab) (e table.RawEntity, ok bool) {
+func splitExported(line []byte, texts *slab) (e table.RawEntity, head, tail []byte, ok bool) {
 	if !bytes.HasPrefix(line, []byte(exportedPK)) {
-		return e, false
+		return e, nil, nil, false
 	}
 	s := wire.Scanner{Data: line, Pos: len(exportedPK)}
 	pk, err := s.String()
 	if err != nil || !bytes.HasPrefix(line[s.Pos:], []byte(exportedRK)) {
-		return e, false
+		return e, nil, nil, false
 	}
 	s.Pos += len(exportedRK)
 	rk, err := s.String()
 	if err != nil || line[len(line)-1] != '}' || s.Pos >= len(line) {
-		return e, false
+		return e, nil, nil, false
 	}
-	props := line[s.Pos : len(line)-1]
+	start := s.Pos
+	props := line[start : len(line)-1]
 	if i := bytes.LastIndex(props, []byte(exportedTS)); i >= 0 {
 		// The last member only if its value closes the line with no other
 		// quote or escape: the same bytes inside a string would need both.
 		ts := props[i+len(exportedTS):]
 		if len(ts) == 0 || ts[len(ts)-1] != '"' || bytes.ContainsAny(ts[:len(ts)-1], `"\`) {
-			return e, false
+			return e, nil, nil, false
 		}
 		props = props[:i]
 	}
 	if len(props) > 0 && props[0] != ',' {
-		return e, false
+		return e, nil, nil, false
 	}
 	// Searched by bytes that are rare in JSON, not the quotes before the
 	// names: Key" covers both keys.
 	for _, name := range [...]string{`Timestamp`, `Key"`, `\u`, `"odata.`} {
 		if bytes.Contains(props, []byte(name)) {
-			return e, false
+			return e, nil, nil, false
 		}
 	}
 	if len(props) > 0 {
+		start++
 		props = props[1:]
 	}
 	e.PartitionKey, e.RowKey = string(pk), string(rk)
-	e.Properties = texts.keepObject(props)
-	return e, true
+	head, e.Properties, tail = texts.keepAround(line, start, start+len(props))
+	return e, head, tail, true
 }
 
 // entityRow is the CSV form of an entity, properties in name order.

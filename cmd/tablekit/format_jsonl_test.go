@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,7 +185,7 @@ func TestSplitExported(t *testing.T) {
 		{`{"PartitionKey":1,"RowKey":"r"}`, false},
 	} {
 		var fast, full slab
-		got, ok := splitExported([]byte(tc.line), &fast)
+		got, head, tail, ok := splitExported([]byte(tc.line), &fast)
 		if ok != tc.wantOK {
 			t.Errorf("%s: quick path %v, want %v", tc.line, ok, tc.wantOK)
 			continue
@@ -199,6 +200,42 @@ func TestSplitExported(t *testing.T) {
 		}
 		if got.PartitionKey != want.PartitionKey || got.RowKey != want.RowKey || string(got.Properties) != string(want.Properties) {
 			t.Errorf("%s: got %q %q %s, want %q %q %s", tc.line, got.PartitionKey, got.RowKey, got.Properties, want.PartitionKey, want.RowKey, want.Properties)
+		}
+		// The line, for --rejects, is what is kept around the members.
+		it := item{raw: got, head: head, tail: tail}
+		if in := it.input(); in != tc.line {
+			t.Errorf("%s: the line kept reads %s", tc.line, in)
+		}
+	}
+}
+
+// TestKeepAround checks that a line kept in pieces around its members
+// reads back whole, from a slab shared with other lines and alone when it
+// is large, and that no piece shares memory with the line it copies.
+func TestKeepAround(t *testing.T) {
+	var s slab
+	s.keep([]byte("an earlier line"))
+	big := `{"k":"p",` + strings.Repeat("x", slabSize) + `,"t":1}`
+	for _, tc := range []struct {
+		line string
+		i, j int // the members' bounds
+	}{
+		{`{"k":"p","a":1,"t":1}`, 9, 14},
+		{`{"k":"p","t":1}`, 8, 8},
+		{big, 9, 9 + slabSize},
+	} {
+		line, i, j := tc.line, tc.i, tc.j
+		b := []byte(line)
+		head, obj, tail := s.keepAround(b, i, j)
+		clear(b) // the kept pieces are copies
+		if got, want := string(head)+string(obj[1:len(obj)-1])+string(tail), line; got != want {
+			t.Errorf("pieces read %.40q, want %.40q", got, want)
+		}
+		if got, want := string(obj), "{"+line[i:j]+"}"; got != want {
+			t.Errorf("object %.40q, want %.40q", got, want)
+		}
+		if cap(head) != len(head) || cap(obj) != len(obj) || cap(tail) != len(tail) {
+			t.Errorf("a piece can grow into the next: caps %d %d %d, lengths %d %d %d", cap(head), cap(obj), cap(tail), len(head), len(obj), len(tail))
 		}
 	}
 }

@@ -60,7 +60,7 @@ func (w *roundWriter) settleAdds(ctx context.Context, pending []item, ch batch.C
 		case w.keepExisting:
 			w.existing++
 		default:
-			rejects = append(rejects, reject{Line: it.line, Reason: reasonExists, Input: string(it.text)})
+			rejects = append(rejects, reject{Line: it.line, Reason: reasonExists, Input: it.input()})
 		}
 	}
 	return stored, rejects, again, nil

@@ -25,10 +25,22 @@ type item struct {
 	ent  table.Entity
 	raw  table.RawEntity
 	text []byte // the input line (a CSV row: all its lines), for --rejects
-	size int    // estimated bytes, to bound a round's memory
+	// head and tail are, instead of text, an exported line's text around
+	// the members of raw.Properties (splitExported), which hold the rest.
+	head, tail []byte
+	size       int // estimated bytes, to bound a round's memory
 	// inDoubt: a transaction holding this item may have committed (its
 	// reply was lost), so an add finding the entity may find its own.
 	inDoubt bool
+}
+
+// input is the item's input line, for --rejects.
+func (it *item) input() string {
+	if it.head == nil {
+		return string(it.text)
+	}
+	p := it.raw.Properties
+	return string(it.head) + string(p[1:len(p)-1]) + string(it.tail)
 }
 
 // reject is an entity or line that was not written, and why.
@@ -218,7 +230,7 @@ func entityRefusal(err error) bool {
 }
 
 func rejectOf(it item, err error) reject {
-	return reject{Line: it.line, Reason: err.Error(), Input: string(it.text)}
+	return reject{Line: it.line, Reason: err.Error(), Input: it.input()}
 }
 
 // rejectLine is a reject as one JSON line of the --rejects file.

@@ -199,16 +199,17 @@ func jsonlRecords(t *dynTable, rt *table.Table[table.RawEntity], r io.Reader) fu
 			if len(bytes.TrimSpace(text)) == 0 {
 				continue
 			}
-			text = texts.keep(text)
 			if rt != nil {
-				var ent table.RawEntity
+				var it item
 				var perr error
-				ent, scratch, perr = splitLine(text, &texts, scratch)
+				it, scratch, perr = splitLine(text, &texts, scratch)
+				it.line = line
 				if perr != nil {
-					return inputRecord{line: line, rej: &reject{Line: line, Reason: perr.Error(), Input: string(text)}}, nil
+					return inputRecord{line: line, rej: &reject{Line: line, Reason: perr.Error(), Input: it.input()}}, nil
 				}
-				return inputRecord{line: line, ent: &item{line: line, raw: ent, text: text, size: len(text) + len(ent.Properties)}}, nil
+				return inputRecord{line: line, ent: &it}, nil
 			}
+			text = texts.keep(text)
 			ent, perr := parseLine(t, text)
 			if perr != nil {
 				return inputRecord{line: line, rej: &reject{Line: line, Reason: perr.Error(), Input: string(text)}}, nil
@@ -239,20 +240,33 @@ func (s *slab) keep(b []byte) []byte {
 	return s.cur[start:len(s.cur):len(s.cur)]
 }
 
-// keepObject is keep of the JSON object whose members are b: b between
-// braces, copied once.
-func (s *slab) keepObject(b []byte) []byte {
+// keepAround keeps b, whose members of a JSON object are b[i:j], as three
+// pieces in one copy: head b[:i], obj those members between braces (an
+// object of their own), tail b[j:].
+func (s *slab) keepAround(b []byte, i, j int) (head, obj, tail []byte) {
 	n := len(b) + 2
-	if n > slabSize/8 {
-		o := make([]byte, 0, n)
-		return append(append(append(o, '{'), b...), '}')
+	buf := s.cur
+	switch {
+	case n > slabSize/8:
+		buf = make([]byte, 0, n) // a large line alone
+	case cap(buf)-len(buf) < n:
+		buf = make([]byte, 0, slabSize)
+		s.cur = buf
 	}
-	if cap(s.cur)-len(s.cur) < n {
-		s.cur = make([]byte, 0, slabSize)
+	piece := func(start int) []byte { return buf[start:len(buf):len(buf)] }
+	start := len(buf)
+	buf = append(buf, b[:i]...)
+	head = piece(start)
+	start = len(buf)
+	buf = append(append(append(buf, '{'), b[i:j]...), '}')
+	obj = piece(start)
+	start = len(buf)
+	buf = append(buf, b[j:]...)
+	tail = piece(start)
+	if n <= slabSize/8 {
+		s.cur = buf
 	}
-	start := len(s.cur)
-	s.cur = append(append(append(s.cur, '{'), b...), '}')
-	return s.cur[start:len(s.cur):len(s.cur)]
+	return head, obj, tail
 }
 
 // csvRecords reads Storage Explorer CSV; a record's line is where it
