@@ -2,6 +2,7 @@ package table
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -16,10 +17,37 @@ func TestPageEntities(t *testing.T) {
 		{"empty page", `{"value":[]}`, 0},
 		{"two entities, a value quoting a key", `{"value":[{"odata.etag":"W/1","PartitionKey":"p","RowKey":"a","S":"\"RowKey\":"},{"odata.etag":"W/2","PartitionKey":"p","RowKey":"b"}]}`, 2},
 		{"projection without RowKey", `{"value":[{"odata.etag":"W/1","V":1},{"odata.etag":"W/2","V":2},{"odata.etag":"W/3","V":3}]}`, 3},
+		{"names ending in RowKey", `{"value":[{"MyRowKey":"RowKey","PartitionKey":"p","RowKey":"a","xodata.etag":1}]}`, 1},
+		{"a key at the very start", `RowKey":1,"RowKey":2`, 1},
 	}
 	for _, tt := range tests {
 		if got := pageEntities([]byte(tt.body)); got != tt.want {
 			t.Errorf("%s: got %d entities, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkPageEntities counts a page of 1,000 entities of about 1 KB.
+func BenchmarkPageEntities(b *testing.B) {
+	var page []byte
+	page = append(page, `{"odata.metadata":"http://x/$metadata#t","value":[`...)
+	words := []string{"row", "key", "partition", "the", "of", "Rate", "odata", "value", "etag", "r2"}
+	for i := range 1000 {
+		if i > 0 {
+			page = append(page, ',')
+		}
+		page = fmt.Appendf(page, `{"odata.etag":"W/\"datetime'2026-11-27T00%%3A00%%3A00.%07dZ'\"","PartitionKey":"p%02d","RowKey":"r%05d","Timestamp":"2026-11-27T00:00:00.%07dZ","N":%d,"Text":"`, i, i%50, i, i, i)
+		for j := range 150 {
+			page = append(page, words[(i*7+j*3)%len(words)]...)
+			page = append(page, ' ')
+		}
+		page = append(page, `"}`...)
+	}
+	body := append(page, "]}"...)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if n := pageEntities(body); n != 1000 {
+			b.Fatalf("counted %d entities, want 1000", n)
 		}
 	}
 }

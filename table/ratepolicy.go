@@ -79,9 +79,33 @@ func pageBody(resp *http.Response, d opdesc.Desc) ([]byte, error) {
 }
 
 // pageEntities counts the entities of a JSON query page by their RowKey
-// members: the sequence "RowKey": cannot occur inside a JSON string, where
-// every quote is escaped. A projection that leaves RowKey out still has
-// each entity's odata.etag (minimal metadata).
+// members, or, in a projection that leaves RowKey out, by their
+// odata.etag (minimal metadata): every entity has the one or the other
+// (all of a page alike), and once counted there is no need to count the
+// other across the page again.
 func pageEntities(body []byte) int {
-	return max(bytes.Count(body, []byte(`"RowKey":`)), bytes.Count(body, []byte(`"odata.etag":`)))
+	if n := countMembers(body, "RowKey"); n > 0 {
+		return n
+	}
+	return countMembers(body, "odata.etag")
+}
+
+// countMembers counts the members named name in JSON text: name":
+// preceded by a quote, which cannot occur inside a JSON string, where every
+// quote is escaped. The search starts at the name, not the quote, since a
+// name's first letter is rarer in JSON than a quote and the search skips
+// ahead to each candidate.
+func countMembers(body []byte, name string) int {
+	pat := []byte(name + `":`)
+	n := 0
+	for i := 0; ; {
+		j := bytes.Index(body[i:], pat)
+		if j < 0 {
+			return n
+		}
+		if i+j > 0 && body[i+j-1] == '"' {
+			n++
+		}
+		i += j + len(pat)
+	}
 }
