@@ -110,6 +110,9 @@ func (q Query[T]) ResumeParallel(token string, segments []Segment, o *ParallelOp
 			return nil, fmt.Errorf("segment %d: %w", i, err)
 		}
 		segPlan.limit = 0 // the run's limit is counted by the run
+		if i > 0 {
+			segPlan.lastBody = c.plans[0].lastBody
+		}
 		c.plans = append(c.plans, segPlan)
 		segFilter, _ := seg.Filter.Build()
 		bindingParts = append(bindingParts, segFilter)

@@ -13,6 +13,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 
 	"github.com/tablekit/tablekit"
+	"github.com/tablekit/tablekit/devtools/azurite"
 	"github.com/tablekit/tablekit/devtools/faults"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/table"
@@ -425,4 +426,36 @@ func (g *inFlightGate) Do(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return g.next.Do(req)
+}
+
+// TestParallelSegmentsShareSizeHint checks that a parallel run's segments
+// size a chunked page's first buffer from the last page any of them read
+// (most segments of a run read one page, which would otherwise grow by
+// doubling), and that another query keeps its own.
+func TestParallelSegmentsShareSizeHint(t *testing.T) {
+	svc, err := table.NewService(azurite.ConnectionString("http://127.0.0.1:1/devstoreaccount1"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := table.New[item](svc, "hints")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(tbl).Parallel(PartitionSegments("a", "b", "c"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.plans[1].lastBody.Store(1 << 20)
+	for i, p := range c.plans {
+		if got, want := p.lastBody.Load(), int64(1<<20); got != want {
+			t.Errorf("segment %d: size hint %d, want %d (the run's)", i, got, want)
+		}
+	}
+	other, err := New(tbl).compile(Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := other.lastBody.Load(); got != 0 {
+		t.Errorf("another query: size hint %d, want 0 (its own)", got)
+	}
 }

@@ -188,7 +188,11 @@ type plan[T any] struct {
 	keys    keyRange
 	// lastBody is the size of the last page read: the next one's first
 	// buffer when its reply has no Content-Length (opdesc.Desc.SizeHint).
-	lastBody atomic.Int64
+	// A parallel run's segments share one: their pages are alike, and most
+	// segments of a run over many partitions read a single page, which
+	// would otherwise grow its buffer by doubling from nothing (Azurite,
+	// for one, sends pages chunked).
+	lastBody *atomic.Int64
 }
 
 // check reports the query's own first error: a builder error, no table, or
@@ -223,7 +227,7 @@ func (q Query[T]) compile(extra Filter) (*plan[T], error) {
 	if q.noTableScan && f.Scope() == ScopeTableScan {
 		return nil, errmap.Invalidf("query", "scope", "table scan refused (NoTableScan): filter %q", text)
 	}
-	p := &plan[T]{t: q.t, filter: text, pageSize: cmp.Or(q.pageSize, MaxPageSize), limit: q.limit, ordered: keyOrder(q.t), keys: f.keyRange()}
+	p := &plan[T]{t: q.t, filter: text, pageSize: cmp.Or(q.pageSize, MaxPageSize), limit: q.limit, ordered: keyOrder(q.t), keys: f.keyRange(), lastBody: new(atomic.Int64)}
 	if q.hasSelect {
 		s, err := q.schema.SelectList(q.sel)
 		if err != nil {
