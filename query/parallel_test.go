@@ -429,7 +429,7 @@ func (g *inFlightGate) Do(req *http.Request) (*http.Response, error) {
 }
 
 // TestParallelSegmentsShareSizeHint checks that a parallel run's segments
-// size a chunked page's first buffer from the last page any of them read
+// size a chunked page's first buffer from the largest page any of them read
 // (most segments of a run read one page, which would otherwise grow by
 // doubling), and that another query keeps its own.
 func TestParallelSegmentsShareSizeHint(t *testing.T) {

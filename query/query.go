@@ -186,12 +186,14 @@ type plan[T any] struct {
 	// continuation before it is followed (checkContinuation).
 	ordered bool
 	keys    keyRange
-	// lastBody is the size of the last page read: the next one's first
+	// lastBody is the size of the largest page read: the next one's first
 	// buffer when its reply has no Content-Length (opdesc.Desc.SizeHint).
 	// A parallel run's segments share one: their pages are alike, and most
 	// segments of a run over many partitions read a single page, which
 	// would otherwise grow its buffer by doubling from nothing (Azurite,
-	// for one, sends pages chunked).
+	// for one, sends pages chunked). The largest, not the last: a page
+	// just larger than its buffer is copied whole into one twice its size,
+	// and a buffer a page does not fill lives no longer than the page.
 	lastBody *atomic.Int64
 }
 
@@ -340,7 +342,11 @@ func (p *plan[T]) read(ctx context.Context, q core.PageQuery, from position) (*r
 	if ferr != nil {
 		return nil, ferr
 	}
-	p.lastBody.Store(int64(len(resp.Body)))
+	for n := int64(len(resp.Body)); ; {
+		if old := p.lastBody.Load(); n <= old || p.lastBody.CompareAndSwap(old, n) {
+			break
+		}
+	}
 	if resp.NextPartitionKey == nil && resp.NextRowKey == nil {
 		page.next = position{Done: true}
 	} else {
