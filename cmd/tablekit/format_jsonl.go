@@ -158,24 +158,24 @@ func splitExported(line []byte, texts *slab) (e table.RawEntity, head, tail []by
 	}
 	start := s.Pos
 	props := line[start : len(line)-1]
-	if i := bytes.LastIndex(props, []byte(exportedTS)); i >= 0 {
-		// The last member only if its value closes the line with no other
-		// quote or escape: the same bytes inside a string would need both.
-		ts := props[i+len(exportedTS):]
-		if len(ts) == 0 || ts[len(ts)-1] != '"' || bytes.ContainsAny(ts[:len(ts)-1], `"\`) {
-			return e, nil, nil, false
+	// The Timestamp member, where export writes it: last, its value the
+	// string that closes the line. Its name before that value's opening
+	// quote, the value free of escapes: the same bytes inside a string
+	// would need both. Anything else leaves it in props, where the check
+	// below sends the line to the scan.
+	if n := len(props); n > 0 && props[n-1] == '"' {
+		if j := bytes.LastIndexByte(props[:n-1], '"'); j >= 0 && bytes.HasSuffix(props[:j+1], []byte(exportedTS)) {
+			if bytes.IndexByte(props[j+1:n-1], '\\') >= 0 {
+				return e, nil, nil, false
+			}
+			props = props[:j+1-len(exportedTS)]
 		}
-		props = props[:i]
 	}
 	if len(props) > 0 && props[0] != ',' {
 		return e, nil, nil, false
 	}
-	// Searched by bytes that are rare in JSON, not the quotes before the
-	// names: Key" covers both keys.
-	for _, name := range [...]string{`Timestamp`, `Key"`, `\u`, `"odata.`} {
-		if bytes.Contains(props, []byte(name)) {
-			return e, nil, nil, false
-		}
+	if mayHideMember(props) {
+		return e, nil, nil, false
 	}
 	if len(props) > 0 {
 		start++
@@ -184,6 +184,32 @@ func splitExported(line []byte, texts *slab) (e table.RawEntity, head, tail []by
 	e.PartitionKey, e.RowKey = string(pk), string(rk)
 	head, e.Properties, tail = texts.keepAround(line, start, start+len(props))
 	return e, head, tail, true
+}
+
+// mayHideMember reports whether the members props might hold one that
+// splitLine drops or reads as a key: the bytes of Timestamp, of Key"
+// (either key's name), of "odata. (a metadata name), or a \u escape that
+// could spell any of them. Each is searched from a byte rare in JSON text,
+// not from the quote, the commonest: the escape only where a backslash is,
+// "odata. from its dot.
+func mayHideMember(props []byte) bool {
+	if bytes.Contains(props, []byte(`Timestamp`)) || bytes.Contains(props, []byte(`Key"`)) {
+		return true
+	}
+	if bytes.IndexByte(props, '\\') >= 0 && bytes.Contains(props, []byte(`\u`)) {
+		return true
+	}
+	const odata = `"odata`
+	for rest, off := props, 0; ; {
+		i := bytes.IndexByte(rest, '.')
+		if i < 0 {
+			return false
+		}
+		if at := off + i; at >= len(odata) && string(props[at-len(odata):at]) == odata {
+			return true
+		}
+		rest, off = rest[i+1:], off+i+1
+	}
 }
 
 // entityRow is the CSV form of an entity, properties in name order.

@@ -71,3 +71,36 @@ func BenchmarkJSONLine(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkSplitLine is import's reading of a line export wrote, per
+// entity of the benchmark workload: splitLine's quick path
+// (splitExported), keys read and properties found by their bounds.
+func BenchmarkSplitLine(b *testing.B) {
+	typed := workload.TypedTable(&workload.Service{})
+	dyn := workload.DynamicTable(&workload.Service{})
+	raw, err := table.As[table.RawEntity](dyn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines [][]byte
+	for _, it := range workload.Items(0, 64) {
+		body, err := typed.Marshal(it)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := raw.Unmarshal(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Timestamp = time.Date(2024, 5, 6, 7, 8, 9, 123456700, time.UTC)
+		lines = append(lines, r.AppendJSON(nil))
+	}
+	var texts slab
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		it, _, err := splitLine(lines[i%len(lines)], &texts, nil)
+		if err != nil || it.head == nil {
+			b.Fatalf("not split by the quick path: %v", err)
+		}
+	}
+}

@@ -183,6 +183,10 @@ func TestSplitExported(t *testing.T) {
 		{`{"PartitionKey": "p","RowKey":"r"}`, true}, // the key read as the scan reads it
 		{`{"PartitionKey":"p","RowKey":"r" ,"N":1}`, false},
 		{`{"PartitionKey":1,"RowKey":"r"}`, false},
+		{`{"PartitionKey":"p","RowKey":"r","N":1,"Timestamp@odata.type":"Edm.DateTime","Timestamp":"2026-11-26T10:00:0\u0030Z"}`, false}, // an escape in its value
+		{`{"PartitionKey":"p","RowKey":"r"` + ts + `,"N":1}`, false},                                                                     // not last
+		{`{"PartitionKey":"p","RowKey":"r","N":1,"odata.etag":"W/x"` + ts + `}`, false},
+		{`{"PartitionKey":"p","RowKey":"r","A@odata.type":"Edm.Double","A":1.5,"S":"a.b odata. c\\d"` + ts + `}`, true}, // dots, odata. and a backslash that name nothing
 	} {
 		var fast, full slab
 		got, head, tail, ok := splitExported([]byte(tc.line), &fast)
