@@ -1,6 +1,7 @@
 package table_test
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -18,6 +19,14 @@ func TestGUIDText(t *testing.T) {
 		{"0f8fad5b-d9cb-469f-a165-70867728950e", "0f8fad5b-d9cb-469f-a165-70867728950e", true},
 		{"{0F8FAD5B-D9CB-469F-A165-70867728950E}", "0f8fad5b-d9cb-469f-a165-70867728950e", true},
 		{"0f8fad5bd9cb469fa16570867728950e", "", false},
+		{"0123abcd-ABCD-ef01-2345-6789aBcDeF00", "0123abcd-abcd-ef01-2345-6789abcdef00", true},
+		{"0f8fad5b-d9cb-469f-a165-70867728950g", "", false}, // a digit that is not hex, in every place below
+		{"g f8fad5b-d9cb-469f-a165-7086772895", "", false},
+		{"0f8fad5b-d9cb-469f-a165-70867728950-", "", false},
+		{"0f8fad5b-d9cb-469f-a16-570867728950e", "", false}, // a dash out of place
+		{"0f8fad5b-d9cb-469f-a165-70867728950e}", "", false},
+		{"{0f8fad5b-d9cb-469f-a165-70867728950e", "", false},
+		{"", "", false},
 	}
 	for _, tt := range tests {
 		g, err := table.ParseGUID(tt.in)
@@ -70,5 +79,27 @@ func TestGUIDPointerRoundTrip(t *testing.T) {
 	got, err := tb.Unmarshal(body)
 	if err != nil || got.Ref == nil || *got.Ref != g {
 		t.Errorf("Unmarshal = %+v, %v; want Ref %v", got, err, g)
+	}
+}
+
+// TestParseGUIDEveryByte sets each place of a GUID's text to every byte
+// value and checks ParseGUID against encoding/hex reading the digits.
+func TestParseGUIDEveryByte(t *testing.T) {
+	const valid = "0f8fad5b-d9cb-469f-a165-70867728950e"
+	for at := range len(valid) {
+		for c := range 256 {
+			in := []byte(valid)
+			in[at] = byte(c)
+			s := string(in)
+			want, werr := hex.DecodeString(s[0:8] + s[9:13] + s[14:18] + s[19:23] + s[24:36])
+			wantOK := werr == nil && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-'
+			g, err := table.ParseGUID(s)
+			if (err == nil) != wantOK {
+				t.Fatalf("ParseGUID(%q): error %v, want ok %v", s, err, wantOK)
+			}
+			if wantOK && string(g[:]) != string(want) {
+				t.Fatalf("ParseGUID(%q) = %x, want %x", s, g[:], want)
+			}
+		}
 	}
 }

@@ -94,6 +94,20 @@ func BenchmarkEncode(b *testing.B) {
 	b.Run("entity", func(b *testing.B) {
 		benchEncode(b, dynamicEntities(b, items, entities), &prof)
 	})
+	// raw: the entity as an import or a restore writes it, its properties
+	// the JSON read back, each checked against its type as it is copied.
+	b.Run("raw", func(b *testing.B) {
+		p := planOf[table.RawEntity](b)
+		raws := make([]table.RawEntity, len(entities))
+		for i, e := range entities {
+			r, err := unmarshal[table.RawEntity](p, e)
+			if err != nil {
+				b.Fatal(err)
+			}
+			raws[i] = r
+		}
+		benchEncode(b, raws, &prof)
+	})
 }
 
 // benchEncode encodes one entity per operation, as Table.Marshal and every

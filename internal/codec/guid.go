@@ -53,9 +53,31 @@ func ParseGUID(s string) (GUID, error) {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return g, errGUID
 	}
-	src := []byte(s[0:8] + s[9:13] + s[14:18] + s[19:23] + s[24:36])
-	if _, err := hex.Decode(g[:], src); err != nil {
-		return GUID{}, errGUID
+	// Each byte's two digits, read where they lie: the 32 digits are not
+	// gathered into a string of their own first.
+	for i, at := range guidDigits {
+		hi, ok1 := unhex(s[at])
+		lo, ok2 := unhex(s[at+1])
+		if !ok1 || !ok2 {
+			return GUID{}, errGUID
+		}
+		g[i] = hi<<4 | lo
 	}
 	return g, nil
+}
+
+// guidDigits is where each byte's first digit lies in the 8-4-4-4-12 form.
+var guidDigits = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// unhex is the value of a hex digit of either case.
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
