@@ -139,6 +139,18 @@ func parseNumber(num string) (float64, bool) {
 	return x, err == nil
 }
 
+// numberInRange reports whether a JSON number's text (its syntax checked
+// by the scanner) is within float64's range, for a check that needs no
+// value. One without an exponent and under 300 characters always is
+// (float64 reaches past 10^308), so strconv reads only the rest.
+func numberInRange(num string) bool {
+	if len(num) < 300 && strings.IndexByte(num, 'e') < 0 && strings.IndexByte(num, 'E') < 0 {
+		return true
+	}
+	_, ok := parseNumber(num)
+	return ok
+}
+
 // doubleProblem is the message for an Edm.Double that does not parse.
 const doubleProblem = "Edm.Double value is not a number within its range, NaN, Infinity or -Infinity"
 

@@ -269,7 +269,7 @@ func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
 			return dst, count, misfit(m.name, pr)
 		}
 		if edm == edmDouble {
-			if _, ok := parseNumber(string(num)); !ok {
+			if !numberInRange(string(num)) {
 				return dst, count, misfit(m.name, doubleProblem)
 			}
 		}
@@ -327,7 +327,7 @@ func (r *rawReader) check(edm string, m *rawMember) string {
 		if m.kind == 's' {
 			_, ok = wire.ParseDouble(string(text))
 		} else {
-			_, ok = parseNumber(string(text))
+			ok = numberInRange(string(text))
 		}
 		if !ok {
 			pr = doubleProblem
