@@ -66,7 +66,7 @@ func (b *bench) cliWhy(cliKey, libKey, libName string) func() string {
 
 // cliTargets checks the tablekit command against the library in the same
 // run.
-func (b *bench) cliTargets() []Target {
+func (b *bench) cliTargets(over map[string][]overheadObs) []Target {
 	var ts []Target
 	rate := func(name, num, den, denName string, want float64) {
 		t := b.judge(ratioTarget(name, b.ratio(num, den), want, false), num, den)
@@ -92,14 +92,20 @@ func (b *bench) cliTargets() []Target {
 	// The command's own CPU per entity against the library's doing the
 	// same work (the scan in a process of its own, as the command's):
 	// counted per entity, judged regardless of the machine's load.
-	for _, c := range []struct{ name, key, lib, libName string }{
-		{"client CPU per entity: tablekit export (JSON Lines) vs the library's parallel scan", "cli/export", cliLibScan, "the parallel scan in a process of its own"},
-		{"client CPU per entity: tablekit import vs `batch.Write`", "cli/import", cliLibBulk, "`batch.Write` in this process"},
+	for _, c := range []struct {
+		name, key, lib, libName string
+		raw, typed, step, rest  string // the overhead benchmarks of the raw step the command adds, what else it adds
+	}{
+		{"client CPU per entity: tablekit export (JSON Lines) vs the library's parallel scan", "cli/export", cliLibScan, "the parallel scan in a process of its own",
+			"decode/raw", "decode/typed", "decoding an entity as the raw entity export reads", "finding the table's key ranges (a dozen keys-only queries, where the scan is handed the partitions) and writing the lines to the file"},
+		{"client CPU per entity: tablekit import vs `batch.Write`", "cli/import", cliLibBulk, "`batch.Write` in this process",
+			"encode/raw", "encode/typed", "encoding an entity as the raw entity import writes, each value checked", "reading the file and cutting its lines"},
 	} {
 		t := ratioTarget(c.name, b.pairedCPU(c.key, c.lib), 1.15, true)
 		if t.Status == Fail {
 			t.Why = fmt.Sprintf("the command used %s µs of CPU per entity in its own process, start-up, flag checks and the file's reading or writing included, against %s µs for %s (medians; the ratio is the median of each round's, the two run one after the other).",
 				fmtNum(b.clientCPU(c.key)), fmtNum(b.clientCPU(c.lib)), c.libName)
+			t.Why += b.cliSteps(over, c.raw, c.typed, c.step, c.rest)
 		}
 		ts = append(ts, t)
 	}
@@ -118,6 +124,26 @@ func (b *bench) cliTargets() []Target {
 		}
 	}
 	return append(ts, t)
+}
+
+// cliSteps says what of a command's CPU per entity above the library's
+// this run measured apart: its start, and its raw step (raw) against the
+// typed one the library does (typed), from the client-overhead
+// benchmarks; "" when neither was measured.
+func (b *bench) cliSteps(over map[string][]overheadObs, raw, typed, step, rest string) string {
+	start := b.clientCPU(cliStart)
+	r, t := overCPU(over, raw)/1000, overCPU(over, typed)/1000
+	if math.IsNaN(start) && (math.IsNaN(r) || math.IsNaN(t)) {
+		return ""
+	}
+	out := " Measured apart in this run:"
+	if !math.IsNaN(start) {
+		out += fmt.Sprintf(" the command's start alone (`tablekit export --help`) %s µs per entity;", fmtNum(start))
+	}
+	if !math.IsNaN(r) && !math.IsNaN(t) {
+		out += fmt.Sprintf(" %s: %s µs against %s µs typed (`%s`, `%s`);", step, fmtNum(r), fmtNum(t), raw, typed)
+	}
+	return out + " the rest is " + rest + " (docs/performance.md, The command's own cost)."
 }
 
 // cliSection reports the command's runs beside the library's.
@@ -159,6 +185,10 @@ func (b *bench) cliSection() Section {
 	if bound := b.serialBound(); len(b.res["cli/copy-accounts"]) > 0 && !math.IsNaN(bound) {
 		text = append(text, fmt.Sprintf("A copy reads every entity and writes it: on this machine's %d cores, shared by the command and both Azurites, the scan's work and the write's compete for the same CPU, so the copy is judged against doing them one after the other at the library's rates of the same rounds, 1 / (1/%s + 1/%s) = %s entities/s: the copy to another account reached %s of it. Against the slower half alone (%s, wanted 0.80x when the target was stated without this machine's cores) it reached %s, kept as information.",
 			b.cores, fmtNum(b.rate(cliLibScan)), fmtNum(b.rate(cliLibBulk)), fmtNum(bound), fmtRatio(b.rate("cli/copy-accounts")/bound), b.copyBaseName(), fmtRatio(b.ratio("cli/copy-accounts", copyKey))))
+	}
+	if ss := b.res[cliStart]; len(ss) > 0 {
+		text = append(text, fmt.Sprintf("The command's start alone, `tablekit export --help` (a process that starts, sets up export's flags and exits), used %s ms of CPU (median of %d runs): %s µs per entity of a round, counted in each of the command's rows and in none of the library's.",
+			fmtNum(b.med(cliStart, func(s sample) float64 { return float64(s.cpu.Microseconds()) / 1000 })), len(ss), fmtNum(b.clientCPU(cliStart))))
 	}
 	if len(b.res[cliVerify]) > 0 {
 		text = append(text, fmt.Sprintf("verify compares the table and its copy in the other account segment by segment, up to --parallel segments at once, each segment's two scans merged by key; it is compared with the library's parallel scans of the same two tables run side by side in the same round. The %d share processes read a plan made once before the rounds (untimed), each with %d requests in flight, against one export with %d.",

@@ -143,7 +143,7 @@ func (b *bench) targets(over map[string][]overheadObs) []Target {
 	}
 
 	// The tablekit command.
-	ts = append(ts, b.cliTargets()...)
+	ts = append(ts, b.cliTargets(over)...)
 	ts = append(ts, b.throughputTargets()...)
 	ts = append(ts, b.backupTargets()...)
 	return ts

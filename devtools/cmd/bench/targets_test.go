@@ -76,7 +76,9 @@ func TestTargetsOnSyntheticResults(t *testing.T) {
 		"page/query": obs(8_000, 40), "page/pager-struct": obs(90_000, 135),
 		"write/typed": obs(50_000, 150), "write/prebuilt": obs(61_000, 222), "write/floor": obs(30_000, 72),
 		"tx/typed": obs(34_000, 72), "tx/prebuilt": obs(60_000, 204),
+		"encode/raw": obs(2_000, 3), "encode/typed": obs(1_000, 2),
 	}
+	b.res[cliStart] = []sample{{n: 1000, cpu: 300 * time.Microsecond}}
 	ts := b.targets(over)
 	for _, tc := range []struct {
 		prefix, got string
@@ -124,6 +126,11 @@ func TestTargetsOnSyntheticResults(t *testing.T) {
 	if why := findTarget(t, ts, "tablekit import").Why; !strings.Contains(why, "90 µs of CPU") || !strings.Contains(why, "against 60 µs") {
 		t.Errorf("import miss should compare CPU per entity: %s", why)
 	}
+	// Its CPU miss shows the steps measured apart: the start, 300 µs over
+	// 1,000 entities, and the raw encode against the typed one.
+	if why := findTarget(t, ts, "client CPU per entity: tablekit import").Why; !strings.Contains(why, "start alone (`tablekit export --help`) 0.30 µs per entity") || !strings.Contains(why, "checked: 2 µs against 1 µs typed (`encode/raw`, `encode/typed`)") {
+		t.Errorf("import CPU miss should show the steps measured apart: %s", why)
+	}
 
 	// The copy within one account is reported with its ceiling there:
 	// Azurite's 100 µs for the write over its 45 for the scan and the
@@ -135,14 +142,14 @@ func TestTargetsOnSyntheticResults(t *testing.T) {
 	// not the sections' above.
 	origLib := b.res[cliLibBulk]
 	b.res[cliLibBulk] = rateRounds(50_000, 7500, 60, 100)
-	if tg := findTarget(t, b.cliTargets(), "tablekit import"); tg.Got != "0.80x" {
+	if tg := findTarget(t, b.cliTargets(nil), "tablekit import"); tg.Got != "0.80x" {
 		t.Errorf("import against the rounds' own batch.Write (7,500/s): %s, want 0.80x", tg.Got)
 	}
 	b.res[cliLibBulk] = origLib
 	// A miss of the copy between accounts says where the CPU went.
 	orig := b.res["cli/copy-accounts"]
 	b.res["cli/copy-accounts"] = rateRounds(50_000, 5000, 100, 140)
-	if why := findTarget(t, b.cliTargets(), "tablekit copy to another").Why; !strings.Contains(why, "100 µs of CPU per entity") {
+	if why := findTarget(t, b.cliTargets(nil), "tablekit copy to another").Why; !strings.Contains(why, "100 µs of CPU per entity") {
 		t.Errorf("copy miss should compare CPU per entity: %s", why)
 	}
 	b.res["cli/copy-accounts"] = orig
@@ -156,7 +163,7 @@ func TestTargetsOnSyntheticResults(t *testing.T) {
 	for i := range b.res["cli/copy-big"] {
 		b.res["cli/copy-big"][i].rss = 160 << 10
 	}
-	if tg := findTarget(t, b.cliTargets(), "tablekit copy: peak RSS"); tg.Status != Fail {
+	if tg := findTarget(t, b.cliTargets(nil), "tablekit copy: peak RSS"); tg.Status != Fail {
 		t.Errorf("RSS 4x: %+v", tg)
 	}
 	if text := strings.Join(b.cliSection().Text, " "); !strings.Contains(text, "memory grew with the table") {
