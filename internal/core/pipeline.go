@@ -70,6 +70,15 @@ func (p *pipelinePath) startSpan(ctx context.Context, d opdesc.Desc) (context.Co
 	return runtime.StartSpan(ctx, spanName(d), p.tracer, &runtime.StartSpanOptions{Attributes: attrs})
 }
 
+// retryOff switches azcore's own retry policy off on ctx for the request d
+// describes, as tablekit's retry policy would for each attempt, and says
+// so in d (opdesc.Desc.RetryOff): that policy's first attempt is then the
+// request itself, not a copy on another context.
+func retryOff(ctx context.Context, d *opdesc.Desc) context.Context {
+	d.RetryOff = true
+	return policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
+}
+
 // pipelinePath builds each data request as aztables v1.4.1's generated
 // client builds the same one (zz_table_client.go, transactional_batch.go)
 // and sends it on the service's pipeline. URLs are joined with
@@ -274,6 +283,7 @@ func (p *pipelinePath) get(ctx context.Context, d opdesc.Desc) (body []byte, eta
 // buffer (EntityBuffer), taken back as a transaction's body is (lentBody).
 func (p *pipelinePath) insert(ctx context.Context, d opdesc.Desc, entity []byte, lent *[]byte) (etag azcore.ETag, err error) {
 	ctx, end := p.startSpan(ctx, d)
+	ctx = retryOff(ctx, &d)
 	defer func() { end(err) }()
 	d.Body = entity
 	req, err := fixedRequest(ctx, http.MethodPost, p.tableAt, p.tableURL, newHeader(singleKeys, wire.MinimalMetadata, p.ua, p.prefer))
@@ -324,6 +334,7 @@ const maxPooled = 64 << 10
 // (POST with X-HTTP-Method: MERGE where the backend takes merges so).
 func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag azcore.ETag, err error) {
 	ctx, end := p.startSpan(ctx, d)
+	ctx = retryOff(ctx, &d)
 	defer func() { end(err) }()
 	method := http.MethodPut
 	if d.Merge {
@@ -356,6 +367,7 @@ func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag 
 
 func (p *pipelinePath) delete(ctx context.Context, d opdesc.Desc, ifMatch azcore.ETag) (err error) {
 	ctx, end := p.startSpan(ctx, d)
+	ctx = retryOff(ctx, &d)
 	defer func() { end(err) }()
 	req, err := p.request(ctx, d, http.MethodDelete, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
 	if err != nil {
@@ -466,6 +478,7 @@ var partScratch = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return
 // with an error, as aztables' captured response is.
 func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart) (resp *http.Response, err error) {
 	ctx, end := p.startSpan(ctx, d)
+	ctx = retryOff(ctx, &d)
 	defer func() { end(err) }()
 	bodies := make([][]byte, len(parts))
 	for i := range parts {
