@@ -194,6 +194,25 @@ func fixedRequest(ctx context.Context, method string, at *fixedURL, rawURL strin
 // allocated once rather than grown as each is added.
 const headerRoom = 8
 
+// headerSet is the header map of an insert and the array of its values,
+// pooled: the map and its values were three of an insert's allocations.
+// The request's own map is free again when the pipeline returns, since
+// azcore's retry policy gives every attempt, and so the transport and the
+// response, a copy of it.
+type headerSet struct {
+	h http.Header
+	v [5]string
+}
+
+var headerPool = sync.Pool{New: func() any { return &headerSet{h: make(http.Header, headerRoom)} }}
+
+// giveBack empties s and puts it back into the pool.
+func (s *headerSet) giveBack() {
+	clear(s.h)
+	s.v = [5]string{}
+	headerPool.Put(s)
+}
+
 // preferNoContent is an insert's Prefer header when it asks the service not
 // to send the entity back.
 const preferNoContent = "return-no-content"
@@ -210,8 +229,12 @@ var (
 // has, under keys, the User-Agent ua and Prefer prefer unless empty, their
 // values in one slice (one allocation for all).
 func newHeader(keys [3]string, accept, ua, prefer string) http.Header {
-	h := make(http.Header, headerRoom)
-	v := []string{apiVersion, "3.0", accept, ua, prefer}
+	return fillHeader(make(http.Header, headerRoom), new([5]string), keys, accept, ua, prefer)
+}
+
+// fillHeader is newHeader into the empty map h, with the values in v.
+func fillHeader(h http.Header, v *[5]string, keys [3]string, accept, ua, prefer string) http.Header {
+	*v = [5]string{apiVersion, "3.0", accept, ua, prefer}
 	for i, k := range keys {
 		h[k] = v[i : i+1 : i+1]
 	}
@@ -286,7 +309,9 @@ func (p *pipelinePath) insert(ctx context.Context, d opdesc.Desc, entity []byte,
 	ctx = retryOff(ctx, &d)
 	defer func() { end(err) }()
 	d.Body = entity
-	req, err := fixedRequest(ctx, http.MethodPost, p.tableAt, p.tableURL, newHeader(singleKeys, wire.MinimalMetadata, p.ua, p.prefer))
+	hs := headerPool.Get().(*headerSet)
+	defer hs.giveBack()
+	req, err := fixedRequest(ctx, http.MethodPost, p.tableAt, p.tableURL, fillHeader(hs.h, &hs.v, singleKeys, wire.MinimalMetadata, p.ua, p.prefer))
 	if err != nil {
 		return "", err
 	}
