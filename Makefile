@@ -77,7 +77,7 @@ bench: npm
 
 # make bench-micro: the client's micro-benchmarks (codec, page decoding,
 # transaction building), no emulator; CONTRIBUTING.md compares two commits.
-MICRO_BENCH := '^Benchmark(Encode|Decode|Page|Body|TxBuild)$$'
+MICRO_BENCH := '^Benchmark(Encode|Decode|Page|Body|Parse|TxBuild)$$'
 bench-micro:
 	$(GO) test -run '^$$' -bench $(MICRO_BENCH) -benchmem -count 10 ./internal/codec ./internal/txwire ./devtools/workload
 

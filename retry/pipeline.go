@@ -32,11 +32,16 @@ type pipelinePolicy struct {
 // Do implements policy.Policy.
 func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	ctx := req.Raw().Context()
-	// Switch azcore's own retry policy off for every attempt sent from here.
-	attemptCtx := policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
 	d := opdesc.Of(req)
+	// Switch azcore's own retry policy off for every attempt sent from here
+	// (a context of the caller's may turn it on), unless the request's
+	// context does already.
+	attemptCtx := ctx
+	if !d.RetryOff {
+		attemptCtx = policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
+	}
 	if d.SendOnce || ctx.Value(inDoKey{}) != nil {
-		a, err := attemptOf(req, attemptCtx, d.Body, true)
+		a, err := attemptOf(req, attemptCtx, d.Body, true, d.RetryOff)
 		if err != nil {
 			return nil, err
 		}
@@ -55,7 +60,7 @@ func (pp *pipelinePolicy) Do(req *policy.Request) (*http.Response, error) {
 	}
 	first := true
 	return run(ctx, pp.p, d, req.Raw(), runtime.Drain, func() outcome[*http.Response] {
-		a, err := attemptOf(req, attemptCtx, body, first)
+		a, err := attemptOf(req, attemptCtx, body, first, d.RetryOff)
 		first = false
 		if err != nil {
 			return outcome[*http.Response]{err: err, final: true}
@@ -120,11 +125,15 @@ func bodyOf(req *policy.Request, d opdesc.Desc) ([]byte, error) {
 // runtime.NewPipeline builds, gives each attempt its own copy of the
 // headers, so the policies after it change none of req's. A later attempt
 // gets a copy of req and a new reader, as the previous one's may still be
-// read.
-func attemptOf(req *policy.Request, ctx context.Context, body []byte, first bool) (*policy.Request, error) {
+// read. same says req's context is ctx already (opdesc.Desc.RetryOff): the
+// first attempt is then req itself.
+func attemptOf(req *policy.Request, ctx context.Context, body []byte, first, same bool) (*policy.Request, error) {
 	if first {
 		if err := req.RewindBody(); err != nil {
 			return nil, err
+		}
+		if same {
+			return req, nil
 		}
 		return req.WithContext(ctx), nil
 	}

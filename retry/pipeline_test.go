@@ -492,3 +492,69 @@ func TestPipelineReadsTheDescription(t *testing.T) {
 		})
 	}
 }
+
+// seenPolicy records the *http.Request of each attempt it sees.
+type seenPolicy struct{ reqs []*http.Request }
+
+func (s *seenPolicy) Do(req *policy.Request) (*http.Response, error) {
+	s.reqs = append(s.reqs, req.Raw())
+	return req.Next()
+}
+
+// TestPipelineRetryOffInContext: a request whose context already turns
+// azcore's retry off (opdesc.Desc.RetryOff) is its own first attempt, and
+// azcore's retry, left on in the pipeline's options, still makes no
+// attempts of its own; every attempt sends the whole body.
+func TestPipelineRetryOffInContext(t *testing.T) {
+	const body = `{"PartitionKey":"p","RowKey":"r"}`
+	for _, tt := range []struct {
+		name      string
+		retryOff  bool
+		wantFirst bool // the first attempt is the caller's request
+	}{
+		{"context set by the caller", true, true},
+		{"context set by the policy", false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ft := &fakeTransport{script: func(n int, req *http.Request) (*http.Response, error) {
+				return azerrors.Reply(req, 503, "ServerBusy", nil), nil
+			}}
+			p := fast(nil)
+			seen := &seenPolicy{}
+			pl := runtime.NewPipeline("m", "v1.0.0", runtime.PipelineOptions{PerCall: []policy.Policy{retry.NewPipelinePolicy(&p)}},
+				&policy.ClientOptions{Transport: ft, PerCallPolicies: []policy.Policy{seen},
+					Retry: policy.RetryOptions{MaxRetries: 5, RetryDelay: time.Millisecond}})
+			ctx := context.Background()
+			if tt.retryOff {
+				ctx = policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
+			}
+			req, err := runtime.NewRequest(ctx, http.MethodPost, "https://acct.table.core.windows.net/t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			opdesc.Set(req, opdesc.Desc{Kind: opdesc.Upsert, RetryOff: tt.retryOff, Body: []byte(body)})
+			if err := req.SetBody(streaming.NopCloser(strings.NewReader(body)), "application/json"); err != nil {
+				t.Fatal(err)
+			}
+			raw := req.Raw()
+			resp, err := pl.Do(req)
+			if err != nil || resp.StatusCode != 503 {
+				t.Fatalf("got %v, %v; want the 503 handed back", resp, err)
+			}
+			if got, want := ft.Calls(), p.MaxAttempts; got != want {
+				t.Errorf("attempts: got %d, want %d", got, want)
+			}
+			for i, b := range ft.bodies {
+				if b != body {
+					t.Errorf("attempt %d sent %q, want %q", i+1, b, body)
+				}
+			}
+			if len(seen.reqs) == 0 {
+				t.Fatal("no attempt seen")
+			}
+			if got := seen.reqs[0] == raw; got != tt.wantFirst {
+				t.Errorf("first attempt is the caller's request: got %v, want %v", got, tt.wantFirst)
+			}
+		})
+	}
+}

@@ -151,34 +151,47 @@ func clientOptions(o *Options, tr policy.Transporter, auth policy.Policy) *aztab
 	return &aztables.ClientOptions{ClientOptions: co}
 }
 
-// azcoreOptions is Options.Azcore (a copy) with tablekit's parts, for the
-// pipeline of tablekit's requests and for aztables clients alike: the
-// no-echo policy (core.NoEcho) unless Options.EchoInserts; after the
-// caller's per-call policies the retry policy (the only retry layer:
-// azcore's is off); per attempt auth when not nil, the location policy
-// (after signing: a read sent to the secondary keeps the primary's
-// signature, as the service expects), then the caller's per-retry
-// policies; the transport tr.
+// azcoreOptions is Options.Azcore (a copy) with tablekit's parts, for
+// aztables clients: the no-echo policy (core.NoEcho) unless
+// Options.EchoInserts; after the caller's per-call policies the retry
+// policy (the only retry layer: azcore's is off); per attempt auth when not
+// nil, the location policy (after signing: a read sent to the secondary
+// keeps the primary's signature, as the service expects), then the
+// caller's per-retry policies; the transport tr.
 func azcoreOptions(o *Options, tr policy.Transporter, auth policy.Policy) policy.ClientOptions {
+	return pipelineOptions(o, tr, auth, !o.echoInserts(), true)
+}
+
+// pipelineOptions is azcoreOptions with the no-echo and location policies
+// where asked. The pipelines of tablekit's own data requests leave out
+// what their requests do not need (newPipelines): each policy costs azcore
+// a copy of the request on every attempt.
+func pipelineOptions(o *Options, tr policy.Transporter, auth policy.Policy, noEcho, location bool) policy.ClientOptions {
 	var opts Options
 	if o != nil {
 		opts = *o
 	}
 	co := opts.Azcore
 	co.PerCallPolicies = append([]policy.Policy(nil), co.PerCallPolicies...)
-	if !opts.EchoInserts {
+	if noEcho {
 		co.PerCallPolicies = append([]policy.Policy{core.NoEcho{}}, co.PerCallPolicies...)
 	}
 	co.PerCallPolicies = append(co.PerCallPolicies, retry.NewPipelinePolicy(opts.Retry))
-	perRetry := []policy.Policy{newLocationPolicy(&opts)}
+	var perRetry []policy.Policy
 	if auth != nil {
-		perRetry = append([]policy.Policy{auth}, perRetry...)
+		perRetry = append(perRetry, auth)
+	}
+	if location {
+		perRetry = append(perRetry, newLocationPolicy(&opts))
 	}
 	co.PerRetryPolicies = append(perRetry, co.PerRetryPolicies...)
 	co.Retry = policy.RetryOptions{MaxRetries: -1}
 	co.Transport = tr
 	return co
 }
+
+// echoInserts is Options.EchoInserts (false for nil options).
+func (o *Options) echoInserts() bool { return o != nil && o.EchoInserts }
 
 // transport is Options.Transport, or a new tuned client (newHTTPClient).
 func (o *Options) transport() policy.Transporter {

@@ -14,7 +14,7 @@ import (
 	"github.com/tablekit/tablekit/internal/errmap"
 )
 
-// newConn builds the pipeline of a service's data requests and the
+// newConn builds the pipelines of a service's data requests and the
 // connection its tables share. endpoint is the URL requests are built on
 // (with the SAS query when the credential is a SAS); auth signs each
 // attempt (Shared Key Lite, a bearer token) or is nil (a SAS, in the URL);
@@ -23,32 +23,42 @@ import (
 // (checkLocation), so the backend's profile is known.
 func newConn(o *Options, endpoint string, auth policy.Policy, tr policy.Transporter) *core.Conn {
 	prof, _ := o.profile(endpoint)
-	pl, ua := newPipeline(o, auth, tr)
+	reads, writes, ua := newPipelines(o, auth, tr)
 	return core.NewConn(core.Config{
-		Pipeline:  pl,
-		Endpoint:  endpoint,
-		Profile:   prof,
-		Tracer:    o.newTracer(),
-		PoolSize:  o.poolSize(),
-		UserAgent: ua,
+		Pipeline:    reads,
+		Writes:      &writes,
+		Endpoint:    endpoint,
+		Profile:     prof,
+		Tracer:      o.newTracer(),
+		PoolSize:    o.poolSize(),
+		UserAgent:   ua,
+		EchoInserts: o.echoInserts(),
 	})
 }
 
-// newPipeline assembles the pipeline with runtime.NewPipeline, as aztables
-// assembles a client's, from azcoreOptions: tablekit's and the caller's
-// policies, then azcore's own (headers, HTTP tracing, logging, body
-// download) and the transport; with Options.Rate, the Service's limiter
-// first among the per-attempt policies. azcore's telemetry policy is off:
-// its User-Agent, returned as ua, goes out with the headers every request
-// has (core.Config.UserAgent), one policy fewer on every request.
-func newPipeline(o *Options, auth policy.Policy, tr policy.Transporter) (pl runtime.Pipeline, ua string) {
-	co := azcoreOptions(o, tr, auth)
-	if l := newLimiter(o.rate()); l != nil {
-		co.PerRetryPolicies = append([]policy.Policy{ratePolicy{l}}, co.PerRetryPolicies...)
+// newPipelines assembles the pipelines of tablekit's data requests with
+// runtime.NewPipeline, as aztables assembles a client's, from
+// pipelineOptions: tablekit's and the caller's policies, then azcore's own
+// (headers, HTTP tracing, logging, body download) and the transport; with
+// Options.Rate, the Service's limiter first among the per-attempt
+// policies. Neither has the no-echo policy: tablekit's inserts ask for no
+// echo themselves (core.Config.EchoInserts). The writes' pipeline has no
+// location policy either, since writes always go to the primary. azcore's
+// telemetry policy is off: its User-Agent, returned as ua, goes out with
+// the headers every request has (core.Config.UserAgent), one policy fewer
+// on every request.
+func newPipelines(o *Options, auth policy.Policy, tr policy.Transporter) (reads, writes runtime.Pipeline, ua string) {
+	l := newLimiter(o.rate())
+	build := func(location bool) runtime.Pipeline {
+		co := pipelineOptions(o, tr, auth, false, location)
+		if l != nil {
+			co.PerRetryPolicies = append([]policy.Policy{ratePolicy{l}}, co.PerRetryPolicies...)
+		}
+		ua = userAgent(co.Telemetry)
+		co.Telemetry.Disabled = true
+		return runtime.NewPipeline(telemetryName, moduleVersion(), runtime.PipelineOptions{}, &co)
 	}
-	ua = userAgent(co.Telemetry)
-	co.Telemetry.Disabled = true
-	return runtime.NewPipeline(telemetryName, moduleVersion(), runtime.PipelineOptions{}, &co), ua
+	return build(true), build(false), ua
 }
 
 // userAgent is the User-Agent azcore's telemetry policy writes for

@@ -256,12 +256,15 @@ func (t *Table[T]) Add(ctx context.Context, e T) (Meta, error) {
 	if err := t.ready(); err != nil {
 		return Meta{}, err
 	}
-	body, err := t.Marshal(e)
+	// Encoded into a pooled buffer, which the insert gives back once sent.
+	h := t.handle()
+	buf := core.EntityBuffer()
+	body, err := h.Plan().Encode((*buf)[:0], reflect.ValueOf(&e).Elem(), h.Profile())
 	if err != nil {
 		return Meta{}, err
 	}
 	d := t.describe(opdesc.Insert, &e, false)
-	etag, err := t.handle().Insert(ctx, d, body)
+	etag, err := h.Insert(ctx, d, body, buf)
 	if err != nil {
 		return Meta{}, errmap.Map(d.Name(), err)
 	}

@@ -42,7 +42,7 @@ func (a *aztablesPath) get(ctx context.Context, d opdesc.Desc) ([]byte, azcore.E
 	return resp.Value, resp.ETag, err
 }
 
-func (a *aztablesPath) insert(ctx context.Context, _ opdesc.Desc, entity []byte) (azcore.ETag, error) {
+func (a *aztablesPath) insert(ctx context.Context, _ opdesc.Desc, entity []byte, _ *[]byte) (azcore.ETag, error) {
 	resp, err := a.c.AddEntity(ctx, entity, nil)
 	return resp.ETag, err
 }

@@ -12,7 +12,8 @@ import (
 // of the backend behind it, its tracer and its pool size. It is shared by
 // every table of the service.
 type Conn struct {
-	pl       runtime.Pipeline
+	pl, wpl  runtime.Pipeline
+	echo     bool
 	endpoint string
 	profile  backend.Profile
 	tracer   tracing.Tracer
@@ -25,6 +26,10 @@ type Config struct {
 	// Pipeline sends every request: transport, retry, authentication and
 	// the caller's azcore options, as package table assembles them.
 	Pipeline runtime.Pipeline
+	// Writes, when not nil, sends the writes (inserts, updates, upserts,
+	// deletes and transactions) instead: a pipeline without the policies
+	// only reads need (table's location policy).
+	Writes *runtime.Pipeline
 	// Endpoint is the service URL without a trailing slash, followed by
 	// "/?" and the SAS query when the credential is a SAS: the URL aztables
 	// is given for the same service, from which it builds its requests.
@@ -39,11 +44,19 @@ type Config struct {
 	// UserAgent, when not empty, is set on every request: the pipeline's
 	// telemetry policy is then off, its header written with the others.
 	UserAgent string
+	// EchoInserts lets the service send an inserted entity back; otherwise
+	// an insert asks for no echo itself (Prefer: return-no-content), and
+	// the pipelines need no no-echo policy.
+	EchoInserts bool
 }
 
 // NewConn returns the Conn c describes.
 func NewConn(c Config) *Conn {
-	return &Conn{pl: c.Pipeline, endpoint: c.Endpoint, profile: c.Profile, tracer: c.Tracer, pool: c.PoolSize, ua: c.UserAgent}
+	conn := &Conn{pl: c.Pipeline, wpl: c.Pipeline, echo: c.EchoInserts, endpoint: c.Endpoint, profile: c.Profile, tracer: c.Tracer, pool: c.PoolSize, ua: c.UserAgent}
+	if c.Writes != nil {
+		conn.wpl = *c.Writes
+	}
+	return conn
 }
 
 // PoolSize is the transport's idle pool per host; 0 when unknown.

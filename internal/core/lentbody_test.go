@@ -1,7 +1,6 @@
 package core
 
 import (
-	"bytes"
 	"io"
 	"testing"
 )
@@ -37,12 +36,46 @@ func TestLentBodyDone(t *testing.T) {
 		}, false},
 	}
 	for _, c := range cases {
-		b := &lentBody{r: bytes.NewReader([]byte("a transaction body"))}
+		b := new(lentBody)
+		b.r.Reset([]byte("a transaction body"))
 		if err := c.use(b); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if got := b.done.Load(); got != c.want {
 			t.Errorf("%s: done %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestLentBodyReusable: a lent buffer goes back to its pool only after one
+// attempt that read it to the end, and only when it is no larger than the
+// pool's limit.
+func TestLentBodyReusable(t *testing.T) {
+	cases := []struct {
+		name        string
+		attempts    int32
+		read        bool
+		size, limit int
+		want        bool
+	}{
+		{"one attempt, read", 1, true, 1024, maxPooled, true},
+		{"one attempt, at the limit", 1, true, maxPooled, maxPooled, true},
+		{"one attempt, over the limit", 1, true, maxPooled + 1, maxPooled, false},
+		{"one attempt, unread", 1, false, 1024, maxPooled, false},
+		{"two attempts", 2, true, 1024, maxPooled, false},
+		{"no attempt", 0, true, 1024, maxPooled, false},
+	}
+	for _, c := range cases {
+		b := new(lentBody)
+		b.r.Reset([]byte("an entity"))
+		if c.read {
+			if _, err := io.ReadAll(b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b.attempts.Store(c.attempts)
+		if got := b.reusable(c.size, c.limit); got != c.want {
+			t.Errorf("%s: reusable %v, want %v", c.name, got, c.want)
 		}
 	}
 }

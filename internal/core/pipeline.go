@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -69,13 +70,23 @@ func (p *pipelinePath) startSpan(ctx context.Context, d opdesc.Desc) (context.Co
 	return runtime.StartSpan(ctx, spanName(d), p.tracer, &runtime.StartSpanOptions{Attributes: attrs})
 }
 
+// retryOff switches azcore's own retry policy off on ctx for the request d
+// describes, as tablekit's retry policy would for each attempt, and says
+// so in d (opdesc.Desc.RetryOff): that policy's first attempt is then the
+// request itself, not a copy on another context.
+func retryOff(ctx context.Context, d *opdesc.Desc) context.Context {
+	d.RetryOff = true
+	return policy.WithRetryOptions(ctx, policy.RetryOptions{MaxRetries: -1})
+}
+
 // pipelinePath builds each data request as aztables v1.4.1's generated
 // client builds the same one (zz_table_client.go, transactional_batch.go)
 // and sends it on the service's pipeline. URLs are joined with
 // runtime.JoinPaths and parsed by runtime.NewRequest as aztables does, so
 // they are escaped the same way; tests compare them with aztables' bytes.
 type pipelinePath struct {
-	pl       runtime.Pipeline
+	// pl sends reads, wpl writes (Config.Writes).
+	pl, wpl  runtime.Pipeline
 	tracer   tracing.Tracer
 	endpoint string
 	table    string
@@ -84,17 +95,25 @@ type pipelinePath struct {
 	sas   url.Values
 	query string
 	// The URLs that do not depend on the request: Insert Entity's, Query
-	// Entities' (parameters apart) and $batch's.
+	// Entities' (parameters apart) and $batch's; the first and the last
+	// also parsed once (nil when they do not parse).
 	tableURL, pageURL, batchURL string
+	tableAt, batchAt            *fixedURL
 	// mergeAsPost: the backend takes a merge as POST with X-HTTP-Method:
 	// MERGE (Cosmos DB, as aztables' cosmosPatchTransformPolicy sends it).
 	mergeAsPost bool
 	sizer       *txwire.Sizer
 	ua          string // User-Agent (Config.UserAgent)
+	// prefer is an insert's Prefer header: return-no-content unless
+	// Config.EchoInserts ("").
+	prefer string
 }
 
 func newPipelinePath(c *Conn, table string) *pipelinePath {
-	p := &pipelinePath{pl: c.pl, tracer: c.tracer, endpoint: c.endpoint, table: table, mergeAsPost: c.profile.MergeAsPost, ua: c.ua}
+	p := &pipelinePath{pl: c.pl, wpl: c.wpl, tracer: c.tracer, endpoint: c.endpoint, table: table, mergeAsPost: c.profile.MergeAsPost, ua: c.ua}
+	if !c.echo {
+		p.prefer = preferNoContent
+	}
 	if u, err := url.Parse(c.endpoint); err == nil {
 		p.sas = u.Query()
 		p.query = p.sas.Encode()
@@ -102,6 +121,10 @@ func newPipelinePath(c *Conn, table string) *pipelinePath {
 	p.tableURL = runtime.JoinPaths(c.endpoint, "/"+url.PathEscape(table))
 	p.pageURL = runtime.JoinPaths(c.endpoint, "/"+url.PathEscape(table)+"()")
 	p.batchURL = runtime.JoinPaths(c.endpoint, "$batch")
+	p.tableAt, p.batchAt = parseFixed(p.tableURL), parseFixed(p.batchURL)
+	if p.tableAt != nil {
+		p.tableAt.u.RawQuery = p.query // as request sets it
+	}
 	p.sizer = txwire.NewSizer(c.endpoint, table, p.mergeAsPost)
 	return p
 }
@@ -125,15 +148,74 @@ func (p *pipelinePath) request(ctx context.Context, d opdesc.Desc, method, rawUR
 	opdesc.Set(req, d)
 	r := req.Raw()
 	r.URL.RawQuery = p.query
-	r.Header = newHeader(singleKeys, accept, p.ua)
+	r.Header = newHeader(singleKeys, accept, p.ua, "")
 	return req, nil
+}
+
+// fixedURL is a request URL that does not change from one request to the
+// next, parsed once: a request on it copies the URL rather than parsing
+// its text again (fixedRequest).
+type fixedURL struct {
+	u    url.URL
+	host string // http.Request.Host, as http.NewRequest sets it
+}
+
+// parseFixed parses rawURL as runtime.NewRequest does; nil when that
+// fails, so that each request fails there with the URL's own error.
+func parseFixed(rawURL string) *fixedURL {
+	r, err := http.NewRequest(http.MethodGet, rawURL, nil)
+	if err != nil || r.URL.Host == "" || (r.URL.Scheme != "http" && r.URL.Scheme != "https") {
+		return nil
+	}
+	return &fixedURL{u: *r.URL, host: r.Host}
+}
+
+// fixedRequest is runtime.NewRequest(ctx, method, the URL of at) without
+// parsing the URL again: the request http.NewRequestWithContext makes,
+// on a copy of the parsed URL, and the headers of h. at nil falls back to
+// parsing rawURL.
+func fixedRequest(ctx context.Context, method string, at *fixedURL, rawURL string, h http.Header) (*policy.Request, error) {
+	if at == nil {
+		req, err := runtime.NewRequest(ctx, method, rawURL)
+		if err != nil {
+			return nil, err
+		}
+		req.Raw().Header = h
+		return req, nil
+	}
+	u := at.u
+	r := &http.Request{Method: method, URL: &u, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Header: h, Host: at.host}
+	return runtime.NewRequestFromRequest(r.WithContext(ctx))
 }
 
 // headerRoom is the size the header map of a data request is made with:
 // the headers set before azcore's retry policy clones it (the three of
-// newHeader, Content-Type, Content-Length, Prefer, User-Agent) fit in one
-// map group, allocated once rather than grown as each is added.
+// newHeader, Content-Type, Prefer, User-Agent) fit in one map group,
+// allocated once rather than grown as each is added.
 const headerRoom = 8
+
+// headerSet is the header map of an insert and the array of its values,
+// pooled: the map and its values were three of an insert's allocations.
+// The request's own map is free again when the pipeline returns, since
+// azcore's retry policy gives every attempt, and so the transport and the
+// response, a copy of it.
+type headerSet struct {
+	h http.Header
+	v [5]string
+}
+
+var headerPool = sync.Pool{New: func() any { return &headerSet{h: make(http.Header, headerRoom)} }}
+
+// giveBack empties s and puts it back into the pool.
+func (s *headerSet) giveBack() {
+	clear(s.h)
+	s.v = [5]string{}
+	headerPool.Put(s)
+}
+
+// preferNoContent is an insert's Prefer header when it asks the service not
+// to send the entity back.
+const preferNoContent = "return-no-content"
 
 // The keys of x-ms-version, DataServiceVersion and Accept: the generated
 // client stores the first two as written, SubmitTransaction sets all three
@@ -144,16 +226,23 @@ var (
 )
 
 // newHeader is the header map of a data request with the headers every one
-// has, under keys, and the User-Agent ua unless empty, their values in
-// one slice (one allocation for all).
-func newHeader(keys [3]string, accept, ua string) http.Header {
-	h := make(http.Header, headerRoom)
-	v := []string{apiVersion, "3.0", accept, ua}
+// has, under keys, the User-Agent ua and Prefer prefer unless empty, their
+// values in one slice (one allocation for all).
+func newHeader(keys [3]string, accept, ua, prefer string) http.Header {
+	return fillHeader(make(http.Header, headerRoom), new([5]string), keys, accept, ua, prefer)
+}
+
+// fillHeader is newHeader into the empty map h, with the values in v.
+func fillHeader(h http.Header, v *[5]string, keys [3]string, accept, ua, prefer string) http.Header {
+	*v = [5]string{apiVersion, "3.0", accept, ua, prefer}
 	for i, k := range keys {
 		h[k] = v[i : i+1 : i+1]
 	}
 	if ua != "" {
 		h["User-Agent"] = v[3:4:4]
+	}
+	if prefer != "" {
+		h["Prefer"] = v[4:5:5]
 	}
 	return h
 }
@@ -162,8 +251,8 @@ func newHeader(keys [3]string, accept, ua string) http.Header {
 // else the service's error as an *azcore.ResponseError. A transport error
 // loses its URL's query (where a SAS signature lives): without the retry
 // policy, which does the same, net/http's error would show it.
-func (p *pipelinePath) send(req *policy.Request, ok ...int) (*http.Response, error) {
-	resp, err := p.pl.Do(req)
+func send(pl runtime.Pipeline, req *policy.Request, ok ...int) (*http.Response, error) {
+	resp, err := pl.Do(req)
 	if err != nil {
 		return nil, wire.RedactURLError(err)
 	}
@@ -201,7 +290,7 @@ func (p *pipelinePath) get(ctx context.Context, d opdesc.Desc) (body []byte, eta
 	if err != nil {
 		return nil, "", err
 	}
-	resp, err := p.send(req, http.StatusOK)
+	resp, err := send(p.pl, req, http.StatusOK)
 	if err != nil {
 		return nil, "", err
 	}
@@ -211,30 +300,66 @@ func (p *pipelinePath) get(ctx context.Context, d opdesc.Desc) (body []byte, eta
 	return body, azcore.ETag(resp.Header.Get("ETag")), nil
 }
 
-// insert sends Insert Entity. Prefer: return-no-content is the no-echo
-// policy's (NoEcho), as on an aztables client's inserts.
-func (p *pipelinePath) insert(ctx context.Context, d opdesc.Desc, entity []byte) (etag azcore.ETag, err error) {
+// insert sends Insert Entity, with Prefer: return-no-content unless
+// Config.EchoInserts (what the no-echo policy, NoEcho, adds to an
+// aztables client's inserts). lent, when not nil, is entity's pooled
+// buffer (EntityBuffer), taken back as a transaction's body is (lentBody).
+func (p *pipelinePath) insert(ctx context.Context, d opdesc.Desc, entity []byte, lent *[]byte) (etag azcore.ETag, err error) {
 	ctx, end := p.startSpan(ctx, d)
+	ctx = retryOff(ctx, &d)
 	defer func() { end(err) }()
 	d.Body = entity
-	req, err := p.request(ctx, d, http.MethodPost, p.tableURL, wire.MinimalMetadata)
+	hs := headerPool.Get().(*headerSet)
+	defer hs.giveBack()
+	req, err := fixedRequest(ctx, http.MethodPost, p.tableAt, p.tableURL, fillHeader(hs.h, &hs.v, singleKeys, wire.MinimalMetadata, p.ua, p.prefer))
 	if err != nil {
 		return "", err
 	}
-	if err = setBody(req, entity, "application/json"); err != nil {
+	if p.tableAt == nil {
+		req.Raw().URL.RawQuery = p.query
+	}
+	var body io.ReadSeekCloser
+	if lent != nil {
+		lb := new(lentBody)
+		lb.r.Reset(entity)
+		d.Attempts = &lb.attempts
+		defer lb.giveBack(lent, entity, &entityPool, maxPooled)
+		body = lb
+	} else {
+		b := new(bytesBody)
+		b.Reset(entity)
+		body = b
+	}
+	opdesc.Set(req, d)
+	if err = req.SetBody(body, "application/json"); err != nil {
 		return "", err
 	}
-	resp, err := p.send(req, http.StatusCreated, http.StatusNoContent)
+	delete(req.Raw().Header, "Content-Length") // see setBody
+	resp, err := send(p.wpl, req, http.StatusCreated, http.StatusNoContent)
 	if err != nil {
 		return "", err
 	}
 	return azcore.ETag(resp.Header.Get("ETag")), nil
 }
 
+// EntityBuffer is a buffer for an entity to insert, from the pool Insert
+// gives it back to (see pipelinePath.insert).
+func EntityBuffer() *[]byte { return entityPool.Get().(*[]byte) }
+
+// entityPool holds the buffers of inserted entities: the largest
+// allocation of an insert, made and cleared for every one when it was not
+// reused.
+var entityPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// maxPooled is the largest entity buffer the pool keeps: one large entity
+// would otherwise keep its buffer for good.
+const maxPooled = 64 << 10
+
 // write sends an upsert or an update (d.Kind): PUT replaces, PATCH merges
 // (POST with X-HTTP-Method: MERGE where the backend takes merges so).
 func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag azcore.ETag, err error) {
 	ctx, end := p.startSpan(ctx, d)
+	ctx = retryOff(ctx, &d)
 	defer func() { end(err) }()
 	method := http.MethodPut
 	if d.Merge {
@@ -258,7 +383,7 @@ func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag 
 	if err = setBody(req, w.Entity, "application/json"); err != nil {
 		return "", err
 	}
-	resp, err := p.send(req, http.StatusNoContent)
+	resp, err := send(p.wpl, req, http.StatusNoContent)
 	if err != nil {
 		return "", err
 	}
@@ -267,13 +392,14 @@ func (p *pipelinePath) write(ctx context.Context, d opdesc.Desc, w Write) (etag 
 
 func (p *pipelinePath) delete(ctx context.Context, d opdesc.Desc, ifMatch azcore.ETag) (err error) {
 	ctx, end := p.startSpan(ctx, d)
+	ctx = retryOff(ctx, &d)
 	defer func() { end(err) }()
 	req, err := p.request(ctx, d, http.MethodDelete, p.entityURL(d.PartitionKey, d.RowKey), wire.MinimalMetadata)
 	if err != nil {
 		return err
 	}
 	req.Raw().Header["If-Match"] = []string{string(ifMatch)}
-	_, err = p.send(req, http.StatusNoContent)
+	_, err = send(p.wpl, req, http.StatusNoContent)
 	return err
 }
 
@@ -307,7 +433,7 @@ func (p *pipelinePath) page(ctx context.Context, d opdesc.Desc, q PageQuery) (pg
 	if d.Read != nil {
 		runtime.SkipBodyDownload(req) // read by package payload
 	}
-	resp, err := p.send(req, http.StatusOK)
+	resp, err := send(p.pl, req, http.StatusOK)
 	if err != nil {
 		return Page{}, err
 	}
@@ -377,6 +503,7 @@ var partScratch = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return
 // with an error, as aztables' captured response is.
 func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart) (resp *http.Response, err error) {
 	ctx, end := p.startSpan(ctx, d)
+	ctx = retryOff(ctx, &d)
 	defer func() { end(err) }()
 	bodies := make([][]byte, len(parts))
 	for i := range parts {
@@ -384,29 +511,21 @@ func (p *pipelinePath) submit(ctx context.Context, d opdesc.Desc, parts []TxPart
 	}
 	buf := bodyPool.Get().(*[]byte)
 	body, contentType := txwire.AppendBody((*buf)[:0], bodies)
-	lb := &lentBody{r: bytes.NewReader(body)}
-	var attempts atomic.Int32
-	d.Body, d.Attempts = body, &attempts
-	defer func() {
-		// Taken back only when nothing can read it any more: one attempt,
-		// whose reader the transport read to its end.
-		if attempts.Load() == 1 && lb.done.Load() {
-			*buf = body[:0]
-			bodyPool.Put(buf)
-		}
-	}()
-	req, err := runtime.NewRequest(ctx, http.MethodPost, p.batchURL)
+	lb := new(lentBody)
+	lb.r.Reset(body)
+	d.Body, d.Attempts = body, &lb.attempts
+	defer lb.giveBack(buf, body, &bodyPool, math.MaxInt)
+	req, err := fixedRequest(ctx, http.MethodPost, p.batchAt, p.batchURL, newHeader(batchKeys, wire.MinimalMetadata, p.ua, ""))
 	if err != nil {
 		return nil, err
 	}
 	opdesc.Set(req, d)
-	req.Raw().Header = newHeader(batchKeys, wire.MinimalMetadata, p.ua)
 	if err = req.SetBody(lb, contentType); err != nil {
 		return nil, err
 	}
 	// A reply whose body broke comes with its error (azcore's body
 	// download policy): the caller reads what arrived.
-	if resp, err = p.pl.Do(req); err != nil {
+	if resp, err = p.wpl.Do(req); err != nil {
 		return resp, wire.RedactURLError(err)
 	}
 	if !runtime.HasStatusCode(resp, http.StatusAccepted, http.StatusNoContent) {
@@ -439,10 +558,27 @@ var bodyPool = sync.Pool{New: func() any { return new([]byte) }}
 // goroutine while the transport's writer of the attempt before may still
 // be reading it.
 type lentBody struct {
-	r     *bytes.Reader
-	read  atomic.Bool // a read has happened since the last rewind
-	again atomic.Bool // rewound after a read: sent more than once
-	done  atomic.Bool
+	r        bytes.Reader
+	read     atomic.Bool // a read has happened since the last rewind
+	again    atomic.Bool // rewound after a read: sent more than once
+	done     atomic.Bool
+	attempts atomic.Int32 // the request's attempts (opdesc.Desc.Attempts)
+}
+
+// giveBack puts buf, whose bytes are now bytes, back into pool when
+// reusable says so.
+func (b *lentBody) giveBack(buf *[]byte, bytes []byte, pool *sync.Pool, limit int) {
+	if b.reusable(cap(bytes), limit) {
+		*buf = bytes[:0]
+		pool.Put(buf)
+	}
+}
+
+// reusable reports a buffer of capacity size that nothing can read any
+// more: one attempt, whose reader the transport read to its end, and no
+// larger than limit (a larger one is left to the collector).
+func (b *lentBody) reusable(size, limit int) bool {
+	return b.attempts.Load() == 1 && b.done.Load() && size <= limit
 }
 
 func (b *lentBody) Read(p []byte) (int, error) {

@@ -29,10 +29,10 @@ type Table struct {
 // itself, aztablesPath goes through an aztables client's public methods.
 // Each takes the operation's description (opdesc.Desc), made where the
 // call started: its keys address the entity, and the pipeline path carries
-// it with the request for the retry and no-echo policies.
+// it with the request for the retry policy and the rate limiter.
 type dataPath interface {
 	get(ctx context.Context, d opdesc.Desc) ([]byte, azcore.ETag, error)
-	insert(ctx context.Context, d opdesc.Desc, entity []byte) (azcore.ETag, error)
+	insert(ctx context.Context, d opdesc.Desc, entity []byte, lent *[]byte) (azcore.ETag, error)
 	write(ctx context.Context, d opdesc.Desc, w Write) (azcore.ETag, error)
 	delete(ctx context.Context, d opdesc.Desc, ifMatch azcore.ETag) error
 	page(ctx context.Context, d opdesc.Desc, q PageQuery) (Page, error)
@@ -120,8 +120,11 @@ func (t *Table) Get(ctx context.Context, d opdesc.Desc) ([]byte, azcore.ETag, er
 }
 
 // Insert adds entity, the entity's JSON with its keys, and returns its ETag.
-func (t *Table) Insert(ctx context.Context, d opdesc.Desc, entity []byte) (azcore.ETag, error) {
-	return t.data.insert(ctx, d, entity)
+// lent, when not nil, is the buffer of EntityBuffer that holds entity:
+// Insert takes it, and gives it back to the pool when nothing can read it
+// any more.
+func (t *Table) Insert(ctx context.Context, d opdesc.Desc, entity []byte, lent *[]byte) (azcore.ETag, error) {
+	return t.data.insert(ctx, d, entity, lent)
 }
 
 // Write is the body and condition of an upsert or an update; d, the

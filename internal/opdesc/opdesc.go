@@ -58,6 +58,11 @@ type Desc struct {
 	// SendOnce asks the retry policy for a single attempt: the caller
 	// retries the operation itself (package batch's bulk writer).
 	SendOnce bool
+	// RetryOff says the request's context already switches azcore's own
+	// retry policy off (policy.WithRetryOptions with MaxRetries -1), as
+	// the retry policy does for each attempt: its first attempt is then
+	// the request as it is, with no copy of it on another context.
+	RetryOff bool
 	// Body holds the bytes of the request's body, so that every attempt of
 	// the retry policy sends them through a reader of its own: a reply can
 	// arrive before the transport has sent the whole body, and net/http may

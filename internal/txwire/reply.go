@@ -294,14 +294,21 @@ func splitParts(body []byte, boundary string) [][]byte {
 }
 
 // indexDelimiter finds delim at the start of a line, at or after from.
+//
+// It searches for the delimiter from its first '_' on (the service's and
+// Azurite's boundaries are batchresponse_<id> and changesetresponse_<id>),
+// then checks the bytes before: bytes.Index restarts its search at every
+// byte that matches the first one of what it looks for, and a reply's
+// header lines are full of '-' but have no '_'.
 func indexDelimiter(body, delim []byte, from int) int {
-	for from <= len(body) {
-		j := bytes.Index(body[from:], delim)
+	k := max(bytes.IndexByte(delim, '_'), 0)
+	for from+k <= len(body) {
+		j := bytes.Index(body[from+k:], delim[k:])
 		if j < 0 {
 			return -1
 		}
-		i := from + j
-		if i == 0 || body[i-1] == '\n' {
+		i := from + j // where delim would start
+		if bytes.Equal(body[i:i+k], delim[:k]) && (i == 0 || body[i-1] == '\n') {
 			return i
 		}
 		from = i + 1

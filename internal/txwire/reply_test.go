@@ -1,7 +1,9 @@
 package txwire
 
 import (
+	"bytes"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -235,6 +237,35 @@ func TestParseStatusLine(t *testing.T) {
 		}
 		if p.StatusCode != tt.code || p.Status != tt.status {
 			t.Errorf("%q: got %d %q, want %d %q", tt.line, p.StatusCode, p.Status, tt.code, tt.status)
+		}
+	}
+}
+
+// TestIndexDelimiter: the search from the delimiter's '_' finds what a
+// plain search for the whole delimiter at a line start finds, in bodies
+// of the bytes that matter (line breaks, dashes, underscores, the
+// boundary's letters), with and without an '_' in the delimiter.
+func TestIndexDelimiter(t *testing.T) {
+	plain := func(body, delim []byte, from int) int {
+		for i := from; i+len(delim) <= len(body); i++ {
+			if bytes.Equal(body[i:i+len(delim)], delim) && (i == 0 || body[i-1] == '\n') {
+				return i
+			}
+		}
+		return -1
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	const alphabet = "-_ab\r\n"
+	for _, delim := range []string{"--a_b", "--ab", "--_a", "--a_"} {
+		for range 20000 {
+			body := make([]byte, r.IntN(40))
+			for i := range body {
+				body[i] = alphabet[r.IntN(len(alphabet))]
+			}
+			from := r.IntN(len(body) + 1)
+			if got, want := indexDelimiter(body, []byte(delim), from), plain(body, []byte(delim), from); got != want {
+				t.Fatalf("indexDelimiter(%q, %q, %d) = %d, want %d", body, delim, from, got, want)
+			}
 		}
 	}
 }

@@ -44,12 +44,15 @@ func word(b string) uint64 {
 }
 
 // notPlain is non-zero when a byte of w is >= 0x80, < 0x20, '"' or '\\':
-// the usual word tricks, exact in telling whether any byte is one.
+// the usual word tricks, exact in telling whether any byte is one. The
+// usual "&^ w" of each test is left out: it only clears the high bit of a
+// byte >= 0x80, which w itself sets in the result anyway; and a borrow
+// carries into the next byte only from a byte that is not plain either.
 func notPlain(w uint64) uint64 {
 	const (
 		ones  = 0x0101010101010101
 		highs = 0x8080808080808080
 	)
 	quote, bslash := w^(ones*'"'), w^(ones*'\\')
-	return (w | (w-ones*0x20)&^w | (quote-ones)&^quote | (bslash-ones)&^bslash) & highs
+	return (w | (w - ones*0x20) | (quote - ones) | (bslash - ones)) & highs
 }

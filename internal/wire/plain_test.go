@@ -124,3 +124,22 @@ func BenchmarkPlain(b *testing.B) {
 		}
 	})
 }
+
+// TestNotPlainPairs: the word test agrees with the byte rule for every two
+// adjacent byte values at every place in a word of plain bytes, so a
+// borrow or a high byte is never read as a verdict on its neighbour.
+func TestNotPlainPairs(t *testing.T) {
+	bad := func(c byte) bool { return c < 0x20 || c >= 0x80 || c == '"' || c == '\\' }
+	for a := range 256 {
+		for b := range 256 {
+			for pos := range 7 {
+				w := []byte("xxxxxxxx")
+				w[pos], w[pos+1] = byte(a), byte(b)
+				got, want := notPlain(word(string(w))) != 0, bad(byte(a)) || bad(byte(b))
+				if got != want {
+					t.Fatalf("%q: got %v, want %v", w, got, want)
+				}
+			}
+		}
+	}
+}
