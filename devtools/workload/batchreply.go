@@ -10,15 +10,25 @@ import (
 // operations: one 204 part per operation, each with its ETag.
 func batchReply(req *http.Request, h http.Header, body []byte) *http.Response {
 	n := bytes.Count(body, []byte("Content-Type: application/http\r\n"))
-	var b bytes.Buffer
-	b.WriteString("--batchresponse_1\r\nContent-Type: multipart/mixed; boundary=changesetresponse_1\r\n\r\n")
+	const (
+		head = "--batchresponse_1\r\nContent-Type: multipart/mixed; boundary=changesetresponse_1\r\n\r\n"
+		part = "--changesetresponse_1\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n" +
+			"HTTP/1.1 204 No Content\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\n" +
+			"Preference-Applied: return-no-content\r\nDataServiceVersion: 3.0;\r\nContent-ID: "
+		tail = "--changesetresponse_1--\r\n--batchresponse_1--\r\n"
+	)
+	// One buffer of the reply's size, each part appended: the service's
+	// own work is counted with the client's.
+	b := make([]byte, 0, len(head)+n*(len(part)+len("\r\nETag: \r\n\r\n\r\n")+len(etag)+3)+len(tail))
+	b = append(b, head...)
 	for i := range n {
-		b.WriteString("--changesetresponse_1\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n")
-		b.WriteString("HTTP/1.1 204 No Content\r\nX-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\n")
-		b.WriteString("Preference-Applied: return-no-content\r\nDataServiceVersion: 3.0;\r\n")
-		b.WriteString("Content-ID: " + strconv.Itoa(i+1) + "\r\nETag: " + etag + "\r\n\r\n\r\n")
+		b = append(b, part...)
+		b = strconv.AppendInt(b, int64(i+1), 10)
+		b = append(b, "\r\nETag: "...)
+		b = append(b, etag...)
+		b = append(b, "\r\n\r\n\r\n"...)
 	}
-	b.WriteString("--changesetresponse_1--\r\n--batchresponse_1--\r\n")
+	b = append(b, tail...)
 	h.Set("Content-Type", "multipart/mixed; boundary=batchresponse_1")
-	return respond(req, http.StatusAccepted, h, b.Bytes())
+	return respond(req, http.StatusAccepted, h, b)
 }

@@ -29,14 +29,9 @@ const (
 
 // Do implements policy.Transporter.
 func (s *Service) Do(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		var err error
-		body, err = io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
+	body, err := readBody(req)
+	if err != nil {
+		return nil, err
 	}
 	h := http.Header{
 		"Cache-Control":          {"no-cache"},
@@ -64,6 +59,25 @@ func (s *Service) Do(req *http.Request) (*http.Response, error) {
 		return respond(req, http.StatusOK, h, s.Page), nil
 	}
 	return respond(req, http.StatusNotImplemented, h, nil), nil
+}
+
+// readBody reads a request's body into one buffer of its length, as a
+// server reads a body of a known length: the service's own work, counted
+// with the client's, is kept small (io.ReadAll grew a transaction's body by
+// doubling from 512 bytes, clearing each new buffer).
+func readBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	if n := req.ContentLength; n > 0 && n <= 64<<20 {
+		body := make([]byte, n)
+		if _, err := io.ReadFull(req.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(req.Body)
 }
 
 func respond(req *http.Request, status int, h http.Header, body []byte) *http.Response {
