@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -29,7 +30,9 @@ const (
 
 // Do implements policy.Transporter.
 func (s *Service) Do(req *http.Request) (*http.Response, error) {
-	body, err := readBody(req)
+	bp := bodies.Get().(*[]byte)
+	body, err := readBody(req, *bp)
+	defer func() { *bp = body[:0]; bodies.Put(bp) }() // no answer keeps it: Echo copies
 	if err != nil {
 		return nil, err
 	}
@@ -61,24 +64,33 @@ func (s *Service) Do(req *http.Request) (*http.Response, error) {
 	return respond(req, http.StatusNotImplemented, h, nil), nil
 }
 
-// readBody reads a request's body into one buffer of its length, as a
-// server reads a body of a known length: the service's own work, counted
-// with the client's, is kept small (io.ReadAll grew a transaction's body by
-// doubling from 512 bytes, clearing each new buffer).
-func readBody(req *http.Request) ([]byte, error) {
+// readBody reads a request's body into buf, grown to its length at once,
+// as a server reads a body of a known length into a buffer it reuses: the
+// service's own work, counted with the client's, is kept small (io.ReadAll
+// grew each transaction's body by doubling from 512 bytes, clearing every
+// new buffer).
+func readBody(req *http.Request, buf []byte) ([]byte, error) {
 	if req.Body == nil {
-		return nil, nil
+		return buf[:0], nil
 	}
 	defer req.Body.Close()
 	if n := req.ContentLength; n > 0 && n <= 64<<20 {
-		body := make([]byte, n)
-		if _, err := io.ReadFull(req.Body, body); err != nil {
-			return nil, err
+		if int64(cap(buf)) < n {
+			buf = make([]byte, n)
 		}
-		return body, nil
+		buf = buf[:n]
+		_, err := io.ReadFull(req.Body, buf)
+		return buf, err
 	}
-	return io.ReadAll(req.Body)
+	b, err := io.ReadAll(req.Body)
+	if err != nil {
+		return buf[:0], err
+	}
+	return b, nil
 }
+
+// bodies holds the buffers requests are read into.
+var bodies = sync.Pool{New: func() any { return new([]byte) }}
 
 func respond(req *http.Request, status int, h http.Header, body []byte) *http.Response {
 	h.Set("Content-Length", strconv.Itoa(len(body)))
