@@ -18,6 +18,11 @@ func TestGUIDText(t *testing.T) {
 		{"0f8fad5b-d9cb-469f-a165-70867728950e", "0f8fad5b-d9cb-469f-a165-70867728950e", true},
 		{"{0F8FAD5B-D9CB-469F-A165-70867728950E}", "0f8fad5b-d9cb-469f-a165-70867728950e", true},
 		{"0f8fad5bd9cb469fa16570867728950e", "", false},
+		{"0f8fad5b-d9cb-469f-a165-70867728950g", "", false},
+		{"gf8fad5b-d9cb-469f-a165-70867728950e", "", false},
+		{"0f8fad5b-d9cb-469f-a1G5-70867728950e", "", false},
+		{"0f8fad5b-d9cb-+69f-a165-70867728950e", "", false},
+		{"{0f8fad5b-d9cb-469f-a165-70867728950e ", "", false},
 	}
 	for _, tt := range tests {
 		g, err := table.ParseGUID(tt.in)

@@ -53,9 +53,30 @@ func ParseGUID(s string) (GUID, error) {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return g, errGUID
 	}
-	src := []byte(s[0:8] + s[9:13] + s[14:18] + s[19:23] + s[24:36])
-	if _, err := hex.Decode(g[:], src); err != nil {
-		return GUID{}, errGUID
+	// The hex digits of each group, decoded in place (no joined copy).
+	j := 0
+	for _, group := range [...][2]int{{0, 8}, {9, 13}, {14, 18}, {19, 23}, {24, 36}} {
+		for i := group[0]; i < group[1]; i += 2 {
+			hi, lo := unhex(s[i]), unhex(s[i+1])
+			if hi > 0xf || lo > 0xf {
+				return GUID{}, errGUID
+			}
+			g[j] = hi<<4 | lo
+			j++
+		}
 	}
 	return g, nil
+}
+
+// unhex is a hex digit's value, or 0xff for any other byte.
+func unhex(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 0xff
 }
