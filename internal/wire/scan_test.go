@@ -225,3 +225,31 @@ func TestPlainEnd(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkString reads the strings of an entity like the benchmark
+// workload's (names and short values, a 120-byte and a 600-byte text).
+func BenchmarkString(b *testing.B) {
+	var data []byte
+	data = append(data, '[')
+	for i, n := range []int{12, 3, 6, 8, 10, 3, 15, 8, 5, 4, 16, 7, 15, 28, 3, 36, 7, 120, 11, 600, 10, 58} {
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = append(data, '"')
+		data = append(data, bytes.Repeat([]byte("abc def "), n/8+1)[:n]...)
+		data = append(data, '"')
+	}
+	data = append(data, ']')
+	b.SetBytes(int64(len(data)))
+	var s Scanner
+	read := func() error {
+		_, err := s.String()
+		return err
+	}
+	for b.Loop() {
+		s.Reset(data)
+		if err := s.Array(read); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
