@@ -337,6 +337,7 @@ func (p *plan[T]) read(ctx context.Context, q core.PageQuery, from position) (*r
 		return nil, ferr
 	}
 	p.lastBody.Store(int64(len(resp.Body)))
+	resp.Recycle() // the entities and keys are copies
 	if resp.NextPartitionKey == nil && resp.NextRowKey == nil {
 		page.next = position{Done: true}
 	} else {
