@@ -53,30 +53,35 @@ func ParseGUID(s string) (GUID, error) {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return g, errGUID
 	}
-	// The hex digits of each group, decoded in place (no joined copy).
-	j := 0
-	for _, group := range [...][2]int{{0, 8}, {9, 13}, {14, 18}, {19, 23}, {24, 36}} {
-		for i := group[0]; i < group[1]; i += 2 {
-			hi, lo := unhex(s[i]), unhex(s[i+1])
-			if hi > 0xf || lo > 0xf {
-				return GUID{}, errGUID
-			}
-			g[j] = hi<<4 | lo
-			j++
+	// Each byte from its two hex digits where they lie (no joined copy),
+	// through a table: a GUID is decoded for every entity that has one.
+	for j, i := range guidPairs {
+		hi, lo := unhex[s[i]], unhex[s[i+1]]
+		if hi|lo > 0xf {
+			return GUID{}, errGUID
 		}
+		g[j] = hi<<4 | lo
 	}
 	return g, nil
 }
 
-// unhex is a hex digit's value, or 0xff for any other byte.
-func unhex(c byte) byte {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10
+// guidPairs are where each byte's two hex digits start in the 8-4-4-4-12
+// form.
+var guidPairs = [16]int{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+
+// unhex is each byte's value as a hex digit, 0xff for any other byte.
+var unhex = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case c >= '0' && c <= '9':
+			t[c] = byte(c - '0')
+		case c >= 'a' && c <= 'f':
+			t[c] = byte(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			t[c] = byte(c - 'A' + 10)
+		default:
+			t[c] = 0xff
+		}
 	}
-	return 0xff
-}
+	return t
+}()
