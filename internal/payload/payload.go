@@ -9,8 +9,8 @@
 // (runtime.SkipBodyDownload), and the first of tablekit's policies that
 // needs the bytes reads them here; every later reader, azcore's included,
 // gets the same bytes. A caller done with a body gives its buffer back
-// (Recycle) for a later body, so that a scan does not allocate (and the
-// collector does not clear and trace) a page-sized buffer for each page.
+// (Recycle) for a later body, so that a scan does not allocate a page-sized
+// buffer for each page (cleared, and bringing the next collection closer).
 package payload
 
 import (
