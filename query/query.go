@@ -347,6 +347,7 @@ func (p *plan[T]) read(ctx context.Context, q core.PageQuery, from position) (*r
 			break
 		}
 	}
+	resp.Recycle() // the entities and keys are copies
 	if resp.NextPartitionKey == nil && resp.NextRowKey == nil {
 		page.next = position{Done: true}
 	} else {

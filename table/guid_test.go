@@ -20,13 +20,16 @@ func TestGUIDText(t *testing.T) {
 		{"{0F8FAD5B-D9CB-469F-A165-70867728950E}", "0f8fad5b-d9cb-469f-a165-70867728950e", true},
 		{"0f8fad5bd9cb469fa16570867728950e", "", false},
 		{"0123abcd-ABCD-ef01-2345-6789aBcDeF00", "0123abcd-abcd-ef01-2345-6789abcdef00", true},
-		{"0f8fad5b-d9cb-469f-a165-70867728950g", "", false}, // a digit that is not hex, in every place below
-		{"g f8fad5b-d9cb-469f-a165-7086772895", "", false},
 		{"0f8fad5b-d9cb-469f-a165-70867728950-", "", false},
 		{"0f8fad5b-d9cb-469f-a16-570867728950e", "", false}, // a dash out of place
 		{"0f8fad5b-d9cb-469f-a165-70867728950e}", "", false},
 		{"{0f8fad5b-d9cb-469f-a165-70867728950e", "", false},
 		{"", "", false},
+		{"0f8fad5b-d9cb-469f-a165-70867728950g", "", false},
+		{"gf8fad5b-d9cb-469f-a165-70867728950e", "", false},
+		{"0f8fad5b-d9cb-469f-a1G5-70867728950e", "", false},
+		{"0f8fad5b-d9cb-+69f-a165-70867728950e", "", false},
+		{"{0f8fad5b-d9cb-469f-a165-70867728950e ", "", false},
 	}
 	for _, tt := range tests {
 		g, err := table.ParseGUID(tt.in)

@@ -3,6 +3,7 @@ package codec
 import (
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,6 +157,36 @@ func TestDoubleSpecialsRead(t *testing.T) {
 		var v doubles
 		if err := p.Decode([]byte(keysJSON+`"F":"`+text+`"}`), reflect.ValueOf(&v).Elem()); err == nil {
 			t.Errorf("unannotated %q into float64: got %v, want a tablekit.DecodeError", text, v.F)
+		}
+	}
+}
+
+// TestNumberValue: an unannotated number is typed by its form, the short
+// integers read without ParseInt exactly as ParseInt reads them.
+func TestNumberValue(t *testing.T) {
+	byParseInt := func(num string) (string, int64, bool) {
+		if strings.ContainsAny(num, ".eE") {
+			return edmDouble, 0, true
+		}
+		n, err := strconv.ParseInt(num, 10, 64)
+		switch {
+		case err != nil:
+			return "", 0, false
+		case n == int64(int32(n)):
+			return edmInt32, n, true
+		}
+		return edmInt64, n, true
+	}
+	for _, num := range []string{
+		"0", "-0", "7", "-7", "00012", "2147483647", "2147483648", "-2147483648", "-2147483649",
+		"999999999999999999", "-999999999999999999", "9223372036854775807", "9223372036854775808",
+		"-9223372036854775808", "-9223372036854775809", "1.5", "-0.0", "1e3", "1E3", "+5", "-", "",
+		"12a", "--1", "1-",
+	} {
+		edm, n, p := numberValue(num)
+		wantEDM, wantN, ok := byParseInt(num)
+		if edm != wantEDM || n != wantN || (p == "") != ok {
+			t.Errorf("numberValue(%q) = %q, %d, %q; want %q, %d, ok %v", num, edm, n, p, wantEDM, wantN, ok)
 		}
 	}
 }

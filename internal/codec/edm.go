@@ -86,6 +86,12 @@ func numberType(num string) (edm, problem string) {
 
 // numberValue is numberType with the value of an integer.
 func numberValue(num string) (edm string, n int64, problem string) {
+	if n, ok := shortInt(num); ok {
+		if n == int64(int32(n)) {
+			return edmInt32, n, ""
+		}
+		return edmInt64, n, ""
+	}
 	if strings.ContainsAny(num, ".eE") {
 		return edmDouble, 0, ""
 	}
@@ -97,6 +103,29 @@ func numberValue(num string) (edm string, n int64, problem string) {
 		return edmInt32, n, ""
 	}
 	return edmInt64, n, ""
+}
+
+// shortInt reads an integer of at most 18 digits, which cannot overflow,
+// after an optional '-': most numbers without an annotation are such
+// Int32s, read here without ContainsAny's search and ParseInt's checks. ok
+// is false for anything else (a fraction, an exponent, a sign '+',
+// more digits), which ParseInt reads as before.
+func shortInt(num string) (n int64, ok bool) {
+	digits := strings.TrimPrefix(num, "-")
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(digits) < len(num) {
+		n = -n
+	}
+	return n, true
 }
 
 // isInt32 reports a JSON number in the form and range of an Int32.

@@ -53,31 +53,35 @@ func ParseGUID(s string) (GUID, error) {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return g, errGUID
 	}
-	// Each byte's two digits, read where they lie: the 32 digits are not
-	// gathered into a string of their own first.
-	for i, at := range guidDigits {
-		hi, ok1 := unhex(s[at])
-		lo, ok2 := unhex(s[at+1])
-		if !ok1 || !ok2 {
+	// Each byte from its two hex digits where they lie (no joined copy),
+	// through a table: a GUID is decoded for every entity that has one.
+	for j, i := range guidPairs {
+		hi, lo := unhex[s[i]], unhex[s[i+1]]
+		if hi|lo > 0xf {
 			return GUID{}, errGUID
 		}
-		g[i] = hi<<4 | lo
+		g[j] = hi<<4 | lo
 	}
 	return g, nil
 }
 
-// guidDigits is where each byte's first digit lies in the 8-4-4-4-12 form.
-var guidDigits = [16]uint8{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
+// guidPairs are where each byte's two hex digits start in the 8-4-4-4-12
+// form.
+var guidPairs = [16]int{0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34}
 
-// unhex is the value of a hex digit of either case.
-func unhex(c byte) (byte, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	case c >= 'A' && c <= 'F':
-		return c - 'A' + 10, true
+// unhex is each byte's value as a hex digit, 0xff for any other byte.
+var unhex = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case c >= '0' && c <= '9':
+			t[c] = byte(c - '0')
+		case c >= 'a' && c <= 'f':
+			t[c] = byte(c - 'a' + 10)
+		case c >= 'A' && c <= 'F':
+			t[c] = byte(c - 'A' + 10)
+		default:
+			t[c] = 0xff
+		}
 	}
-	return 0, false
-}
+	return t
+}()

@@ -439,6 +439,7 @@ func (p *pipelinePath) page(ctx context.Context, d opdesc.Desc, q PageQuery) (pg
 	}
 	if d.Read != nil {
 		pg.Body, err = payload.Read(resp, d.SizeHint)
+		pg.recycle = true
 	} else {
 		pg.Body, err = runtime.Payload(resp)
 	}

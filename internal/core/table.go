@@ -11,6 +11,7 @@ import (
 	"github.com/tablekit/tablekit/internal/backend"
 	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/internal/opdesc"
+	"github.com/tablekit/tablekit/internal/payload"
 )
 
 // Table is one table as tablekit reaches it. The zero Table is not usable
@@ -166,6 +167,18 @@ type Page struct {
 	// NextPartitionKey and NextRowKey are the continuation after the page;
 	// nil when the reply had none (or an empty one).
 	NextPartitionKey, NextRowKey *string
+	// recycle: Body is a buffer of package payload's, which Recycle may
+	// give back.
+	recycle bool
+}
+
+// Recycle gives the page's body buffer back for a later page's reply, once
+// everything decoded from it is copied out; Body is nil after it.
+func (p *Page) Recycle() {
+	if p.recycle {
+		payload.Recycle(p.Body)
+	}
+	p.Body, p.recycle = nil, false
 }
 
 // Page fetches one page of a query (d.Kind is opdesc.QueryPage).

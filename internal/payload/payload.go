@@ -8,12 +8,15 @@
 // tablekit reads itself (core's query pages) skip that policy
 // (runtime.SkipBodyDownload), and the first of tablekit's policies that
 // needs the bytes reads them here; every later reader, azcore's included,
-// gets the same bytes.
+// gets the same bytes. A caller done with a body gives its buffer back
+// (Recycle) for a later body, so that a scan does not allocate a page-sized
+// buffer for each page (cleared, and bringing the next collection closer).
 package payload
 
 import (
 	"io"
 	"net/http"
+	"sync"
 )
 
 // maxPresize bounds the buffer made before any byte arrives, so that a
@@ -66,11 +69,36 @@ func Read(resp *http.Response, hint int) ([]byte, error) {
 	return buf, err
 }
 
+// bufs holds buffers given back by Recycle (as *[]byte, so that Put does
+// not allocate).
+var bufs sync.Pool
+
+// Recycle gives back the buffer of a body that Read returned, for a later
+// Read to reuse: the caller must be the body's only reader and done with
+// it, every value it decoded copied out (as codec's decoding does), and no
+// other reader may be left (a Body whose bytes these are is not read
+// again). Buffers made larger than maxPresize are left to the collector.
+func Recycle(b []byte) {
+	if cap(b) == 0 || cap(b) > maxPresize+1 {
+		return
+	}
+	b = b[:0]
+	bufs.Put(&b)
+}
+
 // readAll is io.ReadAll starting from a buffer of size bytes (plus one, so
-// that the end is seen without growing it).
+// that the end is seen without growing it, and some room): a recycled one
+// when it is large enough.
 func readAll(r io.Reader, size int64) ([]byte, error) {
 	size = min(max(size, 511), maxPresize)
-	b := make([]byte, 0, size+1)
+	var b []byte
+	if p, _ := bufs.Get().(*[]byte); p != nil && int64(cap(*p)) >= size+1 {
+		b = (*p)[:0]
+	} else {
+		// A sixteenth more, so that the buffer, once recycled, fits the
+		// next pages too: pages of the same query differ by a few bytes.
+		b = make([]byte, 0, size+1+size/16)
+	}
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]

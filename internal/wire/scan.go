@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -42,8 +43,19 @@ func (s *Scanner) Reset(data []byte) { s.Data, s.Pos, s.depth = data, 0, 0 }
 
 func (s *Scanner) fail(msg string) error { return &SyntaxError{Offset: s.Pos, Msg: msg} }
 
-// Peek skips whitespace and returns the next byte, 0 at the end.
+// Peek skips whitespace and returns the next byte, 0 at the end. It is
+// called several times for each member; the service writes no whitespace,
+// so the next byte is checked here, small enough to inline, before any
+// loop.
 func (s *Scanner) Peek() byte {
+	if s.Pos < len(s.Data) && s.Data[s.Pos] > ' ' {
+		return s.Data[s.Pos]
+	}
+	return s.skipSpace()
+}
+
+// skipSpace is Peek past whitespace.
+func (s *Scanner) skipSpace() byte {
 	for s.Pos < len(s.Data) {
 		switch c := s.Data[s.Pos]; c {
 		case ' ', '\t', '\n', '\r':
@@ -231,11 +243,16 @@ func (s *Scanner) String() ([]byte, error) {
 		return nil, s.fail("want a string")
 	}
 	s.Pos++
-	// Most strings need no change: find the closing quote with IndexByte
-	// and check the bytes before it a word at a time; anything else
+	// Most strings are plain ASCII: plainEnd finds the closing quote and
+	// checks the bytes before it in the same pass. Otherwise find the quote
+	// with IndexByte and check the bytes before it as UTF-8; anything else
 	// (escapes, control characters, invalid UTF-8, no end) is read byte
 	// by byte by slowString, which reports errors where they are.
 	rest := s.Data[s.Pos:]
+	if q := plainEnd(rest); q >= 0 {
+		s.Pos += q + 1
+		return rest[:q], nil
+	}
 	if q := bytes.IndexByte(rest, '"'); q >= 0 {
 		v := rest[:q]
 		if cleanText(v, 0x80) || bytes.IndexByte(v, '\\') < 0 && !hasControl(v) && utf8.Valid(v) {
@@ -277,6 +294,45 @@ func cleanText(v []byte, high uint64) bool {
 		}
 	}
 	return true
+}
+
+// plainEnd returns the index of the first '"' in v when every byte before
+// it is ASCII from 0x20 up other than '\', else -1. Most of a page's
+// strings are short (names, keys, numbers' annotations): their first two
+// words are read eight bytes at a time, flagging in each word the bytes
+// that are '"', '\', below 0x20 or above 0x7f (cleanText's tests and the
+// same zero-byte test for '"'). A borrow can flag a byte above a flagged
+// one, never below it, so the lowest flag is exact: the string ends there
+// if it is the quote. A longer string's end is found by IndexByte and its
+// bytes checked by cleanText, both faster per byte than the flags.
+func plainEnd(v []byte) int {
+	const ones, tops, spaces, backslashes, quotes = 0x0101010101010101, 0x8080808080808080, 0x2020202020202020, 0x5c5c5c5c5c5c5c5c, 0x2222222222222222
+	i := 0
+	for ; i < 16 && len(v)-i >= 8; i += 8 {
+		x := binary.LittleEndian.Uint64(v[i:])
+		y, z := x^backslashes, x^quotes
+		if m := ((x-spaces)&^x | (y-ones)&^y | (z-ones)&^z | x) & tops; m != 0 {
+			if j := i + bits.TrailingZeros64(m)/8; v[j] == '"' {
+				return j
+			}
+			return -1
+		}
+	}
+	if i < 16 { // fewer than eight bytes left
+		for ; i < len(v); i++ {
+			switch c := v[i]; {
+			case c == '"':
+				return i
+			case c < 0x20 || c == '\\' || c >= 0x80:
+				return -1
+			}
+		}
+		return -1
+	}
+	if q := bytes.IndexByte(v[i:], '"'); q >= 0 && cleanText(v[i:i+q], 0x80) {
+		return i + q
+	}
+	return -1
 }
 
 // hasControl reports a byte below 0x20 in v, eight bytes at a time: in

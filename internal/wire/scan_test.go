@@ -169,3 +169,87 @@ func TestCleanText(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainEnd: the word-at-a-time search agrees with a byte loop for one
+// byte of every value at every position of strings of every length up to
+// 70 (its four-word, one-word and byte loops), and for every pair of
+// positions holding two of the bytes at the edges of its tests (a borrow
+// from the first must not hide or fake the second) up to 40.
+func TestPlainEnd(t *testing.T) {
+	naive := func(v []byte) int {
+		for i, c := range v {
+			switch {
+			case c == '"':
+				return i
+			case c < 0x20 || c == '\\' || c >= 0x80:
+				return -1
+			}
+		}
+		return -1
+	}
+	check := func(v []byte) {
+		t.Helper()
+		if got, want := plainEnd(v), naive(v); got != want {
+			t.Fatalf("plainEnd(% x) = %d, want %d", v, got, want)
+		}
+	}
+	edges := []byte{0x00, 0x01, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 0x7f, 0x80, 0xff}
+	for _, fill := range []byte{0x20, 0x21, 0x23, 0x5d, 0x7f, 0x80} {
+		for n := 0; n <= 70; n++ {
+			if testing.Short() && n > 9 && (n < 31 || n > 33) && (n < 39 || n > 41) && (n < 64 || n > 66) {
+				continue
+			}
+			for at := -1; at < n; at++ {
+				for c := 0; c < 256; c++ {
+					v := bytes.Repeat([]byte{fill}, n)
+					if at >= 0 {
+						v[at] = byte(c)
+					}
+					check(v)
+				}
+			}
+			if n > 40 || testing.Short() && n > 12 && n != 33 {
+				continue
+			}
+			for a := 0; a < n; a++ {
+				for b := a + 1; b < n; b++ {
+					for _, c1 := range edges {
+						for _, c2 := range edges {
+							v := bytes.Repeat([]byte{fill}, n)
+							v[a], v[b] = c1, c2
+							check(v)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkString reads the strings of an entity like the benchmark
+// workload's (names and short values, a 120-byte and a 600-byte text).
+func BenchmarkString(b *testing.B) {
+	var data []byte
+	data = append(data, '[')
+	for i, n := range []int{12, 3, 6, 8, 10, 3, 15, 8, 5, 4, 16, 7, 15, 28, 3, 36, 7, 120, 11, 600, 10, 58} {
+		if i > 0 {
+			data = append(data, ',')
+		}
+		data = append(data, '"')
+		data = append(data, bytes.Repeat([]byte("abc def "), n/8+1)[:n]...)
+		data = append(data, '"')
+	}
+	data = append(data, ']')
+	b.SetBytes(int64(len(data)))
+	var s Scanner
+	read := func() error {
+		_, err := s.String()
+		return err
+	}
+	for b.Loop() {
+		s.Reset(data)
+		if err := s.Array(read); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
