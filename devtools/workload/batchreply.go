@@ -8,7 +8,7 @@ import (
 
 // batchReply is the service's 202 answer to a committed $batch of n
 // operations: one 204 part per operation, each with its ETag.
-func batchReply(req *http.Request, h http.Header, body []byte) *http.Response {
+func batchReply(req *http.Request, body []byte) *http.Response {
 	n := bytes.Count(body, []byte("Content-Type: application/http\r\n"))
 	const (
 		head = "--batchresponse_1\r\nContent-Type: multipart/mixed; boundary=changesetresponse_1\r\n\r\n"
@@ -29,6 +29,5 @@ func batchReply(req *http.Request, h http.Header, body []byte) *http.Response {
 		b = append(b, "\r\n\r\n\r\n"...)
 	}
 	b = append(b, tail...)
-	h.Set("Content-Type", "multipart/mixed; boundary=batchresponse_1")
-	return respond(req, http.StatusAccepted, h, b)
+	return respond(req, http.StatusAccepted, b, "Content-Type", "multipart/mixed; boundary=batchresponse_1")
 }

@@ -36,32 +36,32 @@ func (s *Service) Do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := http.Header{
-		"Cache-Control":          {"no-cache"},
-		"X-Ms-Request-Id":        {"6d1f3c2e-0002-0046-3b1f-6a8b2c000000"},
-		"X-Ms-Version":           {"2019-02-02"},
-		"X-Content-Type-Options": {"nosniff"},
-		"Date":                   {"Fri, 01 Mar 2024 08:00:00 GMT"},
-	}
 	last := req.URL.Path[strings.LastIndexByte(req.URL.Path, '/')+1:]
 	switch {
 	case req.Method == http.MethodPost && last != "Tables" && last != "$batch":
-		h.Set("ETag", etag)
-		h.Set("Location", req.URL.String()+"(PartitionKey='p',RowKey='r')")
-		h.Set("DataServiceId", req.URL.String()+"(PartitionKey='p',RowKey='r')")
+		loc := req.URL.String() + "(PartitionKey='p',RowKey='r')"
 		if strings.Contains(req.Header.Get("Prefer"), "return-no-content") {
-			h.Set("Preference-Applied", "return-no-content")
-			return respond(req, http.StatusNoContent, h, nil), nil
+			return respond(req, http.StatusNoContent, nil, "Etag", etag, "Location", loc, "Dataserviceid", loc, "Preference-Applied", "return-no-content"), nil
 		}
-		h.Set("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8")
-		return respond(req, http.StatusCreated, h, Echo(body)), nil
+		return respond(req, http.StatusCreated, Echo(body), "Etag", etag, "Location", loc, "Dataserviceid", loc, "Content-Type", jsonType), nil
 	case req.Method == http.MethodPost && last == "$batch":
-		return batchReply(req, h, body), nil
+		return batchReply(req, body), nil
 	case req.Method == http.MethodGet && strings.HasSuffix(last, "()"):
-		h.Set("Content-Type", "application/json;odata=minimalmetadata;streaming=true;charset=utf-8")
-		return respond(req, http.StatusOK, h, s.Page), nil
+		return respond(req, http.StatusOK, s.Page, "Content-Type", jsonType), nil
 	}
-	return respond(req, http.StatusNotImplemented, h, nil), nil
+	return respond(req, http.StatusNotImplemented, nil), nil
+}
+
+// jsonType is the Content-Type of the service's JSON answers.
+const jsonType = "application/json;odata=minimalmetadata;streaming=true;charset=utf-8"
+
+// replyHeaders are the headers of every answer, as key, value pairs.
+var replyHeaders = [...]string{
+	"Cache-Control", "no-cache",
+	"X-Ms-Request-Id", "6d1f3c2e-0002-0046-3b1f-6a8b2c000000",
+	"X-Ms-Version", "2019-02-02",
+	"X-Content-Type-Options", "nosniff",
+	"Date", "Fri, 01 Mar 2024 08:00:00 GMT",
 }
 
 // readBody reads a request's body into buf, grown to its length at once,
@@ -92,10 +92,28 @@ func readBody(req *http.Request, buf []byte) ([]byte, error) {
 // bodies holds the buffers requests are read into.
 var bodies = sync.Pool{New: func() any { return new([]byte) }}
 
-func respond(req *http.Request, status int, h http.Header, body []byte) *http.Response {
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+// respond is an answer of status with body, its headers every answer's,
+// Content-Length and pairs (key in its canonical form, as Header.Get looks
+// it up: "Etag" for ETag, value, ...): the map made at its
+// size and the values in one array, since the service's own work is
+// counted with the client's.
+func respond(req *http.Request, status int, body []byte, pairs ...string) *http.Response {
+	n := len(replyHeaders)/2 + 1 + len(pairs)/2
+	vals := make([]string, 0, n)
+	h := make(http.Header, n)
+	add := func(k, v string) {
+		vals = append(vals, v)
+		h[k] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	for i := 0; i < len(replyHeaders); i += 2 {
+		add(replyHeaders[i], replyHeaders[i+1])
+	}
+	add("Content-Length", strconv.Itoa(len(body)))
+	for i := 0; i+1 < len(pairs); i += 2 {
+		add(pairs[i], pairs[i+1])
+	}
 	return &http.Response{
-		Status:        strconv.Itoa(status) + " " + http.StatusText(status),
+		Status:        statusLine(status),
 		StatusCode:    status,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
@@ -105,6 +123,21 @@ func respond(req *http.Request, status int, h http.Header, body []byte) *http.Re
 		ContentLength: int64(len(body)),
 		Request:       req,
 	}
+}
+
+// statusLine is a response's Status for the codes the service answers.
+func statusLine(status int) string {
+	switch status {
+	case http.StatusOK:
+		return "200 OK"
+	case http.StatusCreated:
+		return "201 Created"
+	case http.StatusAccepted:
+		return "202 Accepted"
+	case http.StatusNoContent:
+		return "204 No Content"
+	}
+	return strconv.Itoa(status) + " " + http.StatusText(status)
 }
 
 // Echo is the service's 201 answer to an insert of entity (a JSON object):
