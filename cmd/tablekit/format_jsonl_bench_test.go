@@ -16,31 +16,8 @@ import (
 // an older commit for the command's own writer that lineWriter replaced
 // (same name).
 func BenchmarkJSONLine(b *testing.B) {
-	typed := workload.TypedTable(&workload.Service{})
 	dyn := workload.DynamicTable(&workload.Service{})
-	ts := time.Date(2024, 5, 6, 7, 8, 9, 123456700, time.UTC)
-	raw, err := table.As[table.RawEntity](dyn)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var ents []table.Entity
-	var raws []table.RawEntity
-	for _, it := range workload.Items(0, 64) {
-		body, err := typed.Marshal(it)
-		if err != nil {
-			b.Fatal(err)
-		}
-		e, err := dyn.Unmarshal(body)
-		if err != nil {
-			b.Fatal(err)
-		}
-		r, err := raw.Unmarshal(body)
-		if err != nil {
-			b.Fatal(err)
-		}
-		e.Timestamp, r.Timestamp = ts, ts
-		ents, raws = append(ents, e), append(raws, r)
-	}
+	ents, raws := benchEntities(b, dyn)
 	b.Run("raw", func(b *testing.B) {
 		var buf []byte
 		b.ReportAllocs()
@@ -76,23 +53,9 @@ func BenchmarkJSONLine(b *testing.B) {
 // entity of the benchmark workload: splitLine's quick path
 // (splitExported), keys read and properties found by their bounds.
 func BenchmarkSplitLine(b *testing.B) {
-	typed := workload.TypedTable(&workload.Service{})
-	dyn := workload.DynamicTable(&workload.Service{})
-	raw, err := table.As[table.RawEntity](dyn)
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, raws := benchEntities(b, workload.DynamicTable(&workload.Service{}))
 	var lines [][]byte
-	for _, it := range workload.Items(0, 64) {
-		body, err := typed.Marshal(it)
-		if err != nil {
-			b.Fatal(err)
-		}
-		r, err := raw.Unmarshal(body)
-		if err != nil {
-			b.Fatal(err)
-		}
-		r.Timestamp = time.Date(2024, 5, 6, 7, 8, 9, 123456700, time.UTC)
+	for _, r := range raws {
 		lines = append(lines, r.AppendJSON(nil))
 	}
 	var texts slab
@@ -103,4 +66,35 @@ func BenchmarkSplitLine(b *testing.B) {
 			b.Fatalf("not split by the quick path: %v", err)
 		}
 	}
+}
+
+// benchEntities is 64 entities of the benchmark workload as dyn reads them
+// and as raw entities, each with a Timestamp, as a query returns them.
+func benchEntities(b *testing.B, dyn *table.Table[table.Entity]) ([]table.Entity, []table.RawEntity) {
+	b.Helper()
+	typed := workload.TypedTable(&workload.Service{})
+	raw, err := table.As[table.RawEntity](dyn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := time.Date(2024, 5, 6, 7, 8, 9, 123456700, time.UTC)
+	var ents []table.Entity
+	var raws []table.RawEntity
+	for _, it := range workload.Items(0, 64) {
+		body, err := typed.Marshal(it)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e, err := dyn.Unmarshal(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := raw.Unmarshal(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.Timestamp, r.Timestamp = ts, ts
+		ents, raws = append(ents, e), append(raws, r)
+	}
+	return ents, raws
 }
