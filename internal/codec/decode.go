@@ -231,6 +231,22 @@ func setKey(f *field, t *token, v reflect.Value) error {
 	return nil
 }
 
+// setTimestamp stores the Timestamp text s in v's Timestamp field, if the
+// plan has one. It keeps none of s.
+func (p *Plan) setTimestamp(v reflect.Value, s string) error {
+	if p.ts == nil {
+		return nil
+	}
+	ts, err := parseTime(s)
+	if err != nil {
+		return &tablekit.DecodeError{Property: "Timestamp", Reason: err.Error(), Err: err}
+	}
+	if fv := v.FieldByIndex(p.ts.index); !setTime(fv, ts) {
+		fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
+	}
+	return nil
+}
+
 // setTime stores ts through fv's address, with no boxing, when it has one.
 func setTime(fv reflect.Value, ts time.Time) bool {
 	p, ok := addrOf[time.Time](fv)
@@ -509,14 +525,8 @@ func (p *Plan) decodeSystem(t *token, v reflect.Value) (bool, error) {
 	case "RowKey":
 		return true, setKey(&p.keys[1], t, v)
 	case "Timestamp":
-		if p.ts != nil && t.kind == 's' {
-			ts, err := parseTime(t.str)
-			if err != nil {
-				return true, &tablekit.DecodeError{Property: "Timestamp", Reason: err.Error(), Err: err}
-			}
-			if fv := v.FieldByIndex(p.ts.index); !setTime(fv, ts) {
-				fv.Set(reflect.ValueOf(ts).Convert(fv.Type()))
-			}
+		if t.kind == 's' {
+			return true, p.setTimestamp(v, t.str)
 		}
 		return true, nil
 	case "odata.etag":

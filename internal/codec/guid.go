@@ -45,7 +45,11 @@ func (g *GUID) UnmarshalText(b []byte) error {
 var errGUID = errors.New("table: invalid GUID: want 8-4-4-4-12 hex digits")
 
 // ParseGUID parses the 8-4-4-4-12 hex form, optionally in braces.
-func ParseGUID(s string) (GUID, error) {
+func ParseGUID(s string) (GUID, error) { return parseGUID(s) }
+
+// parseGUID is ParseGUID for text in either form: a raw read checks the
+// GUIDs of every entity where they lie, with no string made of each.
+func parseGUID[T string | []byte](s T) (GUID, error) {
 	var g GUID
 	if len(s) == 38 && s[0] == '{' && s[37] == '}' {
 		s = s[1:37]

@@ -71,6 +71,47 @@ var rawPool = sync.Pool{New: func() any { return &rawState{members: make([]rawMe
 type rawState struct {
 	members []rawMember
 	s       wire.Scanner
+	// keys holds a read's PartitionKey, RowKey and ETag text until the
+	// entity ends, when they become one string (rawKeys).
+	keys rawKeys
+	out  rawPieces // decodeRawFast's
+}
+
+// rawKeys gathers the string values of an entity's keys and ETag as a read
+// finds them, so that the three are kept as substrings of one copy: one
+// allocation per entity instead of three (the ETag's 40 bytes or so are
+// all that one key kept alone holds alive beside it).
+type rawKeys struct {
+	buf          []byte
+	pk, rk, etag span // n -1: not read
+}
+
+func (k *rawKeys) reset() {
+	k.buf = k.buf[:0]
+	k.pk, k.rk, k.etag = span{n: -1}, span{n: -1}, span{n: -1}
+}
+
+func (k *rawKeys) add(at *span, str []byte) {
+	*at = span{len(k.buf), len(str)}
+	k.buf = append(k.buf, str...)
+}
+
+// set stores the keys and ETag read into v, through the plan's fields.
+func (k *rawKeys) set(p *Plan, v reflect.Value) {
+	if k.pk.n < 0 && k.rk.n < 0 && (k.etag.n < 0 || p.etag == nil) {
+		return
+	}
+	all := string(k.buf)
+	at := func(s span) string { return all[s.off : s.off+s.n] }
+	if k.pk.n >= 0 {
+		v.FieldByIndex(p.keys[0].index).SetString(at(k.pk))
+	}
+	if k.rk.n >= 0 {
+		v.FieldByIndex(p.keys[1].index).SetString(at(k.rk))
+	}
+	if k.etag.n >= 0 && p.etag != nil {
+		v.FieldByIndex(p.etag.index).SetString(at(k.etag))
+	}
 }
 
 // rawReader reads the members of one object in data and writes them out
@@ -103,18 +144,7 @@ func (r *rawReader) add(s *wire.Scanner, name []byte, start int) error {
 	if base, ok := bytes.CutSuffix(m.name, []byte(annoSuffix)); ok {
 		m.annoOf = base
 	}
-	switch c := s.Peek(); {
-	case c == '"':
-		m.kind = 's'
-	case c == '-' || (c >= '0' && c <= '9'):
-		m.kind = 'n'
-	case c == '{' || c == '[':
-		m.kind = 'x'
-	case c == 't' || c == 'f':
-		m.kind = c
-	default:
-		m.kind = 'z'
-	}
+	m.kind = valueKind(s.Peek())
 	valStart := s.Pos
 	if err := s.Skip(); err != nil {
 		return err
@@ -126,6 +156,21 @@ func (r *rawReader) add(s *wire.Scanner, name []byte, start int) error {
 	m.val = span{valStart, s.Pos - valStart}
 	r.members = append(r.members, m)
 	return nil
+}
+
+// valueKind is the kind (as token.kind) of the JSON value starting with c.
+func valueKind(c byte) byte {
+	switch {
+	case c == '"':
+		return 's'
+	case c == '-' || (c >= '0' && c <= '9'):
+		return 'n'
+	case c == '{' || c == '[':
+		return 'x'
+	case c == 't' || c == 'f':
+		return c
+	}
+	return 'z'
 }
 
 // rawProblem is what is wrong with one property, for the caller to turn
@@ -223,8 +268,12 @@ func (r *rawReader) edm(v span) string {
 }
 
 // write appends the properties, each after a comma (first: none), in the
-// order described at rawReader, and returns their count.
+// order described at rawReader, and returns their count. Text copied as it
+// is goes out in runs: members that lie one comma apart in the input (the
+// service's compact JSON, an annotation just before its value) are
+// appended as one span, not one by one.
 func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
+	w := runWriter{dst: dst, data: r.data, first: first}
 	count := 0
 	for i := range r.members {
 		m := &r.members[i]
@@ -233,60 +282,91 @@ func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
 		}
 		count++
 		if m.kind == 'x' {
-			return dst, count, misshapen(m.name, "a nested object or array is not a property value")
+			return w.flush(), count, misshapen(m.name, "a nested object or array is not a property value")
 		}
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		text := r.data[m.text.off : m.text.off+m.text.n]
 		if m.anno >= 0 {
 			a := &r.members[m.anno]
 			edm := r.edm(a.val)
 			if pr := r.check(edm, m); pr != "" {
-				return dst, count, misfit(m.name, pr)
+				return w.flush(), count, misfit(m.name, pr)
 			}
-			dst = append(dst, r.data[a.text.off:a.text.off+a.text.n]...)
-			dst = append(dst, ',')
 			if r.encoding && edm == edmDouble && m.kind == 's' {
-				dst = r.appendDoubleString(dst, m)
+				w.copy(a.text, false)
+				w.dst = r.appendDoubleString(append(w.flush(), ','), m)
 				continue
 			}
-			dst = append(dst, text...)
-			continue
-		}
-		if m.kind != 'n' {
-			dst = append(dst, text...)
+			w.copy(a.text, false)
+			w.copy(m.text, true)
 			continue
 		}
 		num := r.data[m.val.off : m.val.off+m.val.n]
-		if isInt32(num) {
-			dst = append(dst, text...)
+		if m.kind != 'n' || isInt32(num) {
+			w.copy(m.text, false)
 			continue
 		}
 		edm, pr := numberType(string(num))
 		if pr != "" {
-			return dst, count, misfit(m.name, pr)
+			return w.flush(), count, misfit(m.name, pr)
 		}
 		if edm == edmDouble {
 			if !numberInRange(string(num)) {
-				return dst, count, misfit(m.name, doubleProblem)
+				return w.flush(), count, misfit(m.name, doubleProblem)
 			}
 		}
+		dst = w.flush()
+		if !w.first {
+			dst = append(dst, ',')
+		}
+		w.first = false
 		dst = wire.AppendString(dst, string(m.name)+annoSuffix)
 		dst = append(dst, ':', '"')
 		dst = append(dst, edm...)
-		dst = append(dst, '"', ',')
+		dst = append(dst, '"')
 		if edm == edmInt64 {
+			dst = append(dst, ',')
 			dst = wire.AppendString(dst, string(m.name))
 			dst = append(dst, ':', '"')
 			dst = append(dst, num...)
-			dst = append(dst, '"')
+			w.dst = append(dst, '"')
 			continue
 		}
-		dst = append(dst, text...)
+		w.dst = dst
+		w.copy(m.text, true)
 	}
-	return dst, count, nil
+	return w.flush(), count, nil
+}
+
+// runWriter appends spans of its input to dst, comma separated, joining a
+// span that starts one comma after the pending one into it.
+type runWriter struct {
+	dst, data  []byte
+	start, end int  // the pending run, empty when equal
+	first      bool // no member written yet: no comma before the next
+}
+
+// copy adds the input's text at sp. joined: sp continues the member just
+// written (a value after its annotation), so it follows a comma even when
+// that member opened the object.
+func (w *runWriter) copy(sp span, joined bool) {
+	if w.end > w.start && sp.off == w.end+1 && w.data[w.end] == ',' {
+		w.end = sp.off + sp.n
+		return
+	}
+	w.dst = w.flush()
+	if !w.first || joined {
+		w.dst = append(w.dst, ',')
+	}
+	w.first = false
+	w.start, w.end = sp.off, sp.off+sp.n
+}
+
+// flush appends the pending run and returns dst.
+func (w *runWriter) flush() []byte {
+	if w.end > w.start {
+		w.dst = append(w.dst, w.data[w.start:w.end]...)
+		w.start, w.end = 0, 0
+	}
+	return w.dst
 }
 
 // appendDoubleString writes m, an Edm.Double written as a string (checked
@@ -335,7 +415,7 @@ func (r *rawReader) check(edm string, m *rawMember) string {
 	case edmDateTime:
 		_, pr = parseDateTime(string(text))
 	case edmGUID:
-		if _, err := ParseGUID(string(text)); err != nil {
+		if _, err := parseGUID(text); err != nil {
 			pr = "Edm.Guid value is not a GUID"
 		}
 	case edmBinary:
@@ -353,47 +433,35 @@ func (r *rawReader) check(edm string, m *rawMember) string {
 // dropped: they are not properties. A member is copied as its bytes, so
 // that names are not decoded and encoded again.
 func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) {
+	if n, ok := p.decodeRawFast(data, v, whole); ok {
+		return n, nil
+	}
+	return p.decodeRawGeneral(data, v, whole)
+}
+
+// decodeRawGeneral is decodeRaw for any entity: it lists the members,
+// pairs annotations with their properties wherever they are, then checks
+// and writes the properties (rawReader).
+func (p *Plan) decodeRawGeneral(data []byte, v reflect.Value, whole bool) (int, error) {
 	st := rawPool.Get().(*rawState)
 	s := &st.s
 	s.Reset(data)
 	r := rawReader{data: data, members: st.members[:0]}
+	keys := &st.keys
+	keys.reset()
 	defer func() { clear(r.members); st.members = r.members[:0]; s.Reset(nil); rawPool.Put(st) }()
 	prevEnd := bytes.IndexByte(data, '{') + 1
 	err := s.Object(func(name []byte) error {
 		start := prevEnd
 		defer func() { prevEnd = s.Pos }()
-		var sys string
-		switch string(name) {
-		case "PartitionKey":
-			sys = "PartitionKey"
-		case "RowKey":
-			sys = "RowKey"
-		case "Timestamp":
-			sys = "Timestamp"
-		case "odata.etag":
-			sys = "odata.etag"
-		case "Timestamp" + annoSuffix:
-			return s.Skip()
-		}
-		switch {
-		case sys != "":
-			t := token{name: sys}
-			if s.Peek() == '"' {
-				str, err := s.String()
-				if err != nil {
-					return err
-				}
-				t.kind, t.str, t.shared = 's', string(str), true // a copy of its own
-			} else if err := s.Skip(); err != nil {
-				return err
-			}
-			_, err := p.decodeSystem(&t, v)
+		if done, err := p.rawSystem(s, name, keys, v); done {
 			return err
-		case bytes.HasPrefix(name, []byte("odata.")):
-			return s.Skip()
 		}
 		return r.add(s, name, start)
 	})
+	if err == nil {
+		keys.set(p, v)
+	}
 	if err == nil && whole {
 		err = s.End()
 	}
@@ -420,6 +488,50 @@ func (p *Plan) decodeRaw(data []byte, v reflect.Value, whole bool) (int, error) 
 	}
 	v.FieldByIndex(p.dyn.props).SetBytes(append(props, '}'))
 	return s.Pos, nil
+}
+
+// rawSystem reads the member called name at the scanner if it is not a
+// property (the keys, ETag and Timestamp into keys and v, the rest of the
+// odata metadata skipped) and says so.
+func (p *Plan) rawSystem(s *wire.Scanner, name []byte, keys *rawKeys, v reflect.Value) (done bool, err error) {
+	var sys string
+	var at *span
+	switch string(name) {
+	case "PartitionKey":
+		sys, at = "PartitionKey", &keys.pk
+	case "RowKey":
+		sys, at = "RowKey", &keys.rk
+	case "Timestamp":
+		sys = "Timestamp"
+	case "odata.etag":
+		sys, at = "odata.etag", &keys.etag
+	case "Timestamp" + annoSuffix:
+		return true, s.Skip()
+	}
+	switch {
+	case sys != "" && s.Peek() == '"':
+		str, err := s.String()
+		if err != nil {
+			return true, err
+		}
+		if at != nil {
+			keys.add(at, str) // kept at the end, in one string
+			return true, nil
+		}
+		return true, p.setTimestamp(v, string(str)) // a short conversion, not kept
+	case sys != "":
+		if err := s.Skip(); err != nil {
+			return true, err
+		}
+		if at != nil {
+			*at = span{n: -1} // the last one read counts, as for a string
+		}
+		_, err := p.decodeSystem(&token{name: sys}, v)
+		return true, err
+	case bytes.HasPrefix(name, []byte("odata.")):
+		return true, s.Skip()
+	}
+	return false, nil
 }
 
 // encodeRaw is Encode for table.RawEntity: the keys, then the members of

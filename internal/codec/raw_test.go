@@ -80,6 +80,72 @@ func TestRawDecodeEncode(t *testing.T) {
 	}
 }
 
+// TestRawDecodeSystemMembers: the keys and ETag, kept as one string, and
+// Timestamp come out as they were read, wherever they are in the object;
+// the last of a repeated member counts; a key that is not a string is
+// refused.
+func TestRawDecodeSystemMembers(t *testing.T) {
+	p := rawPlan(t)
+	ts := time.Date(2024, 1, 2, 3, 4, 5, 123456700, time.UTC)
+	for _, c := range []struct {
+		name, in       string
+		pk, rk, etag   string
+		ts             time.Time
+		props, problem string // problem: the DecodeError's property, "" for none
+	}{
+		{"service order", `{"odata.etag":"W/\"datetime'2024'\"","PartitionKey":"p","RowKey":"r","Timestamp":"2024-01-02T03:04:05.1234567Z","A":1}`,
+			"p", "r", `W/"datetime'2024'"`, ts, `{"A":1}`, ""},
+		{"reversed, escaped keys", `{"A":"x","Timestamp":"2024-01-02T03:04:05.1234567Z","RowKey":"r\u00e9","PartitionKey":"\"p\"","odata.etag":"e"}`,
+			`"p"`, "ré", "e", ts, `{"A":"x"}`, ""},
+		{"no ETag, no Timestamp", `{"PartitionKey":"p","RowKey":"r"}`, "p", "r", "", time.Time{}, `{}`, ""},
+		{"empty keys", `{"PartitionKey":"","RowKey":""}`, "", "", "", time.Time{}, `{}`, ""},
+		{"the last repeated member counts", `{"PartitionKey":"a","RowKey":"b","PartitionKey":"p","RowKey":"r"}`, "p", "r", "", time.Time{}, `{}`, ""},
+		{"an ETag that is not a string is not one", `{"PartitionKey":"p","RowKey":"r","odata.etag":5}`, "p", "r", "", time.Time{}, `{}`, ""},
+		{"a key that is not a string", `{"PartitionKey":1,"RowKey":"r"}`, "", "", "", time.Time{}, "", "PartitionKey"},
+		{"a Timestamp that is not a time", `{"PartitionKey":"p","RowKey":"r","Timestamp":"soon"}`, "", "", "", time.Time{}, "", "Timestamp"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var e rawMirror
+			err := p.Decode([]byte(c.in), reflect.ValueOf(&e).Elem())
+			if c.problem != "" {
+				var de *tablekit.DecodeError
+				if !errors.As(err, &de) || de.Property != c.problem {
+					t.Fatalf("got %v, want a *tablekit.DecodeError of %s", err, c.problem)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []string{e.PartitionKey, e.RowKey, string(e.ETag), string(e.Properties)}
+			if want := []string{c.pk, c.rk, c.etag, c.props}; !reflect.DeepEqual(got, want) {
+				t.Errorf("keys, ETag, Properties: got %q, want %q", got, want)
+			}
+			if !e.Timestamp.Equal(c.ts) {
+				t.Errorf("Timestamp %v, want %v", e.Timestamp, c.ts)
+			}
+		})
+	}
+}
+
+// TestRawDecodeAllocations: an entity as the service writes it, a GUID
+// among its properties, costs two allocations: its properties, and one
+// string holding its keys and ETag. The GUID and Timestamp are checked
+// where they lie.
+func TestRawDecodeAllocations(t *testing.T) {
+	p := rawPlan(t)
+	in := []byte(`{"odata.etag":"W/\"datetime'2024-01-02T03%3A04%3A05.1234567Z'\"","PartitionKey":"p","RowKey":"r","Timestamp":"2024-01-02T03:04:05.1234567Z",` +
+		`"Ref@odata.type":"Edm.Guid","Ref":"e3779b97-f4a7-4150-91b5-4a32d192ed13","When@odata.type":"Edm.DateTime","When":"2024-03-01T08:00:19.7530727Z","N":5,"S":"text"}`)
+	var e rawMirror
+	v := reflect.ValueOf(&e).Elem()
+	if err := p.Decode(in, v); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := testing.AllocsPerRun(100, func() { _ = p.Decode(in, v) }), 2.0; got > want {
+		t.Errorf("%v allocations per entity, want at most %v", got, want)
+	}
+}
+
 func TestRawDecodeRefuses(t *testing.T) {
 	p := rawPlan(t)
 	for _, in := range []string{`{"A":{"B":1}}`, `{"A":[1]}`, `{"A":1`, `[]`, `{"A":1} x`} {
@@ -240,6 +306,70 @@ func FuzzRaw(f *testing.F) {
 		}
 		if string(back.Properties) != string(e.Properties) {
 			t.Fatalf("%s reads as %s, written and read again as %s", data, e.Properties, back.Properties)
+		}
+	})
+}
+
+// FuzzRawFastMatches: every entity the one-pass raw read takes, it reads
+// as the general one does (keys, ETag, Timestamp, properties byte for byte,
+// and the length read), and it takes none the general one refuses. The
+// seeds are the service's forms and the ones that leave it.
+func FuzzRawFastMatches(f *testing.F) {
+	for _, s := range []string{
+		`{"odata.etag":"W/\"datetime'2024'\"","PartitionKey":"p","RowKey":"r","Timestamp":"2024-01-02T03:04:05.1234567Z","A":"x","N@odata.type":"Edm.Int64","N":"5","G@odata.type":"Edm.Guid","G":"e3779b97-f4a7-4150-91b5-4a32d192ed13","D@odata.type":"Edm.Double","D":1.5,"B":true,"Z":null}`,
+		`{"PartitionKey":"p","RowKey":"r","I":7,"D":1.0,"E":2e3,"L":5000000000,"T@odata.type":"Edm.Double","T":3,"M":-2147483649}`,
+		`{"PartitionKey":"p", "RowKey":"r" , "A":1 ,"B":"b",	"C@odata.type":"Edm.DateTime" , "C":"2024-01-02T03:04:05Z"}`,
+		`{"PartitionKey":"p","RowKey":"r","A":"x","N":"5","N@odata.type":"Edm.Int64"}`,
+		`{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","A":"x","N":"5"}`,
+		`{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","PartitionKey":"q","N":"5"}`,
+		`{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","N":"x"}`,
+		`{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","N@odata.type":"Edm.Int64","N":"5"}`,
+		`{"PartitionKey":"p","RowKey":"r","N@odata.type":"Edm.Int64","N":"5","N@odata.type":"Edm.Int64","N":"6"}`,
+		`{"PartitionKey":"p","RowKey":"r","N@odata.type":5,"N":"5"}`,
+		`{"PartitionKey":"p","RowKey":"r","A@odata.type":"Edm.String"}`,
+		`{"PartitionKey":"p","RowKey":"r","PartitionKey@odata.type":"Edm.String","A":1}`,
+		`{"PartitionKey":"p","RowKey":"r","caf\u00e9":"x","A":1}`,
+		`{"PartitionKey":"p","RowKey":"r","A":{"B":1}}`,
+		`{"PartitionKey":"p","RowKey":"r","A":[1]}`,
+		`{"PartitionKey":"p","RowKey":"r","A":1e999}`,
+		`{"PartitionKey":"p","RowKey":"r","A":1} x`,
+		`{"PartitionKey":"p","RowKey":"r","A":1`,
+		`{"PartitionKey":1,"RowKey":"r"}`,
+		`{"PartitionKey":"p","RowKey":"r","Timestamp":"soon"}`,
+		`{"PartitionKey":"p","RowKey":"r","odata.etag":5,"odata.type":"x","Timestamp@odata.type":"Edm.DateTime"}`,
+		`{}`, `[]`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	p := rawPlan(f)
+	// The service's forms (the first three seeds) take the one pass.
+	for _, s := range []string{
+		`{"odata.etag":"W/\"datetime'2024'\"","PartitionKey":"p","RowKey":"r","Timestamp":"2024-01-02T03:04:05.1234567Z","A":"x","N@odata.type":"Edm.Int64","N":"5","G@odata.type":"Edm.Guid","G":"e3779b97-f4a7-4150-91b5-4a32d192ed13","D@odata.type":"Edm.Double","D":1.5,"B":true,"Z":null}`,
+		`{"PartitionKey":"p","RowKey":"r","I":7,"D":1.0,"E":2e3,"L":5000000000,"T@odata.type":"Edm.Double","T":3,"M":-2147483649}`,
+		`{"PartitionKey":"p", "RowKey":"r" , "A":1 ,"B":"b",	"C@odata.type":"Edm.DateTime" , "C":"2024-01-02T03:04:05Z"}`,
+	} {
+		var e rawMirror
+		if _, ok := p.decodeRawFast([]byte(s), reflect.ValueOf(&e).Elem(), true); !ok {
+			f.Errorf("the one-pass read leaves %s to the general one", s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		for _, whole := range []bool{true, false} {
+			var fast, general rawMirror
+			n, ok := p.decodeRawFast(in, reflect.ValueOf(&fast).Elem(), whole)
+			if !ok {
+				continue
+			}
+			m, err := p.decodeRawGeneral(in, reflect.ValueOf(&general).Elem(), whole)
+			if err != nil {
+				t.Fatalf("whole %v: the one-pass read took %s, the general one refuses it: %v", whole, in, err)
+			}
+			if n != m || !reflect.DeepEqual(fast, general) {
+				t.Fatalf("whole %v: %s\n one pass: %d %+v\n general:  %d %+v", whole, in, n, fast, m, general)
+			}
+			if cap(fast.Properties) != len(fast.Properties) {
+				t.Errorf("whole %v: Properties of %d bytes hold %d of capacity, want their length", whole, len(fast.Properties), cap(fast.Properties))
+			}
 		}
 	})
 }
