@@ -42,6 +42,7 @@ type config struct {
 	bytesInserts int // inserts per side for bytes received
 
 	bigCopy     int // entities of the command's copy measured for peak RSS
+	cliPairs    int // times a round runs the library's scan and the export after it
 	capBulk     int // client capacity: entities the bulk writer writes
 	capSegments int // ... and segments of 1,000 entities the scan reads
 
@@ -71,6 +72,7 @@ func fullConfig() config {
 		connRequests:    2_000,
 		bytesInserts:    500,
 		bigCopy:         200_000,
+		cliPairs:        3,
 		capBulk:         20_000,
 		capSegments:     50,
 		overheadRounds:  9,
@@ -90,6 +92,7 @@ func quickConfig() config {
 	c.connRequests = 200
 	c.bytesInserts = 20
 	c.bigCopy, c.capBulk, c.capSegments = 2_000, 1_000, 5
+	c.cliPairs = 1
 	c.overheadRounds = 1
 	c.benchTime = 20 * time.Millisecond
 	c.scenarioTimeout = time.Minute

@@ -103,7 +103,7 @@ func (b *bench) cliTargets(over map[string][]overheadObs) []Target {
 	} {
 		t := ratioTarget(c.name, b.pairedCPU(c.key, c.lib), 1.15, true)
 		if t.Status == Fail {
-			t.Why = fmt.Sprintf("the command used %s µs of CPU per entity in its own process, start-up, flag checks and the file's reading or writing included, against %s µs for %s (medians; the ratio is the median of each round's, the two run one after the other).",
+			t.Why = fmt.Sprintf("the command used %s µs of CPU per entity in its own process, start-up, flag checks and the file's reading or writing included, against %s µs for %s (medians; the ratio is the median of each pair's, the two run one after the other).",
 				fmtNum(b.clientCPU(c.key)), fmtNum(b.clientCPU(c.lib)), c.libName)
 			t.Why += b.cliSteps(over, c.raw, c.typed, c.step, c.rest)
 		}

@@ -25,9 +25,9 @@ func (b *bench) clientCPU(key string) float64 {
 	return b.med(key, func(s sample) float64 { return s.perEntity(s.cpu) })
 }
 
-// pairedCPU is the median over rounds of num's client CPU per entity
-// against den's of the same round: where each round runs the two one after
-// the other, each ratio compares them on the machine as it was at that
+// pairedCPU is the median over runs of num's client CPU per entity
+// against den's run of the same index: where each num run follows its den
+// run, each ratio compares them on the machine as it was at that
 // moment, which a ratio of two medians, each of its own moments, does not
 // (a shared machine's cost per instruction drifts within a run). It is the
 // ratio of the medians when the two have different numbers of rounds.
