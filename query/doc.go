@@ -222,7 +222,10 @@
 // one; under 40, Split spreads its reads evenly and does not look where its
 // counts are least sure, which suits the segments of one process.
 //
-// [ParallelCursor.All] streams entities as pages arrive. With
+// [ParallelCursor.All] streams entities as pages arrive, a page at a time,
+// the page that arrived last first: a caller slower than the reads (one
+// that writes each entity out) then reads entities decoded moments before,
+// still in the processor's cache, not ones decoded a read-ahead earlier. With
 // [ParallelOptions].Ordered it merges the segments in (PartitionKey,
 // RowKey) order instead: each segment's results are in that order, so a
 // k-way merge of segments that do not overlap is exact (overlapping ones

@@ -1,5 +1,7 @@
 package query
 
+import "slices"
+
 // popPage removes segment i's consumed first page.
 func (r *parallelRun[T]) popPage(i int) {
 	seg := &r.segments[i]
@@ -8,14 +10,20 @@ func (r *parallelRun[T]) popPage(i int) {
 	seg.pages = seg.pages[1:]
 	seg.nextEntity = 0
 	if !r.cursor.ordered {
-		r.arrivalOrder = r.arrivalOrder[1:]
+		// The entry of this page: a segment's pages are consumed in
+		// order, so its first entry.
+		if j := slices.Index(r.arrivalOrder, i); j >= 0 {
+			r.arrivalOrder = slices.Delete(r.arrivalOrder, j, j+1)
+		}
+		r.consuming = 0
 	}
 }
 
 // peek returns segment i's next entity to hand out, skipping entities at or
 // before its position and finishing consumed pages. Unordered it looks at
-// the first queued page only (pages are consumed in arrival order); ordered
-// at every queued page. ok is false when there is none. Needs c.mu.
+// the first queued page only (a page is consumed whole before the next is
+// picked); ordered at every queued page. ok is false when there is none.
+// Needs c.mu.
 func (r *parallelRun[T]) peek(i int) (entity T, keys keyPair, ok bool) {
 	seg := &r.segments[i]
 	tracker := &r.cursor.trackers[i]
@@ -72,7 +80,17 @@ func (r *parallelRun[T]) next() (entity T, ok, wait bool) {
 		}
 	} else {
 		for chosen < 0 && len(r.arrivalOrder) > 0 {
-			i := r.arrivalOrder[0]
+			i := r.consuming - 1
+			if i < 0 {
+				// The page that arrived last, its segment's first: it
+				// was decoded last, so its entities are the likeliest to
+				// be in the processor's cache still. A caller slower
+				// than the pages arrive (one that writes each entity
+				// out) would otherwise read each from memory, decoded
+				// a whole read-ahead before.
+				i = r.arrivalOrder[len(r.arrivalOrder)-1]
+				r.consuming = i + 1
+			}
 			if e, _, found := r.peek(i); found {
 				chosen, entity = i, e
 			}

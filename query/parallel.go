@@ -162,9 +162,10 @@ func (c *ParallelCursor[T]) Token() string {
 	return encodeToken(tok)
 }
 
-// All runs the segments and yields their entities as they arrive (or in key
-// order with Ordered) until every segment is finished or Limit is reached. An
-// error or a break cancels the requests in flight; no goroutine outlives it.
+// All runs the segments and yields their entities as their pages arrive, a
+// page whole, the last arrived first (or in key order with Ordered), until
+// every segment is finished or Limit is reached. An error or a break
+// cancels the requests in flight; no goroutine outlives it.
 func (c *ParallelCursor[T]) All(ctx context.Context) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		if c.parallelism == 0 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -457,5 +458,43 @@ func TestParallelSegmentsShareSizeHint(t *testing.T) {
 	}
 	if got := other.lastBody.Load(); got != 0 {
 		t.Errorf("another query: size hint %d, want 0 (its own)", got)
+	}
+}
+
+// TestUnorderedHandsNewestPageFirst: an unordered run hands out the page
+// that arrived last first, each page whole: a page arriving while another
+// is handed out waits for it to end.
+func TestUnorderedHandsNewestPageFirst(t *testing.T) {
+	c := &ParallelCursor[string]{parallelism: 3, trackers: make([]tracker, 3)}
+	r := &parallelRun[string]{cursor: c, segments: make([]segmentRun[string], 3), inFlight: 3}
+	page := func(seg int, rks ...string) fetchResult[string] {
+		p := &rawPage[string]{next: position{Done: true}}
+		for _, rk := range rks {
+			p.entities = append(p.entities, fmt.Sprintf("s%d/%s", seg, rk))
+			p.keys = append(p.keys, keyPair{fmt.Sprintf("p%d", seg), rk})
+		}
+		return fetchResult[string]{segment: seg, page: p}
+	}
+	var got []string
+	take := func(n int) {
+		t.Helper()
+		for range n {
+			e, ok, _ := r.next()
+			if !ok {
+				t.Fatalf("after %v: nothing to hand out", got)
+			}
+			got = append(got, e)
+		}
+	}
+	r.receive(page(0, "a", "b"))
+	r.receive(page(1, "a", "b"))
+	take(1)
+	r.receive(page(2, "a", "b"))
+	take(5)
+	if want := []string{"s1/a", "s1/b", "s2/a", "s2/b", "s0/a", "s0/b"}; !slices.Equal(got, want) {
+		t.Errorf("handed out %v, want %v", got, want)
+	}
+	if _, ok, _ := r.next(); ok || len(r.arrivalOrder) != 0 {
+		t.Errorf("after every page: more to hand out (%v) or pages queued (%v), want neither", ok, r.arrivalOrder)
 	}
 }

@@ -39,6 +39,7 @@ type parallelRun[T any] struct {
 	handedOut         int   // entities handed out
 	pages             int   // pages received
 	arrivalOrder      []int // unordered: the segment of each queued page, in arrival order
+	consuming         int   // unordered: 1 + the segment whose page is being handed out, 0 for none
 	firstErr          error
 }
 
