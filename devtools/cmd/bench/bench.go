@@ -73,7 +73,7 @@ func fullConfig() config {
 		bytesInserts:    500,
 		bigCopy:         200_000,
 		cliPairs:        3,
-		capBulk:         20_000,
+		capBulk:         50_000,
 		capSegments:     50,
 		overheadRounds:  9,
 		benchTime:       500 * time.Millisecond,
