@@ -38,6 +38,9 @@ _test_with_azurite:
 	@# its timing into throttled answers that are the machine's, not the
 	@# limiter's.
 	$(GO) test -p 1 -count=1 -timeout 10m -run '^TestSoak' ./...
+	@# Allocation counts again without -race, whose sync.Pool drops what it
+	@# is given: the TestAllocs tests skip under it.
+	$(GO) test -count=1 -run '^TestAllocs' ./...
 	$(MAKE) --no-print-directory examples
 
 # make short: the fast loop, without the long soaks.

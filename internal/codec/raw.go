@@ -136,7 +136,7 @@ type rawReader struct {
 // and whitespace before it are trimmed).
 func (r *rawReader) add(s *wire.Scanner, name []byte, start int) error {
 	m := rawMember{anno: -1}
-	if off := cap(r.data) - cap(name); off >= 0 && off+len(name) <= len(r.data) && len(name) > 0 && &r.data[off] == &name[0] {
+	if inData(r.data, name) {
 		m.name = name
 	} else {
 		m.name = bytes.Clone(name) // the scanner's scratch space
@@ -149,10 +149,8 @@ func (r *rawReader) add(s *wire.Scanner, name []byte, start int) error {
 	if err := s.Skip(); err != nil {
 		return err
 	}
-	for start < valStart && (r.data[start] == ',' || r.data[start] == ' ' || r.data[start] == '\t' || r.data[start] == '\r' || r.data[start] == '\n') {
-		start++
-	}
-	m.text = span{start, s.Pos - start}
+	m.text = span{memberStart(r.data, start, valStart), 0}
+	m.text.n = s.Pos - m.text.off
 	m.val = span{valStart, s.Pos - valStart}
 	r.members = append(r.members, m)
 	return nil
@@ -450,13 +448,7 @@ func (p *Plan) decodeRawGeneral(data []byte, v reflect.Value, whole bool) (int, 
 	keys := &st.keys
 	keys.reset()
 	defer func() { clear(r.members); st.members = r.members[:0]; s.Reset(nil); rawPool.Put(st) }()
-	prevEnd := bytes.IndexByte(data, '{') + 1
-	err := s.Object(func(name []byte) error {
-		start := prevEnd
-		defer func() { prevEnd = s.Pos }()
-		if done, err := p.rawSystem(s, name, keys, v); done {
-			return err
-		}
+	err := p.rawMembers(s, data, keys, v, func(name []byte, start int) error {
 		return r.add(s, name, start)
 	})
 	if err == nil {
@@ -488,6 +480,31 @@ func (p *Plan) decodeRawGeneral(data []byte, v reflect.Value, whole bool) (int, 
 	}
 	v.FieldByIndex(p.dyn.props).SetBytes(append(props, '}'))
 	return s.Pos, nil
+}
+
+// rawMembers reads the members of the object at s, data's, handing f each
+// that may be a property (rawSystem reads the others) with where its text
+// may begin: after the previous member, commas and white space not yet
+// trimmed (memberStart).
+func (p *Plan) rawMembers(s *wire.Scanner, data []byte, keys *rawKeys, v reflect.Value, f func(name []byte, start int) error) error {
+	prevEnd := bytes.IndexByte(data, '{') + 1
+	return s.Object(func(name []byte) error {
+		start := prevEnd
+		defer func() { prevEnd = s.Pos }()
+		if done, err := p.rawSystem(s, name, keys, v); done {
+			return err
+		}
+		return f(name, start)
+	})
+}
+
+// memberStart is where a member's text begins: start moved past the
+// commas and white space before it, up to at most valStart.
+func memberStart(data []byte, start, valStart int) int {
+	for start < valStart && (data[start] == ',' || data[start] == ' ' || data[start] == '\t' || data[start] == '\r' || data[start] == '\n') {
+		start++
+	}
+	return start
 }
 
 // rawSystem reads the member called name at the scanner if it is not a

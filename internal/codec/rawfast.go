@@ -28,13 +28,7 @@ func (p *Plan) decodeRawFast(data []byte, v reflect.Value, whole bool) (n int, o
 	defer func() { s.Reset(nil); out.reset(nil); rawPool.Put(st) }()
 	r := rawReader{data: data}
 	var anno rawMember // the annotation read just before, its text n 0 when none
-	prevEnd := bytes.IndexByte(data, '{') + 1
-	err := s.Object(func(name []byte) error {
-		start := prevEnd
-		defer func() { prevEnd = s.Pos }()
-		if done, err := p.rawSystem(s, name, keys, v); done {
-			return err
-		}
+	err := p.rawMembers(s, data, keys, v, func(name []byte, start int) error {
 		if !inData(data, name) {
 			return errGeneral // an escaped name, in the scanner's scratch space
 		}
@@ -43,9 +37,7 @@ func (p *Plan) decodeRawFast(data []byte, v reflect.Value, whole bool) (n int, o
 		if err := s.Skip(); err != nil {
 			return err
 		}
-		for start < valStart && (data[start] == ',' || data[start] == ' ' || data[start] == '\t' || data[start] == '\r' || data[start] == '\n') {
-			start++
-		}
+		start = memberStart(data, start, valStart)
 		m.text, m.val = span{start, s.Pos - start}, span{valStart, s.Pos - valStart}
 		if base, isAnno := bytes.CutSuffix(name, []byte(annoSuffix)); isAnno {
 			if anno.text.n > 0 || m.kind != 's' {

@@ -136,24 +136,3 @@ func drain() {
 	for bufs.Get() != nil {
 	}
 }
-
-// TestReadAllDoubles: a body read with no size to go by (a chunked reply,
-// no hint yet) grows its buffer by doubling, so a 1 MiB page is copied
-// about once more, not five times over (a quarter at a time).
-func TestReadAllDoubles(t *testing.T) {
-	body := bytes.Repeat([]byte("x"), 1<<20)
-	var got []byte
-	allocs := testing.AllocsPerRun(5, func() {
-		var err error
-		if got, err = readAll(bytes.NewReader(body), 0); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if !bytes.Equal(got, body) {
-		t.Fatalf("read %d bytes, want the %d written", len(got), len(body))
-	}
-	// 512 bytes doubled to 1 MiB and past it: 13 buffers.
-	if want := 13.0; allocs > want {
-		t.Errorf("%v allocations to read 1 MiB, want at most %v", allocs, want)
-	}
-}
