@@ -14,3 +14,13 @@ func Size(full, reduced int) int {
 	}
 	return full
 }
+
+// SkipAllocsUnderRace skips a TestAllocs test under -race, whose sync.Pool
+// drops a quarter of what it is given: the counts would be the race
+// detector's. make test runs the TestAllocs tests again without it.
+func SkipAllocsUnderRace(t *testing.T) {
+	t.Helper()
+	if Race {
+		t.Skip("allocation counts under -race are the race detector's; make test runs TestAllocs* without it")
+	}
+}

@@ -14,9 +14,7 @@ import (
 // reply, no hint yet) grows its buffer by doubling, so a 1 MiB page is
 // copied about once more, not five times over (a quarter at a time).
 func TestAllocsReadDoubles(t *testing.T) {
-	if testenv.Race {
-		t.Skip("allocation counts are not the race detector's: make test runs TestAllocs* without -race")
-	}
+	testenv.SkipAllocsUnderRace(t)
 	body := bytes.Repeat([]byte("x"), 1<<20)
 	var got []byte
 	allocs := testing.AllocsPerRun(5, func() {
