@@ -1,7 +1,6 @@
 package codec
 
 import (
-	"bytes"
 	"math"
 	"strconv"
 	"strings"
@@ -126,15 +125,6 @@ func shortInt(num string) (n int64, ok bool) {
 		n = -n
 	}
 	return n, true
-}
-
-// isInt32 reports a JSON number in the form and range of an Int32.
-func isInt32(num []byte) bool {
-	if bytes.ContainsAny(num, ".eE") {
-		return false
-	}
-	n, err := strconv.ParseInt(string(num), 10, 64)
-	return err == nil && n == int64(int32(n))
 }
 
 // parseInt32 reads an Edm.Int32 value from a JSON number's text.

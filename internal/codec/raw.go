@@ -297,41 +297,66 @@ func (r *rawReader) write(dst []byte, first bool) ([]byte, int, *rawProblem) {
 			w.copy(m.text, true)
 			continue
 		}
-		num := r.data[m.val.off : m.val.off+m.val.n]
-		if m.kind != 'n' || isInt32(num) {
+		edm, pr := r.unannotated(m)
+		switch {
+		case pr != "":
+			return w.flush(), count, misfit(m.name, pr)
+		case edm == "":
 			w.copy(m.text, false)
 			continue
-		}
-		edm, pr := numberType(string(num))
-		if pr != "" {
-			return w.flush(), count, misfit(m.name, pr)
-		}
-		if edm == edmDouble {
-			if !numberInRange(string(num)) {
-				return w.flush(), count, misfit(m.name, doubleProblem)
-			}
 		}
 		dst = w.flush()
 		if !w.first {
 			dst = append(dst, ',')
 		}
 		w.first = false
-		dst = wire.AppendString(dst, string(m.name)+annoSuffix)
-		dst = append(dst, ':', '"')
-		dst = append(dst, edm...)
-		dst = append(dst, '"')
-		if edm == edmInt64 {
-			dst = append(dst, ',')
-			dst = wire.AppendString(dst, string(m.name))
-			dst = append(dst, ':', '"')
-			dst = append(dst, num...)
-			w.dst = append(dst, '"')
-			continue
-		}
+		dst, complete := r.appendTyped(dst, m, edm)
 		w.dst = dst
-		w.copy(m.text, true)
+		if !complete {
+			w.copy(m.text, true)
+		}
 	}
 	return w.flush(), count, nil
+}
+
+// unannotated says how the value of m, a property without annotation, is
+// written: as it is (edm ""), or after the annotation that keeps its type
+// (appendTyped), a Double always and an Int64 beyond Int32's range;
+// problem says why no type holds it.
+func (r *rawReader) unannotated(m *rawMember) (edm, problem string) {
+	if m.kind != 'n' {
+		return "", ""
+	}
+	num := string(r.data[m.val.off : m.val.off+m.val.n])
+	edm, problem = numberType(num)
+	switch {
+	case problem != "":
+		return "", problem
+	case edm == edmInt32:
+		return "", ""
+	case edm == edmDouble && !numberInRange(num):
+		return "", doubleProblem
+	}
+	return edm, ""
+}
+
+// appendTyped appends the annotation of m's number as edm (unannotated's)
+// and, for an Int64, the member itself, its value written as the string
+// Edm.Int64 requires: complete is true then. A Double's member is left to the
+// caller, after a comma, as it is.
+func (r *rawReader) appendTyped(dst []byte, m *rawMember, edm string) (out []byte, complete bool) {
+	dst = wire.AppendString(dst, string(m.name)+annoSuffix)
+	dst = append(dst, ':', '"')
+	dst = append(dst, edm...)
+	dst = append(dst, '"')
+	if edm != edmInt64 {
+		return dst, false
+	}
+	dst = append(dst, ',')
+	dst = wire.AppendString(dst, string(m.name))
+	dst = append(dst, ':', '"')
+	dst = append(dst, r.data[m.val.off:m.val.off+m.val.n]...)
+	return append(dst, '"'), true
 }
 
 // runWriter appends spans of its input to dst, comma separated, joining a

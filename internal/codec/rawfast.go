@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
-
-	"github.com/tablekit/tablekit/internal/wire"
 )
 
 // decodeRawFast is decodeRaw in one pass for an entity as the service
@@ -59,32 +57,24 @@ func (p *Plan) decodeRawFast(data []byte, v reflect.Value, whole bool) (n int, o
 			anno = rawMember{}
 			return nil
 		}
-		num := data[m.val.off : m.val.off+m.val.n]
-		if m.kind != 'n' || isInt32(num) {
+		edm, pr := r.unannotated(&m)
+		switch {
+		case pr != "":
+			return errGeneral
+		case edm == "":
 			out.copy(m.text)
 			return nil
 		}
-		edm, pr := numberType(string(num))
-		if pr != "" || edm == edmDouble && !numberInRange(string(num)) {
-			return errGeneral
-		}
-		// The annotation that keeps the number's type, as write adds it.
 		from := len(out.added)
-		g := wire.AppendString(out.added, string(name)+annoSuffix)
-		g = append(g, ':', '"')
-		g = append(g, edm...)
-		g = append(g, '"', ',')
-		if edm == edmInt64 {
-			g = wire.AppendString(g, string(name))
-			g = append(g, ':', '"')
-			g = append(g, num...)
-			out.added = append(g, '"')
-			out.addedFrom(from)
-			return nil
+		g, complete := r.appendTyped(out.added, &m, edm)
+		if !complete {
+			g = append(g, ',') // the value follows, as it is
 		}
 		out.added = g
 		out.addedFrom(from)
-		out.copyJoined(m.text)
+		if !complete {
+			out.copyJoined(m.text)
+		}
 		return nil
 	})
 	if err != nil || anno.text.n > 0 || whole && s.End() != nil {
