@@ -300,18 +300,15 @@ func cleanText(v []byte, high uint64) bool {
 // it is ASCII from 0x20 up other than '\', else -1. Most of a page's
 // strings are short (names, keys, numbers' annotations): their first two
 // words are read eight bytes at a time, flagging in each word the bytes
-// that are '"', '\', below 0x20 or above 0x7f (cleanText's tests and the
-// same zero-byte test for '"'). A borrow can flag a byte above a flagged
-// one, never below it, so the lowest flag is exact: the string ends there
-// if it is the quote. A longer string's end is found by IndexByte and its
-// bytes checked by cleanText, both faster per byte than the flags.
+// that are '"', '\', below 0x20 or above 0x7f (notPlain, the encoder's
+// test). A borrow can flag a byte above a flagged one, never below it, so
+// the lowest flag is exact: the string ends there if it is the quote. A
+// longer string's end is found by IndexByte and its bytes checked by
+// cleanText, both faster per byte than the flags.
 func plainEnd(v []byte) int {
-	const ones, tops, spaces, backslashes, quotes = 0x0101010101010101, 0x8080808080808080, 0x2020202020202020, 0x5c5c5c5c5c5c5c5c, 0x2222222222222222
 	i := 0
 	for ; i < 16 && len(v)-i >= 8; i += 8 {
-		x := binary.LittleEndian.Uint64(v[i:])
-		y, z := x^backslashes, x^quotes
-		if m := ((x-spaces)&^x | (y-ones)&^y | (z-ones)&^z | x) & tops; m != 0 {
+		if m := notPlain(binary.LittleEndian.Uint64(v[i:])); m != 0 {
 			if j := i + bits.TrailingZeros64(m)/8; v[j] == '"' {
 				return j
 			}
