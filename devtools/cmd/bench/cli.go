@@ -208,10 +208,10 @@ func (b *bench) cliRound(ctx context.Context, bin, src, file, par string, n, rou
 	// with, so that the two meet the machine and Azurite as they were at
 	// that moment: on a shared machine the CPU an entity costs either side
 	// drifts between the moments of a round by as much as the margins
-	// judged here (see pairedCPU).
-	// The export and the scan are the shortest runs compared, about a
-	// second each, where a shared machine's noise is largest: each round
-	// runs the pair cfg.cliPairs times, each pair judged on its own.
+	// judged here (see pairedCPU). The export and the scan are the
+	// shortest runs compared, about a second each, where a shared
+	// machine's noise is largest: each round runs that pair cfg.cliPairs
+	// times, each pair judged on its own.
 	for pair := range b.cfg.cliPairs {
 		if err := b.cliLibScan(ctx, src); err != nil {
 			return fmt.Errorf("the library's scan, round %d: %w", round+1, err)
