@@ -37,11 +37,7 @@ _test_with_azurite:
 	@# bucket, and other soaks or builds taking the two cores beside it turn
 	@# its timing into throttled answers that are the machine's, not the
 	@# limiter's.
-	$(GO) test -p 1 -count=1 -timeout 10m -run '^TestSoak' -skip '^TestSoakRateConverges$$' ./...
-	@# The rate soak in a process of its own: after the faults soak in the
-	@# same test binary it throttled 28-40% of its requests in some runs,
-	@# 4-7% alone (not yet explained; the same at the commit before).
-	$(GO) test -count=1 -timeout 5m -run '^TestSoakRateConverges$$' ./batch
+	$(GO) test -p 1 -count=1 -timeout 10m -run '^TestSoak' ./...
 	@# Allocation counts again without -race, whose sync.Pool drops what it
 	@# is given: the TestAllocs tests skip under it.
 	$(GO) test -count=1 -run '^TestAllocs' ./...

@@ -33,12 +33,16 @@ const DefaultPartitionRate = 2000
 // decrease, at most once a second); each second of answers without
 // throttling raises it by a twentieth of its cap (additive increase), up to
 // EntitiesPerSecond. Retry's own backoff still applies to each request.
-// With no cap, the first climb after the first decrease doubles its step
-// each clean second, up to four steps: that first rate is only a guess.
+// With no cap, the rate is a guess until a second passes without a
+// change: each throttled answer a quarter second apart sets it to 0.8 of
+// what the service accepted lately (answered without throttling), and the
+// first climb after it doubles its step each clean second, up to four
+// steps.
 type Rate struct {
 	// EntitiesPerSecond caps the entities sent a second; zero means no cap
-	// until the service throttles, when the rate starts from what was sent
-	// in the last second.
+	// until the service throttles, when the rate starts from what the
+	// service accepted lately, or what was sent until a quarter second of
+	// answers is in.
 	EntitiesPerSecond float64
 	// RequestsPerSecond caps requests a second (attempts, whatever their
 	// entities); zero means no cap. It does not adapt.
@@ -70,17 +74,19 @@ type RateEvent struct {
 }
 
 // The adaptation's constants: the factor of a decrease, the interval
-// between two changes, the part of the cap added each clean interval. The
+// between two changes (between two decreases while the rate is a guess),
+// the part of the cap added each clean interval. The
 // rate goes up and down between the factor and the account's rate, so the
 // factor sets the average: 0.7 kept a bulk load at about 0.85 of what a
 // busy account accepted, 0.8 at about 0.9, with a throttled answer every
 // few seconds (batch's TestSoakRateConverges).
 const (
-	rateDecrease = 0.8
-	rateInterval = time.Second
-	rateSteps    = 20
-	maxProbe     = 4
-	defaultMin   = 10
+	rateDecrease  = 0.8
+	rateInterval  = time.Second
+	guessInterval = time.Second / 4
+	rateSteps     = 20
+	maxProbe      = 4
+	defaultMin    = 10
 )
 
 // check refuses rates that are negative (but for PartitionEntitiesPerSecond),
@@ -127,19 +133,29 @@ type limiter struct {
 	// of a Service with no cap (doubling, up to maxProbe): its first rate
 	// comes from a guess of what was sent, often far below what the
 	// account takes. 0 once the climb met throttling: one step.
-	probe        float64
-	parts        map[string]*rate.Limiter
-	winStart     time.Time // the window of the sent-rate estimate
-	winN, prevN  float64   // entities sent in it, and in the window before
+	probe float64
+	// guess is set while a rate with no cap comes from an estimate (the
+	// first throttled answers) and has not yet gone a second unchanged.
+	guess bool
+	parts map[string]*rate.Limiter
+	// The estimate a guess comes from: the entities sent and accepted in
+	// the window that began at winStart (zero until the first request),
+	// and in the window before it.
+	winStart     time.Time
+	win, prev    tally
 	prevDuration time.Duration
 }
+
+// tally is the entities a window saw: drawn for requests, and in answers
+// the service did not throttle.
+type tally struct{ sent, accepted float64 }
 
 // newLimiter is nil for a nil Rate: the policy is then not installed.
 func newLimiter(r *Rate) *limiter {
 	if r == nil {
 		return nil
 	}
-	l := &limiter{cfg: *r, cap: math.Inf(1), parts: map[string]*rate.Limiter{}, winStart: time.Now()}
+	l := &limiter{cfg: *r, cap: math.Inf(1), parts: map[string]*rate.Limiter{}}
 	if l.cfg.PartitionEntitiesPerSecond == 0 {
 		l.cfg.PartitionEntitiesPerSecond = DefaultPartitionRate
 	}
@@ -204,7 +220,7 @@ func (l *limiter) wait(ctx context.Context, n int, partition string) (time.Durat
 		}
 		rs = reserve(rs, p, now, n)
 	}
-	l.count(now, n)
+	l.count(now, n, 0)
 	current := l.current
 	l.mu.Unlock()
 
@@ -247,7 +263,7 @@ func (l *limiter) charge(n int) {
 	l.mu.Lock()
 	now := time.Now()
 	reserve(nil, l.entities, now, n)
-	l.count(now, n)
+	l.count(now, n, 0)
 	l.mu.Unlock()
 }
 
@@ -260,27 +276,44 @@ func (l *limiter) dropFull(now time.Time) {
 	}
 }
 
-// count adds n entities to the estimate of the rate sent.
-func (l *limiter) count(now time.Time, n int) {
-	if d := now.Sub(l.winStart); d >= rateInterval {
-		l.prevN, l.prevDuration = l.winN, d
-		l.winN, l.winStart = 0, now
+// count adds entities sent and accepted to the estimate. A window is a
+// second or more; one that saw nothing for a second, an idle Service's, is
+// dropped: it says nothing of the rate now.
+func (l *limiter) count(now time.Time, sent, accepted int) {
+	switch d := now.Sub(l.winStart); {
+	case l.winStart.IsZero():
+		l.winStart = now
+	case d >= 2*rateInterval:
+		l.prev, l.prevDuration = tally{}, 0
+		l.win, l.winStart = tally{}, now
+	case d >= rateInterval:
+		l.prev, l.prevDuration = l.win, d
+		l.win, l.winStart = tally{}, now
 	}
-	l.winN += float64(n)
+	l.win.sent += float64(sent)
+	l.win.accepted += float64(accepted)
 }
 
-// sent estimates the entities sent a second lately: where the rate starts
-// from when the service first throttles a Service with no cap.
-func (l *limiter) sent(now time.Time) float64 {
-	if l.prevDuration > 0 {
-		return l.prevN / l.prevDuration.Seconds()
+// estimate is the entity rate a guess starts from: what the service
+// accepted a second over the windows, once they hold a quarter second
+// (the first answers are an account's burst, not its rate), else what was
+// sent. The entities sent in the first moments are the requests in flight
+// at once: the throttling rate starts far above the account's, as the
+// service's first answers come back.
+func (l *limiter) estimate(now time.Time) float64 {
+	if l.winStart.IsZero() {
+		return 0
 	}
-	return l.winN / max(now.Sub(l.winStart), 100*time.Millisecond).Seconds()
+	span := l.prevDuration + now.Sub(l.winStart)
+	if a := l.prev.accepted + l.win.accepted; a > 0 && span >= guessInterval {
+		return a / span.Seconds()
+	}
+	return (l.prev.sent + l.win.sent) / max(span, 100*time.Millisecond).Seconds()
 }
 
-// observe adapts the entity rate to an answer: throttled or clean. It
-// returns the event of a change, if any.
-func (l *limiter) observe(throttled bool) (RateEvent, bool) {
+// observe adapts the entity rate to an answer, throttled or clean, to a
+// request of n entities. It returns the event of a change, if any.
+func (l *limiter) observe(throttled bool, n int) (RateEvent, bool) {
 	var answers int64
 	if throttled {
 		answers = l.throttle.Add(1)
@@ -293,32 +326,44 @@ func (l *limiter) observe(throttled bool) (RateEvent, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := time.Now() // under the lock, as in wait
+	if !throttled {
+		l.count(now, 0, n)
+	}
 	prev := l.current
+	guessing := math.IsInf(l.current, 1) || l.guess
+	apart := rateInterval
+	if guessing {
+		apart = guessInterval
+	}
 	var next float64
 	switch {
-	case throttled && now.Sub(l.lastDecrease) < rateInterval,
+	case throttled && now.Sub(l.lastDecrease) < apart,
 		!throttled && now.Sub(l.lastChange) < rateInterval:
 		// in-flight answers to requests sent at the old rate
 		return RateEvent{}, false
 	case throttled:
 		l.lastDecrease = now
-		base := l.current
-		if math.IsInf(base, 1) {
-			base = l.sent(now)
+		if guessing {
+			// Not compounded: each decrease of a guess is measured
+			// again, and never raises the rate.
+			next = min(l.current, rateDecrease*l.estimate(now))
+		} else {
+			next = l.current * rateDecrease
 		}
-		next = min(l.cap, max(l.cfg.MinEntitiesPerSecond, base*rateDecrease))
+		next = min(l.cap, max(l.cfg.MinEntitiesPerSecond, next))
 		if math.IsInf(l.cap, 1) {
 			l.step = max(1, next/rateSteps)
 		}
-		l.probe = 0
-		if math.IsInf(base, 1) || math.IsInf(l.current, 1) {
-			l.probe = 1
+		l.probe, l.guess = 0, false
+		if guessing {
+			l.probe, l.guess = 1, true
 		}
 	case !math.IsInf(l.current, 1) && l.current < l.cap:
 		next = min(l.cap, l.current+l.step*max(1, l.probe))
 		if l.probe > 0 {
 			l.probe = min(maxProbe, 2*l.probe)
 		}
+		l.guess = false
 	default:
 		return RateEvent{}, false
 	}

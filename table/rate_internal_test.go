@@ -52,12 +52,108 @@ func BenchmarkPageEntities(b *testing.B) {
 	}
 }
 
-// ago moves the limiter's last changes back by d, as if d had passed.
+// ago moves the limiter's last changes and its estimate's window back by
+// d, as if d had passed.
 func (l *limiter) ago(d time.Duration) {
 	l.mu.Lock()
 	l.lastChange = l.lastChange.Add(-d)
 	l.lastDecrease = l.lastDecrease.Add(-d)
+	if !l.winStart.IsZero() {
+		l.winStart = l.winStart.Add(-d)
+	}
 	l.mu.Unlock()
+}
+
+// With no cap, the rate is a guess: the first throttled answer starts it
+// from what was sent (sixteen transactions in flight at once), and each
+// throttled answer a quarter second later sets it to 0.8 of what the
+// service accepted, measured again rather than compounded. A second
+// without a change ends the guess: decreases are then a second apart and
+// take 0.8 of the rate.
+func TestLimiterGuess(t *testing.T) {
+	l := newLimiter(&Rate{PartitionEntitiesPerSecond: -1})
+	ctx := context.Background()
+	for range 16 {
+		if _, _, err := l.wait(ctx, 100, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clean := func(entities int) {
+		for range entities / 100 {
+			if ev, changed := l.observe(false, 100); changed {
+				t.Fatalf("a clean answer within the second: got %+v, want no change", ev)
+			}
+		}
+	}
+	steps := []struct {
+		name     string
+		advance  time.Duration
+		accepted int     // entities answered clean before the throttled answer
+		want     float64 // 0: no change
+	}{
+		{"first throttled answer: 0.8 of 1,600 sent in 100 ms", 0, 0, 12800},
+		{"again at once: in flight", 0, 200, 0},
+		{"a quarter second later: 0.8 of 800 accepted in 250 ms", guessInterval, 600, 2560},
+		{"another quarter: 0.8 of 1,300 in 500 ms, not 0.8 of the rate", guessInterval, 500, 2080},
+	}
+	for _, s := range steps {
+		l.ago(s.advance)
+		clean(s.accepted)
+		ev, changed := l.observe(true, 100)
+		if s.want == 0 {
+			if changed {
+				t.Errorf("%s: got %+v, want no change", s.name, ev)
+			}
+			continue
+		}
+		if !changed || math.Abs(ev.EntitiesPerSecond-s.want) > s.want/100 {
+			t.Errorf("%s: got %+v (changed %v), want about %v", s.name, ev, changed, s.want)
+		}
+	}
+	// A second without a change ends the guess with the first climb.
+	l.ago(time.Second)
+	if ev, changed := l.observe(false, 100); !changed || ev.Throttled {
+		t.Fatalf("a clean second: got %+v (changed %v), want an increase", ev, changed)
+	}
+	rate := l.current
+	l.ago(time.Second)
+	if ev, _ := l.observe(true, 100); math.Abs(ev.EntitiesPerSecond-0.8*rate) > 1e-9 {
+		t.Errorf("throttled after the guess: got %v, want 0.8 of the rate %v", ev.EntitiesPerSecond, rate)
+	}
+	l.ago(guessInterval)
+	if ev, changed := l.observe(true, 100); changed {
+		t.Errorf("throttled a quarter second later: got %+v, want no change", ev)
+	}
+}
+
+// The estimate covers what the Service did lately: from its first request,
+// not from when it was made, and not across a second in which it sent
+// nothing. (A Service made, or idle, a second before its first throttled
+// answer started at the floor of 10 entities a second.)
+func TestLimiterEstimateWindow(t *testing.T) {
+	l := newLimiter(&Rate{})
+	t0 := time.Now().Add(5 * time.Second) // made five seconds before
+	for i := range 10 {
+		l.count(t0.Add(time.Duration(i)*10*time.Millisecond), 100, 0)
+	}
+	if got, want := l.estimate(t0.Add(100*time.Millisecond)), 10000.0; math.Abs(got-want) > 1 {
+		t.Errorf("1,000 sent in the first 100 ms: got %v a second, want %v", got, want)
+	}
+	// Two seconds idle, then 500 more in 100 ms.
+	t1 := t0.Add(2100 * time.Millisecond)
+	for i := range 5 {
+		l.count(t1.Add(time.Duration(i)*20*time.Millisecond), 100, 0)
+	}
+	if got, want := l.estimate(t1.Add(100*time.Millisecond)), 5000.0; math.Abs(got-want) > 1 {
+		t.Errorf("500 sent in 100 ms after two idle seconds: got %v a second, want %v", got, want)
+	}
+	// Accepted entities take over once a quarter second of them is in.
+	for i := range 10 {
+		l.count(t1.Add(time.Duration(30*i)*time.Millisecond), 0, 60)
+	}
+	if got, want := l.estimate(t1.Add(300*time.Millisecond)), 2000.0; math.Abs(got-want) > 1 {
+		t.Errorf("600 accepted in 300 ms: got %v a second, want %v", got, want)
+	}
 }
 
 func TestLimiterAdapts(t *testing.T) {
@@ -78,7 +174,7 @@ func TestLimiterAdapts(t *testing.T) {
 	}
 	for _, s := range steps {
 		l.ago(s.advance)
-		ev, changed := l.observe(s.throttled)
+		ev, changed := l.observe(s.throttled, 100)
 		if s.wantRate == 0 {
 			if changed {
 				t.Errorf("%s: got %+v, want no change", s.name, ev)
@@ -98,7 +194,7 @@ func TestLimiterAdapts(t *testing.T) {
 	// Increases stop at the cap.
 	for range 20 {
 		l.ago(time.Second)
-		l.observe(false)
+		l.observe(false, 100)
 	}
 	if got, want := l.current, 1000.0; got != want {
 		t.Errorf("after clean seconds: rate %v, want the cap %v", got, want)
@@ -107,13 +203,13 @@ func TestLimiterAdapts(t *testing.T) {
 
 func TestLimiterFloorAndFixed(t *testing.T) {
 	l := newLimiter(&Rate{EntitiesPerSecond: 100, MinEntitiesPerSecond: 70})
-	l.observe(true)
+	l.observe(true, 100)
 	l.ago(time.Second)
-	if ev, _ := l.observe(true); ev.EntitiesPerSecond != 70 {
+	if ev, _ := l.observe(true, 100); ev.EntitiesPerSecond != 70 {
 		t.Errorf("got rate %v, want the floor 70", ev.EntitiesPerSecond)
 	}
 	f := newLimiter(&Rate{EntitiesPerSecond: 100, Fixed: true})
-	if ev, changed := f.observe(true); changed {
+	if ev, changed := f.observe(true, 100); changed {
 		t.Errorf("Fixed: got %+v, want no change", ev)
 	}
 	if got, want := f.throttle.Load(), int64(1); got != want {
@@ -134,7 +230,7 @@ func TestLimiterNoCap(t *testing.T) {
 	if len(l.parts) != 0 {
 		t.Errorf("got %d partition buckets with PartitionEntitiesPerSecond -1, want none", len(l.parts))
 	}
-	ev, changed := l.observe(true)
+	ev, changed := l.observe(true, 100)
 	if !changed || !math.IsInf(ev.Previous, 1) || ev.EntitiesPerSecond <= 0 || ev.EntitiesPerSecond > 0.8*5000/0.1 {
 		t.Errorf("got %+v, want a finite rate at most 0.8 of what was sent", ev)
 	}
@@ -169,7 +265,7 @@ func TestLimiterBuckets(t *testing.T) {
 // A floor above the cap never raises the rate above the cap.
 func TestLimiterFloorAboveCap(t *testing.T) {
 	l := newLimiter(&Rate{EntitiesPerSecond: 50, MinEntitiesPerSecond: 80})
-	if ev, changed := l.observe(true); changed || l.current != 50 {
+	if ev, changed := l.observe(true, 100); changed || l.current != 50 {
 		t.Errorf("got %+v, rate %v, want no change from the cap 50", ev, l.current)
 	}
 }
@@ -178,24 +274,24 @@ func TestLimiterFloorAboveCap(t *testing.T) {
 // four steps; after the next decrease it climbs a step at a time.
 func TestLimiterFirstClimb(t *testing.T) {
 	l := newLimiter(&Rate{PartitionEntitiesPerSecond: -1})
-	l.observe(true)
+	l.observe(true, 100)
 	start, step := l.current, l.step
 	var got []float64
 	for range 5 {
 		l.ago(time.Second)
-		ev, _ := l.observe(false)
+		ev, _ := l.observe(false, 100)
 		got = append(got, math.Round((ev.EntitiesPerSecond-ev.Previous)/step))
 	}
 	if want := []float64{1, 2, 4, 4, 4}; !slices.Equal(got, want) {
 		t.Errorf("first climb from %v: got increases of %v steps, want %v", start, got, want)
 	}
 	l.ago(time.Second)
-	l.observe(true)
+	l.observe(true, 100)
 	step = l.step
 	got = got[:0]
 	for range 3 {
 		l.ago(time.Second)
-		ev, _ := l.observe(false)
+		ev, _ := l.observe(false, 100)
 		got = append(got, math.Round((ev.EntitiesPerSecond-ev.Previous)/step))
 	}
 	if want := []float64{1, 1, 1}; !slices.Equal(got, want) {
