@@ -17,6 +17,7 @@ import (
 	"github.com/tablekit/tablekit/internal/core"
 	"github.com/tablekit/tablekit/internal/errmap"
 	"github.com/tablekit/tablekit/internal/opdesc"
+	"github.com/tablekit/tablekit/internal/payload"
 	"github.com/tablekit/tablekit/internal/txwire"
 	"github.com/tablekit/tablekit/internal/wire"
 	"github.com/tablekit/tablekit/table"
@@ -58,7 +59,7 @@ func send[T any](ctx context.Context, t *table.Table[T], wire []encoded, once, r
 // one for a failed transaction); ops is the transaction's operation count;
 // without results, a commit returns none.
 func readReply(resp *http.Response, aztErr error, ops int, results bool) ([]OpResult, error) {
-	body, err := runtime.Payload(resp)
+	body, err := replyBody(resp)
 	if err != nil {
 		return nil, brokenBody(resp, aztErr, err)
 	}
@@ -92,6 +93,16 @@ func readReply(resp *http.Response, aztErr error, ops int, results bool) ([]OpRe
 		return res, nil
 	}
 	return nil, opError(resp, parts, failed, ops)
+}
+
+// replyBody is the reply's body: read by package payload on the pipeline
+// path, by azcore on the aztables path (whose reader aztables has read
+// already; runtime.Payload keeps the bytes).
+func replyBody(resp *http.Response) ([]byte, error) {
+	if payload.Done(resp) {
+		return payload.Read(resp, 0)
+	}
+	return runtime.Payload(resp)
 }
 
 // opError builds the error for the failed part. The operation's index comes

@@ -79,7 +79,14 @@ func readBody(req *http.Request, buf []byte) ([]byte, error) {
 			buf = make([]byte, n)
 		}
 		buf = buf[:n]
-		_, err := io.ReadFull(req.Body, buf)
+		if _, err := io.ReadFull(req.Body, buf); err != nil {
+			return buf, err
+		}
+		// On to the end, as net/http's transport writes a body of known
+		// length: it copies the rest to io.Discard after the length, to
+		// find a body longer than it said. A reader that sees its end
+		// may be reused (core's transaction bodies are).
+		_, err := io.Copy(io.Discard, req.Body)
 		return buf, err
 	}
 	b, err := io.ReadAll(req.Body)

@@ -75,7 +75,8 @@ type Desc struct {
 	Attempts *atomic.Int32
 	// Read, when set, is the caller's reading of a successful reply's
 	// body, run by the retry policy on each attempt that gets one (core's
-	// query pages: the page is decoded there). Such a request skips
+	// query pages: the page is decoded there; its transactions, whose
+	// reply batch parses, accept any). Such a request skips
 	// azcore's body download (package payload reads the body, into a
 	// buffer of its Content-Length or SizeHint), and Read takes the place
 	// of the policy's check that the body is whole JSON, since decoding

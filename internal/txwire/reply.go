@@ -83,6 +83,16 @@ func headerValue(block []byte, key string) (value string, ok bool) {
 // 100 operations, so far more than that is garbage, not a reply.
 const maxParts = 1000
 
+// replyPartSize is about what one operation adds to a committed reply: its
+// delimiter, MIME headers, status line and the service's headers, a
+// Location and DataServiceId with the entity's URL and an ETag among them
+// (about 450 bytes for keys of ordinary length).
+const replyPartSize = 512
+
+// ReplyHint is the size to read a reply of ops operations into when it
+// comes without a Content-Length: a longer one grows the buffer.
+func ReplyHint(ops int) int { return 256 + ops*replyPartSize }
+
 // Parse reads a transaction reply: contentType is the response's
 // Content-Type header (it may be empty) and body the whole response body.
 // It returns the operation responses in the order of the reply. A reply
