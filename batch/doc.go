@@ -213,7 +213,8 @@
 // blocks of 16 KiB, and a block stays in memory while any of its operations
 // waits: input grouped by PartitionKey keeps memory near the bound, but
 // with many partitions interleaved it can exceed it, at worst by a block
-// per waiting operation. [WriteSeq] numbers operations by
+// per waiting operation. A block whose operations are all done (committed
+// or not) holds later ones. [WriteSeq] numbers operations by
 // their position in the sequence (for Summary.State and Chunk.Ops) and
 // forms the transactions of a partition as its operations arrive; when the
 // bound is reached the oldest open transaction is sent as it is, early and

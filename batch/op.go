@@ -92,7 +92,8 @@ type encoder[T any] struct {
 
 // The arena blocks of a transaction, whose parts live and die together,
 // grow with it; a bulk write's are small, since a part that waits for its
-// chunk keeps its whole block in memory, beyond what MaxBuffered counts.
+// chunk keeps its whole block in memory, beyond what MaxBuffered counts,
+// and are reused once their chunks are done.
 const (
 	txFirstBlock, txMaxBlock = 32 << 10, 512 << 10
 	writeBlock               = 16 << 10

@@ -131,7 +131,12 @@ func (w *writer[T]) finishLocked(p *partition[T], c *chunk[T], state State, err 
 	if state == Unknown {
 		p.markUnknown(c) // the partition goes on without these entities
 	}
-	c.wire, c.lim.rows = nil, nil // errors keep only an index
+	// Its parts are sent no more: their room in the arena goes to later
+	// operations. Errors keep only an index.
+	for i := range c.wire {
+		c.wire[i].part.Release()
+	}
+	c.wire, c.lim.rows = nil, nil
 	if state != Failed {
 		return
 	}

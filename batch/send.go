@@ -82,13 +82,18 @@ func readReply(resp *http.Response, aztErr error, ops int, results bool) ([]OpRe
 		if len(parts) != ops {
 			return nil, &errmap.Broken{Method: http.MethodPost, StatusCode: resp.StatusCode, Err: fmt.Errorf("%d responses for %d operations", len(parts), ops)}
 		}
-		if !results {
-			return nil, nil
+		var res []OpResult
+		if results {
+			res = make([]OpResult, len(parts))
+			for i, p := range parts {
+				etag := azcore.ETag(p.ETag)
+				res[i] = OpResult{StatusCode: p.StatusCode, Meta: table.Meta{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}}
+			}
 		}
-		res := make([]OpResult, len(parts))
-		for i, p := range parts {
-			etag := azcore.ETag(p.ETag)
-			res[i] = OpResult{StatusCode: p.StatusCode, Meta: table.Meta{ETag: etag, Timestamp: wire.TimestampFromETag(etag)}}
+		// Nothing refers to the body any more (the ETags are strings of
+		// their own): its buffer goes to the next reply.
+		if payload.Done(resp) {
+			payload.Recycle(body)
 		}
 		return res, nil
 	}

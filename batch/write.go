@@ -133,7 +133,7 @@ type writer[T any] struct {
 }
 
 func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *writer[T] {
-	w := &writer[T]{ctx: ctx, enc: newEncoder(t, core.NewTxArena(writeBlock, writeBlock, 0)), start: time.Now()}
+	w := &writer[T]{ctx: ctx, start: time.Now()}
 	if o != nil {
 		w.opts = *o
 	}
@@ -143,6 +143,7 @@ func newWriter[T any](ctx context.Context, t *table.Table[T], o *WriteOptions) *
 	if w.opts.MaxBuffered <= 0 {
 		w.opts.MaxBuffered = DefaultMaxBuffered
 	}
+	w.enc = newEncoder(t, core.NewReusingTxArena(writeBlock, w.opts.MaxBuffered/writeBlock))
 	w.packer = packer[T]{parts: map[string]*partition[T]{}, openPerPartition: 1}
 	if w.opts.Reorder {
 		w.packer.openPerPartition = 4

@@ -471,11 +471,11 @@ func (p *pipelinePath) encode(op TxOp) (TxPart, error) {
 	}
 	wop := txwire.Op{Type: op.Type, PartitionKey: op.PartitionKey, RowKey: op.RowKey, IfMatch: ifMatch, EntityLen: len(entity)}
 	if op.Arena != nil {
-		part, err := op.Arena.put(p.sizer, wop, entity)
+		part, blk, err := op.Arena.put(p.sizer, wop, entity)
 		if err != nil {
 			return TxPart{}, badKeys(err)
 		}
-		return TxPart{part: part, size: txwire.DelimiterLen() + len(part)}, nil
+		return TxPart{part: part, size: txwire.DelimiterLen() + len(part), blk: blk}, nil
 	}
 	sp := partScratch.Get().(*[]byte)
 	defer partScratch.Put(sp)

@@ -80,8 +80,18 @@ func Done(resp *http.Response) bool {
 }
 
 // bufs holds buffers given back by Recycle (as *[]byte, so that Put does
-// not allocate).
-var bufs sync.Pool
+// not allocate), by size class: a query page's run to a megabyte and more,
+// a transaction reply's to tens of kilobytes, and one pool for both would
+// hand pages' buffers to replies and drop replies' as too small for pages.
+var bufs [2]sync.Pool
+
+// class is the pool of a buffer of capacity size.
+func class(size int64) int {
+	if size < 256<<10 {
+		return 0
+	}
+	return 1
+}
 
 // Recycle gives back the buffer of a body that Read returned, for a later
 // Read to reuse: the caller must be the body's only reader and done with
@@ -93,7 +103,7 @@ func Recycle(b []byte) {
 		return
 	}
 	b = b[:0]
-	bufs.Put(&b)
+	bufs[class(int64(cap(b)))].Put(&b)
 }
 
 // readAll is io.ReadAll starting from a buffer of size bytes (plus one, so
@@ -102,7 +112,7 @@ func Recycle(b []byte) {
 func readAll(r io.Reader, size int64) ([]byte, error) {
 	size = min(max(size, 511), maxPresize)
 	var b []byte
-	if p, _ := bufs.Get().(*[]byte); p != nil && int64(cap(*p)) >= size+1 {
+	if p, _ := bufs[class(size+1)].Get().(*[]byte); p != nil && int64(cap(*p)) >= size+1 {
 		b = (*p)[:0]
 	} else {
 		// A sixteenth more, so that the buffer, once recycled, fits the

@@ -95,8 +95,8 @@ func (c *closeCounter) Close() error { c.closed++; return nil }
 
 // TestRecycle: a body's buffer given back is the next body's when it is
 // large enough (a pool may drop what it holds, so reuse is looked for over
-// several rounds), never when it is too small, and every body reads as
-// sent whatever buffer it had.
+// several rounds) and of its size class, never when it is too small, and
+// every body reads as sent whatever buffer it had.
 func TestRecycle(t *testing.T) {
 	defer drain()
 	read := func(body string) []byte {
@@ -129,10 +129,23 @@ func TestRecycle(t *testing.T) {
 			t.Fatalf("a recycled buffer of cap %d was reused for a body of %d bytes", cap(first), len(large))
 		}
 	}
+	// A page's buffer is kept for pages: a transaction reply's read takes
+	// none (nor a page's read a reply's, too small for it).
+	page := strings.Repeat("p", 300<<10)
+	for range 20 {
+		drain()
+		first := read(page)
+		Recycle(first)
+		if next := read(large); &next[:1][0] == &first[:1][0] {
+			t.Fatalf("a page's buffer of cap %d was reused for a body of %d bytes", cap(first), len(large))
+		}
+	}
 }
 
-// drain empties the pool of recycled buffers.
+// drain empties the pools of recycled buffers.
 func drain() {
-	for bufs.Get() != nil {
+	for i := range bufs {
+		for bufs[i].Get() != nil {
+		}
 	}
 }
