@@ -121,23 +121,20 @@ func TestRecycle(t *testing.T) {
 	if reused == 0 {
 		t.Errorf("a recycled buffer large enough was never reused in 20 rounds")
 	}
-	for range 20 {
-		drain()
-		first := read(small)
-		Recycle(first)
-		if next := read(large); &next[:1][0] == &first[:1][0] {
-			t.Fatalf("a recycled buffer of cap %d was reused for a body of %d bytes", cap(first), len(large))
-		}
-	}
-	// A page's buffer is kept for pages: a transaction reply's read takes
-	// none (nor a page's read a reply's, too small for it).
+	// Never one too small; and a page's buffer is kept for pages: a
+	// transaction reply's read takes none.
 	page := strings.Repeat("p", 300<<10)
-	for range 20 {
-		drain()
-		first := read(page)
-		Recycle(first)
-		if next := read(large); &next[:1][0] == &first[:1][0] {
-			t.Fatalf("a page's buffer of cap %d was reused for a body of %d bytes", cap(first), len(large))
+	for _, c := range []struct{ name, first, next string }{
+		{"too small", small, large},
+		{"a page's", page, large},
+	} {
+		for range 20 {
+			drain()
+			first := read(c.first)
+			Recycle(first)
+			if next := read(c.next); &next[:1][0] == &first[:1][0] {
+				t.Fatalf("%s: a recycled buffer of cap %d was reused for a body of %d bytes", c.name, cap(first), len(c.next))
+			}
 		}
 	}
 }
