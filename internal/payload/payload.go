@@ -62,7 +62,10 @@ func Read(resp *http.Response, hint int) ([]byte, error) {
 	if b, ok := resp.Body.(*Body); ok {
 		return b.b, b.err
 	}
-	size := int64(hint)
+	size := int64(-1) // unknown
+	if hint > 0 {
+		size = int64(hint)
+	}
 	if resp.ContentLength >= 0 {
 		size = resp.ContentLength
 	}
@@ -108,11 +111,17 @@ func Recycle(b []byte) {
 
 // readAll is io.ReadAll starting from a buffer of size bytes (plus one, so
 // that the end is seen without growing it, and some room): a recycled one
-// when it is large enough.
+// when it is large enough. A body of unknown size (-1: a query's first
+// pages, chunked, before any page gave a hint) takes a recycled large
+// buffer when there is one: a page would otherwise grow from 512 bytes.
 func readAll(r io.Reader, size int64) ([]byte, error) {
+	pool := &bufs[1]
+	if size >= 0 {
+		pool = &bufs[class(size+1)]
+	}
 	size = min(max(size, 511), maxPresize)
 	var b []byte
-	if p, _ := bufs[class(size+1)].Get().(*[]byte); p != nil && int64(cap(*p)) >= size+1 {
+	if p, _ := pool.Get().(*[]byte); p != nil && int64(cap(*p)) >= size+1 {
 		b = (*p)[:0]
 	} else {
 		// A sixteenth more, so that the buffer, once recycled, fits the

@@ -121,9 +121,23 @@ func TestRecycle(t *testing.T) {
 	if reused == 0 {
 		t.Errorf("a recycled buffer large enough was never reused in 20 rounds")
 	}
-	// Never one too small; and a page's buffer is kept for pages: a
-	// transaction reply's read takes none.
+	// A body of unknown size takes a page's buffer.
 	page := strings.Repeat("p", 300<<10)
+	reused = 0
+	for range 20 {
+		drain()
+		first := read(page)
+		Recycle(first)
+		resp := &http.Response{Body: io.NopCloser(strings.NewReader(small)), ContentLength: -1}
+		if next, err := Read(resp, 0); err == nil && string(next) == small && &next[:1][0] == &first[:1][0] {
+			reused++
+		}
+	}
+	if reused == 0 {
+		t.Errorf("a page's recycled buffer was never reused for a body of unknown size in 20 rounds")
+	}
+	// Never one too small; and a page's buffer is kept for pages: a
+	// transaction reply's read (its size known) takes none.
 	for _, c := range []struct{ name, first, next string }{
 		{"too small", small, large},
 		{"a page's", page, large},
