@@ -72,7 +72,7 @@ func fullConfig() config {
 		connRequests:    2_000,
 		bytesInserts:    500,
 		bigCopy:         200_000,
-		cliPairs:        3,
+		cliPairs:        5,
 		capBulk:         50_000,
 		capSegments:     50,
 		overheadRounds:  9,
