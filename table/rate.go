@@ -34,15 +34,13 @@ const DefaultPartitionRate = 2000
 // throttling raises it by a twentieth of its cap (additive increase), up to
 // EntitiesPerSecond. Retry's own backoff still applies to each request.
 // With no cap, the rate is a guess until a second passes without a
-// change: each throttled answer a quarter second apart sets it to 0.8 of
-// what the service accepted lately (answered without throttling), and the
-// first climb after it doubles its step each clean second, up to four
-// steps.
+// change: it starts from what was sent lately, throttled answers a quarter
+// second apart lower it, and the first climb after it doubles its step
+// each clean second, up to four steps.
 type Rate struct {
 	// EntitiesPerSecond caps the entities sent a second; zero means no cap
-	// until the service throttles, when the rate starts from what the
-	// service accepted lately, or what was sent until a quarter second of
-	// answers is in.
+	// until the service throttles, when the rate starts from what was sent
+	// lately.
 	EntitiesPerSecond float64
 	// RequestsPerSecond caps requests a second (attempts, whatever their
 	// entities); zero means no cap. It does not adapt.
@@ -138,17 +136,13 @@ type limiter struct {
 	// first throttled answers) and has not yet gone a second unchanged.
 	guess bool
 	parts map[string]*rate.Limiter
-	// The estimate a guess comes from: the entities sent and accepted in
-	// the window that began at winStart (zero until the first request),
-	// and in the window before it.
+	// The estimate a guess starts from: the entities sent in the window
+	// that began at winStart (zero until the first request), and in the
+	// window before it.
 	winStart     time.Time
-	win, prev    tally
+	winN, prevN  float64
 	prevDuration time.Duration
 }
-
-// tally is the entities a window saw: drawn for requests, and in answers
-// the service did not throttle.
-type tally struct{ sent, accepted float64 }
 
 // newLimiter is nil for a nil Rate: the policy is then not installed.
 func newLimiter(r *Rate) *limiter {
@@ -220,7 +214,7 @@ func (l *limiter) wait(ctx context.Context, n int, partition string) (time.Durat
 		}
 		rs = reserve(rs, p, now, n)
 	}
-	l.count(now, n, 0)
+	l.count(now, n)
 	current := l.current
 	l.mu.Unlock()
 
@@ -263,7 +257,7 @@ func (l *limiter) charge(n int) {
 	l.mu.Lock()
 	now := time.Now()
 	reserve(nil, l.entities, now, n)
-	l.count(now, n, 0)
+	l.count(now, n)
 	l.mu.Unlock()
 }
 
@@ -276,44 +270,37 @@ func (l *limiter) dropFull(now time.Time) {
 	}
 }
 
-// count adds entities sent and accepted to the estimate. A window is a
-// second or more; one that saw nothing for a second, an idle Service's, is
-// dropped: it says nothing of the rate now.
-func (l *limiter) count(now time.Time, sent, accepted int) {
+// count adds n entities sent to the estimate. A window is a second or
+// more; one that saw nothing for a second, an idle Service's, is dropped:
+// it says nothing of the rate now.
+func (l *limiter) count(now time.Time, n int) {
 	switch d := now.Sub(l.winStart); {
 	case l.winStart.IsZero():
 		l.winStart = now
 	case d >= 2*rateInterval:
-		l.prev, l.prevDuration = tally{}, 0
-		l.win, l.winStart = tally{}, now
+		l.prevN, l.prevDuration = 0, 0
+		l.winN, l.winStart = 0, now
 	case d >= rateInterval:
-		l.prev, l.prevDuration = l.win, d
-		l.win, l.winStart = tally{}, now
+		l.prevN, l.prevDuration = l.winN, d
+		l.winN, l.winStart = 0, now
 	}
-	l.win.sent += float64(sent)
-	l.win.accepted += float64(accepted)
+	l.winN += float64(n)
 }
 
-// estimate is the entity rate a guess starts from: what the service
-// accepted a second over the windows, once they hold a quarter second
-// (the first answers are an account's burst, not its rate), else what was
-// sent. The entities sent in the first moments are the requests in flight
-// at once: the throttling rate starts far above the account's, as the
-// service's first answers come back.
-func (l *limiter) estimate(now time.Time) float64 {
+// sent estimates the entities sent a second lately, over the window and
+// the one before: where the rate starts from when the service first
+// throttles a Service with no cap.
+func (l *limiter) sent(now time.Time) float64 {
 	if l.winStart.IsZero() {
 		return 0
 	}
 	span := l.prevDuration + now.Sub(l.winStart)
-	if a := l.prev.accepted + l.win.accepted; a > 0 && span >= guessInterval {
-		return a / span.Seconds()
-	}
-	return (l.prev.sent + l.win.sent) / max(span, 100*time.Millisecond).Seconds()
+	return (l.prevN + l.winN) / max(span, 100*time.Millisecond).Seconds()
 }
 
-// observe adapts the entity rate to an answer, throttled or clean, to a
-// request of n entities. It returns the event of a change, if any.
-func (l *limiter) observe(throttled bool, n int) (RateEvent, bool) {
+// observe adapts the entity rate to an answer: throttled or clean. It
+// returns the event of a change, if any.
+func (l *limiter) observe(throttled bool) (RateEvent, bool) {
 	var answers int64
 	if throttled {
 		answers = l.throttle.Add(1)
@@ -326,9 +313,6 @@ func (l *limiter) observe(throttled bool, n int) (RateEvent, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := time.Now() // under the lock, as in wait
-	if !throttled {
-		l.count(now, 0, n)
-	}
 	prev := l.current
 	guessing := math.IsInf(l.current, 1) || l.guess
 	apart := rateInterval
@@ -343,14 +327,11 @@ func (l *limiter) observe(throttled bool, n int) (RateEvent, bool) {
 		return RateEvent{}, false
 	case throttled:
 		l.lastDecrease = now
-		if guessing {
-			// Not compounded: each decrease of a guess is measured
-			// again, and never raises the rate.
-			next = min(l.current, rateDecrease*l.estimate(now))
-		} else {
-			next = l.current * rateDecrease
+		base := l.current
+		if math.IsInf(base, 1) {
+			base = l.sent(now)
 		}
-		next = min(l.cap, max(l.cfg.MinEntitiesPerSecond, next))
+		next = min(l.cap, max(l.cfg.MinEntitiesPerSecond, base*rateDecrease))
 		if math.IsInf(l.cap, 1) {
 			l.step = max(1, next/rateSteps)
 		}

@@ -37,13 +37,11 @@ func (p ratePolicy) Do(req *policy.Request) (*http.Response, error) {
 	}
 	if page && resp.StatusCode == http.StatusOK {
 		if body, perr := pageBody(resp, d); perr == nil {
-			e := pageEntities(body)
-			p.l.charge(e - n)
-			n = max(n, e)
+			p.l.charge(pageEntities(body) - n)
 		}
 	}
 	throttled := spans.Throttled(resp.StatusCode, resp.Header.Get("x-ms-error-code"))
-	if ev, ok := p.l.observe(throttled, n); ok {
+	if ev, ok := p.l.observe(throttled); ok {
 		sp.RateChange(ev.EntitiesPerSecond, ev.ThrottledAnswers)
 		if p.l.cfg.OnChange != nil {
 			p.l.cfg.OnChange(ev)
