@@ -68,6 +68,9 @@ func newJob(ctx context.Context, e *env, verb string, c checkpointFlags, id jobI
 	if err != nil {
 		return nil, err
 	}
+	if stop != nil {
+		stop.ctx = ctx
+	}
 	sv.stop = stop
 	if every > 0 {
 		sv.every = every

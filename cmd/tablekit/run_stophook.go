@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // stopEnv is the tests' hook, hidden from --help: TABLEKIT_TEST_STOP=int:N
@@ -39,6 +41,10 @@ func testRoundOps(v string) (int, error) {
 type stopHook struct {
 	kill  bool
 	after int // saves before the hook is armed
+	// ctx, when set, is the run's: the step that sends SIGINT waits for
+	// the run to see it, so that the run cannot finish its round (and save
+	// it) while the signal is on its way.
+	ctx context.Context
 
 	mu    sync.Mutex
 	saves int
@@ -90,7 +96,12 @@ func (h *stopHook) progressed() {
 			select {} // a killed process does not go on
 		}
 	default:
-		err = p.Signal(os.Interrupt)
+		if err = p.Signal(os.Interrupt); err == nil && h.ctx != nil {
+			select {
+			case <-h.ctx.Done():
+			case <-time.After(10 * time.Second):
+			}
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "tablekit: %s: %v\n", stopEnv, err)
