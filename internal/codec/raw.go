@@ -149,9 +149,8 @@ func (r *rawReader) add(s *wire.Scanner, name []byte, start int) error {
 	if err := s.Skip(); err != nil {
 		return err
 	}
-	m.text = span{memberStart(r.data, start, valStart), 0}
-	m.text.n = s.Pos - m.text.off
-	m.val = span{valStart, s.Pos - valStart}
+	start = memberStart(r.data, start, valStart)
+	m.text, m.val = span{start, s.Pos - start}, span{valStart, s.Pos - valStart}
 	r.members = append(r.members, m)
 	return nil
 }
