@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tablekit/tablekit/internal/codec"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
 )
@@ -152,8 +153,14 @@ func (w *entityWriter) write(ent table.Entity) error {
 }
 
 // writeRaw writes ent's line: its JSON as the scan read and checked it.
+// The line is a copy, and nothing else holds ent's properties (stream
+// hands each entity out once; the scan keeps only its keys), so their
+// buffer goes back for the scan's next reads: the export's heap stays the
+// size of its read-ahead, however large the table.
 func (w *entityWriter) writeRaw(ent table.RawEntity) error {
-	return w.jsonl.appendLine(ent.AppendJSON)
+	err := w.jsonl.appendLine(ent.AppendJSON)
+	codec.ReleaseRawProps(ent.Properties)
+	return err
 }
 
 func (w *entityWriter) flush() error {

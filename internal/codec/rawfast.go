@@ -150,10 +150,10 @@ func (o *rawPieces) addedFrom(from int) {
 	o.push(rawPiece{from: from, to: len(o.added), added: true, comma: true})
 }
 
-// object returns the members as one JSON object, in a slice of its own of
-// exactly its length.
+// object returns the members as one JSON object, in a slice of its own:
+// of exactly its length, or a buffer given back (ReleaseRawProps).
 func (o *rawPieces) object() []byte {
-	b := make([]byte, 0, o.size+2)
+	b := newRawProps(o.size + 2)
 	b = append(b, '{')
 	for _, pc := range o.pieces {
 		if pc.comma {
