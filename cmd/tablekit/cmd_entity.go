@@ -296,7 +296,7 @@ func readPut(t *dynTable, path string) ([]item, error) {
 		defer f.Close()
 		in = f
 	}
-	next := jsonlRecords(t, nil, in)
+	next := jsonlRecords(t, nil, in, nil)
 	var ents []item
 	for {
 		rec, err := next()

@@ -70,7 +70,7 @@ func records(t *dynTable, r io.Reader, format string, delim rune) func() (inputR
 	if format == formatCSV {
 		return csvRecords(t, r, delim)
 	}
-	return jsonlRecords(t, nil, r)
+	return jsonlRecords(t, nil, r, nil)
 }
 
 // entitySpill writes a file's entities to runs as JSON Lines.
@@ -88,7 +88,7 @@ func entitySpill(t *dynTable) spiller[table.Entity] {
 			return err
 		},
 		read: func(f io.Reader) func() (table.Entity, error) {
-			next := jsonlRecords(t, nil, f)
+			next := jsonlRecords(t, nil, f, nil)
 			return func() (table.Entity, error) {
 				rec, err := next()
 				if err == nil && rec.rej != nil {

@@ -93,7 +93,7 @@ func TestCheckFirst(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			next := jsonlRecords(tbl, nil, strings.NewReader(tt.in))
+			next := jsonlRecords(tbl, nil, strings.NewReader(tt.in), nil)
 			if tt.format == formatCSV {
 				next = csvRecords(tbl, strings.NewReader(tt.in), ',')
 			}

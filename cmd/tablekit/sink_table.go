@@ -59,6 +59,7 @@ type round struct {
 	rejects []reject // found while reading
 	next    string   // the position after the round, for the checkpoint
 	bytes   int
+	slabs   [][]byte // the slabs holding its items' text, given back with items once written
 }
 
 // roundWriter writes rounds with batch.Write, which packs each round's
@@ -321,6 +322,11 @@ func (s *importSink) write(ctx context.Context, j *job, r round) error {
 	}
 	j.m.rejects.Add(int64(len(rejs)))
 	j.token = r.next
+	// Nothing refers to the round's items and text any more: each
+	// reject's input is a copy, and the write is done with its entities.
+	if pool := s.in.texts.pool; pool != nil {
+		pool.put(r)
+	}
 	return j.saveDue()
 }
 

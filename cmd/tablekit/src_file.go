@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
@@ -119,11 +120,14 @@ type inputRecord struct {
 }
 
 // readRounds reads records from next, skips those before line from (a
-// resumed run), and cuts the rest into rounds of at most ops entities.
-func readRounds(ctx context.Context, next func() (inputRecord, error), from int64, ops int, out chan<- round) error {
+// resumed run), and cuts the rest into rounds of at most ops entities;
+// texts is the slab next keeps their text in, whose slabs go with the
+// round they hold.
+func readRounds(ctx context.Context, next func() (inputRecord, error), from int64, ops int, texts *slab, out chan<- round) error {
 	defer close(out)
 	var r round
 	send := func() bool {
+		r.slabs = texts.cut()
 		select {
 		case out <- r:
 			r = round{}
@@ -149,8 +153,9 @@ func readRounds(ctx context.Context, next func() (inputRecord, error), from int6
 			continue
 		}
 		if r.items == nil {
-			// A round's items at once, not grown (and copied) by doubling.
-			r.items = make([]item, 0, min(ops, roundOps))
+			// A round's items at once, not grown (and copied) by doubling:
+			// a written round's, given back, when there is one.
+			r.items = texts.items(min(ops, roundOps))
 		}
 		r.items = append(r.items, *rec.ent)
 		r.bytes += rec.ent.size
@@ -168,17 +173,23 @@ func readRounds(ctx context.Context, next func() (inputRecord, error), from int6
 
 // jsonlRecords reads JSON Lines; blank lines and a BOM are skipped. With
 // rt set, each line is read as a table.RawEntity (splitLine), else as
-// a table.Entity through t (parseLine). Lines are read into one reused buffer and
-// their text kept in slabs shared by many lines, for --rejects.
-func jsonlRecords(t *dynTable, rt *table.Table[table.RawEntity], r io.Reader) func() (inputRecord, error) {
+// a table.Entity through t (parseLine), whose record's item stays the
+// caller's; a raw record's item is valid until the next call. Lines are
+// read into one reused buffer and their text kept in texts' slabs (nil:
+// slabs of its own), shared by many lines, for --rejects.
+func jsonlRecords(t *dynTable, rt *table.Table[table.RawEntity], r io.Reader, texts *slab) func() (inputRecord, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	skipBOM(br)
 	var line int64
 	var long, scratch []byte
-	var texts slab
-	// The records, made 256 at a time: one allocation each was a fiftieth
-	// of an import's CPU.
-	var items []item
+	if texts == nil {
+		texts = new(slab)
+	}
+	// A raw record's item is read into again by the next call: its reader
+	// (readRounds) copies it into the round at once. One allocation per
+	// line was a fiftieth of an import's CPU, and 256 at a time still
+	// allocated each item twice.
+	var reused item
 	return func() (inputRecord, error) {
 		for {
 			b, err := br.ReadSlice('\n')
@@ -203,13 +214,9 @@ func jsonlRecords(t *dynTable, rt *table.Table[table.RawEntity], r io.Reader) fu
 				continue
 			}
 			if rt != nil {
-				if len(items) == cap(items) {
-					items = make([]item, 0, 256)
-				}
-				items = append(items, item{})
-				it := &items[len(items)-1]
+				it := &reused
 				var perr error
-				*it, scratch, perr = splitLine(text, &texts, scratch)
+				*it, scratch, perr = splitLine(text, texts, scratch)
 				it.line = line
 				if perr != nil {
 					return inputRecord{line: line, rej: &reject{Line: line, Reason: perr.Error(), Input: it.input()}}, nil
@@ -228,10 +235,83 @@ func jsonlRecords(t *dynTable, rt *table.Table[table.RawEntity], r io.Reader) fu
 
 // slab keeps many short byte strings in a few large allocations: an
 // import holds every line of its rounds in flight for --rejects, and one
-// allocation per line was most of its garbage.
-type slab struct{ cur []byte }
+// allocation per line was most of its garbage. With a pool, the slabs it
+// fills go with the round whose lines they hold (cut), and the round's
+// writer gives them back once the round is written (importSink.write): an
+// import then reads into the same few megabytes however large its file,
+// where every slab was fresh memory for the collector to reclaim and the
+// kernel to fault in.
+type slab struct {
+	cur  []byte
+	pool *slabPool // nil: slabs are left to the collector
+	held [][]byte  // with pool: the slabs filled since the last cut
+}
 
 const slabSize = 1 << 20
+
+// fresh starts a slab: a given back one, with a pool.
+func (s *slab) fresh() []byte {
+	if s.pool == nil {
+		return make([]byte, 0, slabSize)
+	}
+	b := s.pool.get()
+	s.held = append(s.held, b)
+	return b
+}
+
+// cut returns the slabs filled since the last cut and starts the next
+// line in a slab of its own, so that each slab holds one round's lines.
+func (s *slab) cut() [][]byte {
+	held := s.held
+	s.cur, s.held = nil, nil
+	return held
+}
+
+// items returns an empty list for a round of n items: a written round's,
+// with a pool that holds one large enough.
+func (s *slab) items(n int) []item {
+	if s.pool != nil {
+		s.pool.mu.Lock()
+		defer s.pool.mu.Unlock()
+		if k := len(s.pool.lists); k > 0 && cap(s.pool.lists[k-1]) >= n {
+			l := s.pool.lists[k-1]
+			s.pool.lists = s.pool.lists[:k-1]
+			return l
+		}
+	}
+	return make([]item, 0, n)
+}
+
+// slabPool holds the slabs and item lists of the rounds written, for the
+// reader to fill again: at most those of the rounds in flight.
+type slabPool struct {
+	mu    sync.Mutex
+	free  [][]byte
+	lists [][]item
+}
+
+func (p *slabPool) get() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		return b[:0]
+	}
+	return make([]byte, 0, slabSize)
+}
+
+// put gives back a written round's slabs and item list, which nothing
+// refers to any more.
+func (p *slabPool) put(r round) {
+	clear(r.items) // what the items refer to is the collector's again
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.free = append(p.free, r.slabs...)
+	if r.items != nil {
+		p.lists = append(p.lists, r.items[:0])
+	}
+}
 
 // keep returns a copy of b that stays valid; it shares its memory with
 // other copies, never with b.
@@ -240,7 +320,7 @@ func (s *slab) keep(b []byte) []byte {
 		return bytes.Clone(b)
 	}
 	if cap(s.cur)-len(s.cur) < len(b) {
-		s.cur = make([]byte, 0, slabSize)
+		s.cur = s.fresh()
 	}
 	start := len(s.cur)
 	s.cur = append(s.cur, b...)
@@ -257,7 +337,7 @@ func (s *slab) keepAround(b []byte, i, j int) (head, obj, tail []byte) {
 	case n > slabSize/8:
 		buf = make([]byte, 0, n) // a large line alone
 	case cap(buf)-len(buf) < n:
-		buf = make([]byte, 0, slabSize)
+		buf = s.fresh()
 		s.cur = buf
 	}
 	piece := func(start int) []byte { return buf[start:len(buf):len(buf)] }
@@ -321,6 +401,7 @@ type fileSource struct {
 	read    atomic.Int64
 	inp     *input
 	next    func() (inputRecord, error)
+	texts   slab // JSON Lines' text, its slabs given back by the writer
 }
 
 func (s *fileSource) check(j *job) (err error) {
@@ -337,7 +418,8 @@ func (s *fileSource) check(j *job) (err error) {
 	if s.format == formatCSV {
 		s.next = csvRecords(s.t, s.inp.r, s.delim)
 	} else {
-		s.next = jsonlRecords(s.t, s.rt, s.inp.r)
+		s.texts.pool = new(slabPool)
+		s.next = jsonlRecords(s.t, s.rt, s.inp.r, &s.texts)
 	}
 	s.next, err = checkFirst(s.next, s.format, s.path)
 	return err
@@ -353,5 +435,5 @@ func (s *fileSource) close() {
 
 // rounds cuts the input into rounds from the job's position.
 func (s *fileSource) rounds(ctx context.Context, ops int, out chan<- round) error {
-	return readRounds(ctx, s.next, s.from, ops, out)
+	return readRounds(ctx, s.next, s.from, ops, &s.texts, out)
 }
