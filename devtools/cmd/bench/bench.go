@@ -42,7 +42,7 @@ type config struct {
 	bytesInserts int // inserts per side for bytes received
 
 	bigCopy     int // entities of the command's copy measured for peak RSS
-	cliPairs    int // times a round runs the library's scan and the export after it
+	cliPairs    int // times a round runs the library's scan and the export after it, and its write and the import
 	capBulk     int // client capacity: entities the bulk writer writes
 	capSegments int // ... and segments of 1,000 entities the scan reads
 
