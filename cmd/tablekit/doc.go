@@ -514,7 +514,8 @@
 // segments) and opens any projection of it; src_share.go reads --segment
 // and plan files; src_filtercheck.go checks --filter's names and literals
 // against a sample's shape; src_file.go opens an input (gzip by name) and
-// reads its records in rounds.
+// reads its records in rounds, their text in slabs that the import's writer
+// gives back, with the round's item list, once the round is written.
 //
 // Sinks (sink_*.go): sink_file.go writes export's file (and its CSV
 // columns' first pass); sink_table.go writes rounds to a table for import
@@ -529,7 +530,8 @@
 // name (and --select's names) and checks an input's first line;
 // format_jsonl.go turns entities into JSON lines and CSV rows, and back:
 // export writes each raw entity's JSON as its read checked it
-// (RawEntity.AppendJSON), query and get through Table.AppendJSON; an
+// (RawEntity.AppendJSON) and gives its properties' buffer back to the
+// scan (sink_file.go, writeRaw), query and get through Table.AppendJSON; an
 // upserting import cuts each line into a raw entity's keys and properties
 // (splitLine; a line laid out as export writes it by the bounds of its
 // properties alone, splitExported), which the write checks as it encodes

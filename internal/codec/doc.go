@@ -46,6 +46,13 @@
 // Under minimal metadata the service annotates DateTime, Guid, Binary and
 // Int64, so an unannotated string is a real Edm.String however it looks.
 //
+// A raw entity (table.RawEntity) keeps its properties in the service's
+// JSON, every value checked as it is read (raw.go; rawfast.go reads the
+// service's own form in one pass). A program that is done with each entity
+// at once gives the properties' buffer back for the next read to fill
+// (ReleaseRawProps, rawprops.go): tablekit export's heap then stays the
+// size of its read-ahead.
+//
 // The error types and sentinels carry the "table:" prefix because package
 // table re-exports them: that is where users meet them.
 package codec
