@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -15,7 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tablekit/tablekit/batch"
 	"github.com/tablekit/tablekit/devtools/testenv"
 	"github.com/tablekit/tablekit/query"
 	"github.com/tablekit/tablekit/table"
@@ -231,28 +229,17 @@ type textEntity struct {
 func TestE2EExportLinesExact(t *testing.T) {
 	az := testenv.Azurite(t)
 	cs := az.ConnectionString
+	var ents []textEntity
+	for i := range 2000 {
+		text := strings.Repeat(string(rune('a'+i%26)), 1+i*37%3000)
+		ents = append(ents, textEntity{fmt.Sprintf("p%02d", i%20), fmt.Sprintf("%05d", i), text})
+	}
+	name := seedTableOf(t, az, ents)
 	svc, err := table.NewService(cs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := testenv.TableName(t)
-	tbl, err := table.New[textEntity](svc, name)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := testenv.Ctx(t)
-	if err := svc.CreateTable(ctx, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = svc.DeleteTable(context.Background(), name) })
-	var ops []batch.Op[textEntity]
-	for i := range 2000 {
-		text := strings.Repeat(string(rune('a'+i%26)), 1+i*37%3000)
-		ops = append(ops, batch.Op[textEntity]{Entity: textEntity{fmt.Sprintf("p%02d", i%20), fmt.Sprintf("%05d", i), text}})
-	}
-	if _, err := batch.Write(ctx, tbl, ops, &batch.WriteOptions{InFlight: 8}); err != nil {
-		t.Fatal(err)
-	}
 	raw, err := table.New[table.RawEntity](svc, name)
 	if err != nil {
 		t.Fatal(err)
@@ -264,8 +251,8 @@ func TestE2EExportLinesExact(t *testing.T) {
 		}
 		want = append(want, string(e.AppendJSON(nil)))
 	}
-	if len(want) != len(ops) {
-		t.Fatalf("the library read %d entities, want %d", len(want), len(ops))
+	if len(want) != len(ents) {
+		t.Fatalf("the library read %d entities, want %d", len(want), len(ents))
 	}
 	for _, ordered := range []bool{false, true} {
 		file := filepath.Join(t.TempDir(), "out.jsonl")

@@ -139,12 +139,18 @@ func seed(t *testing.T, az *testenv.Env, partitions []string, perPartition int) 
 // returns its name.
 func seedTable(t *testing.T, az *testenv.Env, ents []seedEntity) string {
 	t.Helper()
+	return seedTableOf(t, az, ents)
+}
+
+// seedTableOf is seedTable for entities of any type.
+func seedTableOf[E any](t *testing.T, az *testenv.Env, ents []E) string {
+	t.Helper()
 	svc, err := table.NewService(az.ConnectionString, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	name := testenv.TableName(t)
-	tbl, err := table.New[seedEntity](svc, name)
+	tbl, err := table.New[E](svc, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,9 +159,9 @@ func seedTable(t *testing.T, az *testenv.Env, ents []seedEntity) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = svc.DeleteTable(context.Background(), tbl.Name()) })
-	ops := make([]batch.Op[seedEntity], len(ents))
+	ops := make([]batch.Op[E], len(ents))
 	for i, e := range ents {
-		ops[i] = batch.Op[seedEntity]{Entity: e}
+		ops[i] = batch.Op[E]{Entity: e}
 	}
 	if _, err := batch.Write(ctx, tbl, ops, &batch.WriteOptions{InFlight: 8}); err != nil {
 		t.Fatal(err)

@@ -14,11 +14,17 @@ import (
 // decode with it, and send nothing.
 func dynTableForUnits(t *testing.T) *dynTable {
 	t.Helper()
-	svc, err := table.NewService("UseDevelopmentStorage=true", nil)
+	return tableForUnits[table.Entity](t)
+}
+
+// tableForUnits is dynTableForUnits for any entity type.
+func tableForUnits[E any](t *testing.T) *table.Table[E] {
+	t.Helper()
+	svc, err := table.NewService(devConn, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tbl, err := table.New[table.Entity](svc, "lines")
+	tbl, err := table.New[E](svc, "lines")
 	if err != nil {
 		t.Fatal(err)
 	}

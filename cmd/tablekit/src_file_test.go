@@ -15,14 +15,7 @@ import (
 // Every item of a round still reads as its line while the next round is
 // read, and slabs and lists given back are filled again.
 func TestRoundsGiveBack(t *testing.T) {
-	svc, err := table.NewService("UseDevelopmentStorage=true", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt, err := table.New[table.RawEntity](svc, "lines")
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := tableForUnits[table.RawEntity](t)
 	var lines []string
 	for i := range 400 {
 		// 3 to 30 KB each: a round of 40 lines fills several slabs, and
