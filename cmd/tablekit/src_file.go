@@ -155,7 +155,7 @@ func readRounds(ctx context.Context, next func() (inputRecord, error), from int6
 		if r.items == nil {
 			// A round's items at once, not grown (and copied) by doubling:
 			// a written round's, given back, when there is one.
-			r.items = texts.items(min(ops, roundOps))
+			r.items = texts.pool.items(min(ops, roundOps))
 		}
 		r.items = append(r.items, *rec.ent)
 		r.bytes += rec.ent.size
@@ -267,21 +267,6 @@ func (s *slab) cut() [][]byte {
 	return held
 }
 
-// items returns an empty list for a round of n items: a written round's,
-// with a pool that holds one large enough.
-func (s *slab) items(n int) []item {
-	if s.pool != nil {
-		s.pool.mu.Lock()
-		defer s.pool.mu.Unlock()
-		if k := len(s.pool.lists); k > 0 && cap(s.pool.lists[k-1]) >= n {
-			l := s.pool.lists[k-1]
-			s.pool.lists = s.pool.lists[:k-1]
-			return l
-		}
-	}
-	return make([]item, 0, n)
-}
-
 // slabPool holds the slabs and item lists of the rounds written, for the
 // reader to fill again: at most those of the rounds in flight.
 type slabPool struct {
@@ -299,6 +284,21 @@ func (p *slabPool) get() []byte {
 		return b[:0]
 	}
 	return make([]byte, 0, slabSize)
+}
+
+// items returns an empty list for a round of n items: a written round's
+// when p (nil: none) holds one large enough.
+func (p *slabPool) items(n int) []item {
+	if p != nil {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if k := len(p.lists); k > 0 && cap(p.lists[k-1]) >= n {
+			l := p.lists[k-1]
+			p.lists = p.lists[:k-1]
+			return l
+		}
+	}
+	return make([]item, 0, n)
 }
 
 // put gives back a written round's slabs and item list, which nothing
